@@ -1,0 +1,89 @@
+using System.Reactive.Concurrency;
+using System.Reactive.Linq;
+using System.Reactive.Subjects;
+
+namespace Concurrency.Messaging.Pipes;
+
+/// <summary>
+/// The baseline: an Rx <see cref="Subject{T}"/> observed on a scheduler, one subscription per consumer (broadcast).
+/// Posts go through a monitor, which serializes concurrent producers (the Rx grammar forbids overlapping OnNext) and makes
+/// closing atomic with posting. Fault and abort complete the subject; consumers count what is still queued instead of handling it.
+/// </summary>
+internal sealed class ObserveOnPipe<T> : PipeBase<T>
+{
+    private readonly Lock _gate = new();
+    private readonly Subject<T> _subject = new();
+    private bool _accepting = true; // guarded by _gate
+
+    public ObserveOnPipe(IReadOnlyList<Action<T>> handlers, PipeOptions options)
+        : base(PipeKind.ObserveOn, options)
+    {
+        StartConsumers(handlers.Count);
+        for (var i = 0; i < handlers.Count; i++)
+        {
+            var loop = options.Scheduler == PipeScheduler.EventLoop
+                ? new EventLoopScheduler(start => new Thread(start) { IsBackground = true, Name = $"ObserveOn consumer {i}" })
+                : null;
+            IScheduler scheduler = options.Scheduler switch
+            {
+                PipeScheduler.ThreadPool => ThreadPoolScheduler.Instance,
+                PipeScheduler.EventLoop => loop!,
+                _ => TaskPoolScheduler.Default,
+            };
+            _subject.ObserveOn(scheduler).Subscribe(new Consumer(this, handlers[i], loop));
+        }
+    }
+
+    public override bool TryPost(T message)
+    {
+        lock (_gate)
+        {
+            if (!_accepting)
+            {
+                return false;
+            }
+
+            _subject.OnNext(message);
+            return true;
+        }
+    }
+
+    protected override void Close()
+    {
+        lock (_gate)
+        {
+            _accepting = false;
+            _subject.OnCompleted();
+        }
+    }
+
+    private sealed class Consumer(ObserveOnPipe<T> pipe, Action<T> handler, EventLoopScheduler? loop) : IObserver<T>
+    {
+        public void OnNext(T value)
+        {
+            if (pipe.IsStopping)
+            {
+                pipe.CountUnhandled(1);
+                return;
+            }
+
+            try
+            {
+                handler(value);
+            }
+            catch (Exception ex)
+            {
+                pipe.CountUnhandled(1);
+                pipe.Fault(ex);
+            }
+        }
+
+        public void OnError(Exception error) => OnCompleted();
+
+        public void OnCompleted()
+        {
+            pipe.ConsumerExited();
+            loop?.Dispose();
+        }
+    }
+}

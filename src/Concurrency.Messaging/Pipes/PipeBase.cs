@@ -1,0 +1,185 @@
+namespace Concurrency.Messaging.Pipes;
+
+/// <summary>
+/// The lifecycle every pipe shares: closing once, faulting on the first handler exception, aborting,
+/// counting what was dropped or left unhandled, and finishing <see cref="Completion"/> when the last consumer exits.
+/// Implementations own their queues and make "closed" atomic with their own post path.
+/// </summary>
+internal abstract class PipeBase<T> : IPipe<T>
+{
+    private readonly TaskCompletionSource _completion = new(TaskCreationOptions.RunContinuationsAsynchronously);
+    private readonly CancellationToken _abortToken;
+    private CancellationTokenRegistration _abortRegistration; // set once by StartConsumers, disposed by the last consumer
+    private int _closed;            // 0 → 1 once (Interlocked): by TryComplete, a handler fault or an abort
+    private int _stopping;          // 0 → 1 once a handler faulted or the pipe was aborted: consumers count instead of handle
+    private int _aborted;           // 0 → 1 once (Interlocked) by the abort token
+    private Exception? _fault;      // the first handler exception (Interlocked.CompareExchange)
+    private long _unhandled;        // Interlocked: deliveries accepted but never handled
+    private long _dropped;          // Interlocked: messages a full mode dropped
+    private int _liveConsumers;     // Interlocked: the last consumer out finishes Completion
+
+    protected PipeBase(PipeKind kind, PipeOptions options)
+    {
+        Kind = kind;
+        _abortToken = options.AbortToken;
+    }
+
+    public PipeKind Kind { get; }
+
+    public Task Completion => _completion.Task;
+
+    public long DroppedCount => Interlocked.Read(ref _dropped);
+
+    public long UnhandledCount => Interlocked.Read(ref _unhandled);
+
+    /// <summary>Gets whether consumers must stop handling and only count what is left (fault or abort).</summary>
+    protected bool IsStopping => Volatile.Read(ref _stopping) != 0;
+
+    public abstract bool TryPost(T message);
+
+    /// <summary>Unbounded pipes: a refused post means the pipe is closed. Bounded pipes override to wait for room.</summary>
+    public virtual void Post(T message, CancellationToken cancellationToken = default)
+    {
+        if (!TryPost(message))
+        {
+            throw new PipeClosedException();
+        }
+    }
+
+    /// <summary>Unbounded pipes: a refused post means the pipe is closed. Bounded pipes override to wait for room.</summary>
+    public virtual ValueTask PostAsync(T message, CancellationToken cancellationToken = default)
+    {
+        if (cancellationToken.IsCancellationRequested)
+        {
+            return ValueTask.FromCanceled(cancellationToken);
+        }
+
+        return TryPost(message) ? default : ValueTask.FromException(new PipeClosedException());
+    }
+
+    public bool TryComplete()
+    {
+        if (Interlocked.CompareExchange(ref _closed, 1, 0) != 0)
+        {
+            return false;
+        }
+
+        Close();
+        return true;
+    }
+
+    public void Complete()
+    {
+        if (!TryComplete())
+        {
+            throw new InvalidOperationException("The pipe was already completed, faulted or aborted.");
+        }
+    }
+
+    public async ValueTask DisposeAsync()
+    {
+        TryComplete();
+        await Completion.ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing);
+    }
+
+    /// <summary>
+    /// Stops accepting posts, atomically with the implementation's post path, and wakes every waiting consumer and producer.
+    /// Called exactly once.
+    /// </summary>
+    protected abstract void Close();
+
+    /// <summary>Registers the abort token and the consumer count; call once, before any consumer can exit.</summary>
+    protected void StartConsumers(int count)
+    {
+        _liveConsumers = count;
+        if (_abortToken.CanBeCanceled)
+        {
+            _abortRegistration = _abortToken.UnsafeRegister(static state => ((PipeBase<T>)state!).Abort(), this);
+        }
+    }
+
+    /// <summary>Runs each consumer loop on a dedicated background thread; the loop's exit counts as the consumer's exit.</summary>
+    protected void StartConsumerThreads(int count, Action<int> consume)
+    {
+        StartConsumers(count);
+        for (var i = 0; i < count; i++)
+        {
+            var index = i;
+            var thread = new Thread(() =>
+            {
+                try
+                {
+                    consume(index);
+                }
+                finally
+                {
+                    ConsumerExited();
+                }
+            })
+            {
+                IsBackground = true,
+                Name = $"{Kind} consumer {index}",
+            };
+            thread.Start();
+        }
+    }
+
+    /// <summary>Records a handler's exception; the first one wins. The pipe closes and consumers start counting.</summary>
+    protected void Fault(Exception exception)
+    {
+        Interlocked.CompareExchange(ref _fault, exception, null);
+        Stop();
+    }
+
+    protected void CountUnhandled(long count)
+    {
+        if (count > 0)
+        {
+            Interlocked.Add(ref _unhandled, count);
+        }
+    }
+
+    protected void CountDropped() => Interlocked.Increment(ref _dropped);
+
+    /// <summary>Each consumer calls this exactly once, after it has drained (or counted) everything it will ever see.</summary>
+    protected void ConsumerExited()
+    {
+        if (Interlocked.Decrement(ref _liveConsumers) != 0)
+        {
+            return;
+        }
+
+        _abortRegistration.Dispose();
+        var fault = Volatile.Read(ref _fault);
+        if (fault is not null)
+        {
+            _completion.TrySetException(new MessageHandlerException(fault, UnhandledCount));
+        }
+        else if (Volatile.Read(ref _aborted) != 0)
+        {
+            _completion.TrySetCanceled(_abortToken);
+        }
+        else
+        {
+            _completion.TrySetResult();
+        }
+    }
+
+    private void Abort()
+    {
+        Interlocked.Exchange(ref _aborted, 1);
+        Stop();
+    }
+
+    private void Stop()
+    {
+        Volatile.Write(ref _stopping, 1);
+
+        // A consumer parks only while the pipe is open, so if it was already closed nobody needs waking:
+        // every consumer is draining and reads IsStopping before each message.
+        if (Interlocked.CompareExchange(ref _closed, 1, 0) == 0)
+        {
+            Close();
+        }
+    }
+}

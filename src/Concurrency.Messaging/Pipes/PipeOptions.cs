@@ -1,0 +1,30 @@
+namespace Concurrency.Messaging.Pipes;
+
+/// <summary>Options for <see cref="Pipe.Create{T}(PipeKind, IReadOnlyList{Action{T}}, PipeOptions?)"/>.</summary>
+public sealed record PipeOptions
+{
+    /// <summary>Gets the number of threads that will post concurrently. Defaults to 1.</summary>
+    /// <remarks>A <see cref="PipeKind.Ring"/> accepts exactly one producer. Channels set <c>SingleWriter</c> from it.</remarks>
+    public int Producers { get; init; } = 1;
+
+    /// <summary>Gets how messages are handed out when there is more than one consumer. Defaults to <see cref="PipeDistribution.Broadcast"/>.</summary>
+    public PipeDistribution Distribution { get; init; } = PipeDistribution.Broadcast;
+
+    /// <summary>
+    /// Gets the capacity of a bounded pipe, or <see langword="null"/> for unbounded. Required for <see cref="PipeKind.Ring"/>
+    /// (default 4096, rounded up to a power of two); supported by <see cref="PipeKind.Channel"/> and <see cref="PipeKind.BlockingCollection"/>.
+    /// </summary>
+    public int? Capacity { get; init; }
+
+    /// <summary>Gets what a bounded <see cref="PipeKind.Channel"/> does when full. Other kinds support only <see cref="PipeFullMode.Wait"/>.</summary>
+    public PipeFullMode FullMode { get; init; } = PipeFullMode.Wait;
+
+    /// <summary>Gets the scheduler of a <see cref="PipeKind.ObserveOn"/> pipe. Defaults to <see cref="PipeScheduler.TaskPool"/>.</summary>
+    public PipeScheduler Scheduler { get; init; } = PipeScheduler.TaskPool;
+
+    /// <summary>
+    /// Gets a token that aborts the pipe: consumers stop, what they had not handled is counted in
+    /// <see cref="IPipe{T}.UnhandledCount"/>, and <see cref="IPipe{T}.Completion"/> is cancelled.
+    /// </summary>
+    public CancellationToken AbortToken { get; init; }
+}

@@ -1,0 +1,164 @@
+namespace Concurrency.Messaging.Pipes;
+
+/// <summary>
+/// The 2011 design, kept faithful so it can be measured: a <see cref="Queue{T}"/> behind a
+/// <see cref="ReaderWriterLockSlim"/> write lock, one message taken per lock acquisition, and an event the producer
+/// sets after every post. Broadcast gives each consumer its own lane; work-sharing shares one lane.
+/// </summary>
+internal sealed class ReaderWriterLockQueuePipe<T> : PipeBase<T>
+{
+    private readonly Lane[] _lanes;
+    private readonly Action<T>[] _handlers;
+    private readonly bool _sharing;
+
+    public ReaderWriterLockQueuePipe(IReadOnlyList<Action<T>> handlers, PipeOptions options)
+        : base(PipeKind.ReaderWriterLockQueue, options)
+    {
+        _handlers = [.. handlers];
+        _sharing = options.Distribution == PipeDistribution.WorkSharing;
+        _lanes = new Lane[_sharing ? 1 : _handlers.Length];
+        for (var i = 0; i < _lanes.Length; i++)
+        {
+            _lanes[i] = new Lane();
+        }
+
+        StartConsumerThreads(_handlers.Length, Consume);
+    }
+
+    public override bool TryPost(T message)
+    {
+        if (!_lanes[0].TryEnqueue(message))
+        {
+            return false;
+        }
+
+        // Broadcast: a Complete that overtakes this post between lanes leaves the later lanes closed;
+        // those deliveries are counted, never silently lost.
+        for (var i = 1; i < _lanes.Length; i++)
+        {
+            if (!_lanes[i].TryEnqueue(message))
+            {
+                CountUnhandled(1);
+            }
+        }
+
+        return true;
+    }
+
+    protected override void Close()
+    {
+        foreach (var lane in _lanes)
+        {
+            lane.Close();
+        }
+    }
+
+    private void Consume(int consumer)
+    {
+        var lane = _lanes[_sharing ? 0 : consumer];
+        var handler = _handlers[consumer];
+        while (lane.TryTake(out var message))
+        {
+            if (IsStopping)
+            {
+                CountUnhandled(1);
+                continue;
+            }
+
+            try
+            {
+                handler(message);
+            }
+            catch (Exception ex)
+            {
+                CountUnhandled(1);
+                Fault(ex);
+            }
+        }
+    }
+
+    // Not disposed on purpose: a post after completion must return false, not throw ObjectDisposedException, and the lock's
+    // and event's wait handles are freed by their finalizers once the pipe is unreachable.
+    [System.Diagnostics.CodeAnalysis.SuppressMessage("Design", "CA1001", Justification = "Late posts must not see a disposed lock.")]
+    private sealed class Lane
+    {
+        private readonly ReaderWriterLockSlim _lock = new(LockRecursionPolicy.NoRecursion);
+        private readonly Queue<T> _queue = new();                  // guarded by the write lock
+        private readonly ManualResetEventSlim _posted = new(false); // set by producers after every post; reset by a consumer before it re-checks
+        private bool _accepting = true;                             // guarded by the write lock
+
+        public bool TryEnqueue(T message)
+        {
+            _lock.EnterWriteLock();
+            try
+            {
+                if (!_accepting)
+                {
+                    return false;
+                }
+
+                _queue.Enqueue(message);
+            }
+            finally
+            {
+                _lock.ExitWriteLock();
+            }
+
+            _posted.Set();
+            return true;
+        }
+
+        public void Close()
+        {
+            _lock.EnterWriteLock();
+            _accepting = false;
+            _lock.ExitWriteLock();
+            _posted.Set();
+        }
+
+        /// <returns><see langword="false"/> when the lane is closed and empty: the consumer exits.</returns>
+        public bool TryTake(out T message)
+        {
+            while (true)
+            {
+                if (TryDequeue(out message, out var closed))
+                {
+                    return true;
+                }
+
+                if (closed)
+                {
+                    return false;
+                }
+
+                // Reset, then look again: a post that lands after the second look sets the event and the wait returns.
+                _posted.Reset();
+                if (TryDequeue(out message, out closed))
+                {
+                    return true;
+                }
+
+                if (closed)
+                {
+                    return false;
+                }
+
+                _posted.Wait();
+            }
+        }
+
+        private bool TryDequeue(out T message, out bool closed)
+        {
+            _lock.EnterWriteLock();
+            try
+            {
+                closed = !_accepting;
+                return _queue.TryDequeue(out message!);
+            }
+            finally
+            {
+                _lock.ExitWriteLock();
+            }
+        }
+    }
+}

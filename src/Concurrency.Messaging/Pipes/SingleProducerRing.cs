@@ -1,0 +1,94 @@
+using System.Runtime.CompilerServices;
+
+namespace Concurrency.Messaging.Pipes;
+
+/// <summary>
+/// A bounded single-producer, single-consumer ring of slots. The producer owns the tail, the consumer the head; each
+/// reads the other's index only when its cached copy says the ring is full (producer) or empty (consumer).
+/// </summary>
+internal sealed class SingleProducerRing<T>
+{
+    private static readonly bool s_clearSlots = RuntimeHelpers.IsReferenceOrContainsReferences<T>();
+
+    private readonly T[] _slots;
+    private readonly long _mask;
+    private PaddedCounters _producer; // Index = tail (producer writes, consumer reads); CachedOther = head the producer last saw
+    private PaddedCounters _consumer; // Index = head (consumer writes, producer reads); Flag = 1 while the consumer parks
+
+    public SingleProducerRing(int capacity)
+    {
+        _slots = new T[capacity];
+        _mask = capacity - 1;
+    }
+
+    public WakeSignal ConsumerWake { get; } = new();
+
+    /// <summary>Producer only: whether one more message fits.</summary>
+    public bool HasRoom()
+    {
+        var tail = _producer.Index;
+        if (tail - _producer.CachedOther < _slots.Length)
+        {
+            return true;
+        }
+
+        _producer.CachedOther = Volatile.Read(ref _consumer.Index);
+        return tail - _producer.CachedOther < _slots.Length;
+    }
+
+    /// <summary>Producer only, after <see cref="HasRoom"/>: writes the slot, then publishes it with a release store of the tail.</summary>
+    public void Publish(T message)
+    {
+        var tail = _producer.Index;
+        _slots[tail & _mask] = message;
+        Volatile.Write(ref _producer.Index, tail + 1);
+    }
+
+    /// <summary>Producer only, after publishing: wakes the consumer if it parked (or is about to; see <see cref="ParkIfEmpty"/>).</summary>
+    public void WakeConsumerIfParked()
+    {
+        if (Volatile.Read(ref _consumer.Flag) != 0)
+        {
+            ConsumerWake.Set();
+        }
+    }
+
+    /// <summary>Consumer only: the head, i.e. the next slot to handle.</summary>
+    public long Head => _consumer.Index;
+
+    /// <summary>Consumer only: the published tail (acquire), so every slot before it is fully written.</summary>
+    public long ReadTail() => Volatile.Read(ref _producer.Index);
+
+    /// <summary>Consumer only: takes the message at <paramref name="index"/> and clears the slot so the ring holds no garbage.</summary>
+    public T Take(long index)
+    {
+        ref var slot = ref _slots[index & _mask];
+        var message = slot;
+        if (s_clearSlots)
+        {
+            slot = default!;
+        }
+
+        return message;
+    }
+
+    /// <summary>Consumer only: hands slots before <paramref name="head"/> back to the producer.</summary>
+    public void Release(long head) => Volatile.Write(ref _consumer.Index, head);
+
+    /// <summary>
+    /// Consumer only: parks until the producer publishes past <paramref name="head"/> or <paramref name="closed"/> says stop.
+    /// The producer does not fence per post; instead this side, which parks rarely, raises its flag and issues a process-wide
+    /// barrier: afterwards either the producer's latest tail is visible here, or its next flag check sees the raised flag.
+    /// </summary>
+    public void ParkIfEmpty(long head, Func<bool> closed)
+    {
+        Volatile.Write(ref _consumer.Flag, 1);
+        Interlocked.MemoryBarrierProcessWide();
+        if (ReadTail() == head && !closed())
+        {
+            ConsumerWake.Wait(CancellationToken.None);
+        }
+
+        Volatile.Write(ref _consumer.Flag, 0);
+    }
+}
