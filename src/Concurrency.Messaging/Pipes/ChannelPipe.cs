@@ -95,6 +95,11 @@ internal sealed class ChannelPipe<T> : PipeBase<T>
     {
         if (_broadcastGate is null)
         {
+            if (TryPostAll(message))
+            {
+                return;
+            }
+
             PostAllAsync(message, cancellationToken).AsTask().GetAwaiter().GetResult();
             return;
         }

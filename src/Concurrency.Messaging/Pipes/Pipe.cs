@@ -62,6 +62,22 @@ public static class Pipe
             }
         }
 
+        Validate(kind, handlers.Count, options);
+    }
+
+    /// <summary>Checks that <paramref name="options"/> fit <paramref name="kind"/> with <paramref name="consumers"/> consumers.</summary>
+    internal static void Validate(PipeKind kind, int consumers, PipeOptions options)
+    {
+        if (!Enum.IsDefined(kind))
+        {
+            throw new ArgumentOutOfRangeException(nameof(kind), kind, "Unknown pipe kind.");
+        }
+
+        if (consumers == 0)
+        {
+            throw new ArgumentOutOfRangeException(nameof(consumers), consumers, "A pipe needs at least one consumer handler.");
+        }
+
         ArgumentOutOfRangeException.ThrowIfLessThan(options.Producers, 1, "options.Producers");
         if (options.Capacity is int capacity)
         {
@@ -69,7 +85,7 @@ public static class Pipe
             ArgumentOutOfRangeException.ThrowIfGreaterThan(capacity, 1 << 30, "options.Capacity");
         }
 
-        var sharing = handlers.Count > 1 && options.Distribution == PipeDistribution.WorkSharing;
+        var sharing = consumers > 1 && options.Distribution == PipeDistribution.WorkSharing;
         var bounded = options.Capacity is not null || kind == PipeKind.Ring;
         switch (kind)
         {

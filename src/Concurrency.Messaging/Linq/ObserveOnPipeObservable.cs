@@ -1,0 +1,116 @@
+using Concurrency.Messaging.Pipes;
+
+namespace Concurrency.Messaging.Linq;
+
+/// <summary>The observable behind <see cref="PipeObservable"/>: one pipe and one consumer per subscription.</summary>
+internal sealed class ObserveOnPipeObservable<T>(IObservable<T> source, PipeKind kind, PipeOptions options) : IObservable<T>
+{
+    public IDisposable Subscribe(IObserver<T> observer)
+    {
+        ArgumentNullException.ThrowIfNull(observer);
+        var sink = new Sink(observer, kind, options);
+        sink.Run(source);
+        return sink;
+    }
+
+    /// <summary>
+    /// Upstream, the sink is the pipe's single producer (the Rx grammar serializes OnNext, OnError and OnCompleted);
+    /// downstream, the pipe's consumer calls the observer's OnNext, and the pipe's completion delivers the terminal call.
+    /// </summary>
+    private sealed class Sink : IObserver<T>, IDisposable
+    {
+        private readonly IObserver<T> _observer;
+        private readonly CancellationTokenSource _abort = new();
+        private readonly IPipe<T> _pipe;
+        private IDisposable? _upstream;   // set once by Run; disposed by Dispose or after a downstream fault (Interlocked)
+        private Exception? _sourceError;  // written by the producer before it completes the pipe; read after Completion
+
+        public Sink(IObserver<T> observer, PipeKind kind, PipeOptions options)
+        {
+            _observer = observer;
+            _pipe = Pipe.Create<T>(kind, observer.OnNext, options with { AbortToken = _abort.Token });
+            _pipe.Completion.ContinueWith(
+                static (completion, state) => ((Sink)state!).OnPipeFinished(completion),
+                this,
+                CancellationToken.None,
+                TaskContinuationOptions.ExecuteSynchronously,
+                TaskScheduler.Default);
+        }
+
+        public void Run(IObservable<T> source)
+        {
+            var upstream = source.Subscribe(this);
+            if (Interlocked.CompareExchange(ref _upstream, upstream, null) is not null)
+            {
+                // Disposed (or faulted) while subscribing.
+                upstream.Dispose();
+            }
+        }
+
+        public void OnNext(T value)
+        {
+            try
+            {
+                _pipe.Post(value, _abort.Token);
+            }
+            catch (OperationCanceledException)
+            {
+                // Disposed while waiting for room: delivery has stopped.
+            }
+            catch (PipeClosedException)
+            {
+                // Disposed, or the downstream observer threw: delivery has stopped.
+            }
+        }
+
+        public void OnError(Exception error)
+        {
+            _sourceError = error;
+            _pipe.TryComplete();
+        }
+
+        public void OnCompleted() => _pipe.TryComplete();
+
+        public void Dispose()
+        {
+            DisposeUpstream();
+            _abort.Cancel();
+        }
+
+        private void DisposeUpstream()
+            => Interlocked.Exchange(ref _upstream, Disposed.Instance)?.Dispose();
+
+        private void OnPipeFinished(Task completion)
+        {
+            if (completion.IsCanceled)
+            {
+                return; // disposed: no more notifications
+            }
+
+            if (completion.Exception?.InnerException is MessageHandlerException { InnerException: { } downstreamFault })
+            {
+                DisposeUpstream();
+                _observer.OnError(downstreamFault);
+                return;
+            }
+
+            if (_sourceError is { } error)
+            {
+                _observer.OnError(error);
+            }
+            else
+            {
+                _observer.OnCompleted();
+            }
+        }
+    }
+
+    private sealed class Disposed : IDisposable
+    {
+        public static readonly Disposed Instance = new();
+
+        public void Dispose()
+        {
+        }
+    }
+}
