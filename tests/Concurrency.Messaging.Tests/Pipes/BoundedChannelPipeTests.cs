@@ -1,0 +1,11 @@
+using Concurrency.Messaging.Pipes;
+using Xunit;
+
+namespace Concurrency.Messaging.Tests.Pipes;
+
+public sealed class BoundedChannelPipeTests : PipeContractTests
+{
+    protected override PipeKind Kind => PipeKind.Channel;
+
+    protected override PipeOptions BaseOptions => new() { Capacity = 64 };
+}

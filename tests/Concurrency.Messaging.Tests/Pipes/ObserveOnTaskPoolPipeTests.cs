@@ -1,0 +1,11 @@
+using Concurrency.Messaging.Pipes;
+using Xunit;
+
+namespace Concurrency.Messaging.Tests.Pipes;
+
+public sealed class ObserveOnTaskPoolPipeTests : PipeContractTests
+{
+    protected override PipeKind Kind => PipeKind.ObserveOn;
+
+    protected override bool AllowsWorkSharing => false;
+}

@@ -1,0 +1,9 @@
+using Concurrency.Messaging.Pipes;
+using Xunit;
+
+namespace Concurrency.Messaging.Tests.Pipes;
+
+public sealed class ReaderWriterLockQueuePipeTests : PipeContractTests
+{
+    protected override PipeKind Kind => PipeKind.ReaderWriterLockQueue;
+}

@@ -1,0 +1,15 @@
+using Concurrency.Messaging.Pipes;
+using Xunit;
+
+namespace Concurrency.Messaging.Tests.Pipes;
+
+public sealed class RingPipeTests : PipeContractTests
+{
+    protected override PipeKind Kind => PipeKind.Ring;
+
+    protected override PipeOptions BaseOptions => new() { Capacity = 64 };
+
+    protected override bool AllowsManyProducers => false;
+
+    protected override bool AllowsWorkSharing => false;
+}
