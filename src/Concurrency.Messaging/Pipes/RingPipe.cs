@@ -224,22 +224,21 @@ internal sealed class RingPipe<T> : PipeBase<T>
 
     private long HandleBatch(SingleProducerRing<T> ring, Action<T> handler, long head, long tail)
     {
-        if (IsStopping)
-        {
-            CountUnhandled(tail - head);
-            for (; head < tail; head++)
-            {
-                ring.Take(head);
-            }
-
-            return head;
-        }
-
         try
         {
-            for (; head < tail; head++)
+            // Stopping is checked per message, so a fault or abort stops delivery mid-batch.
+            for (; head < tail && !IsStopping; head++)
             {
                 handler(ring.Take(head));
+            }
+
+            if (head < tail)
+            {
+                CountUnhandled(tail - head);
+                for (; head < tail; head++)
+                {
+                    ring.Take(head);
+                }
             }
         }
         catch (Exception ex)

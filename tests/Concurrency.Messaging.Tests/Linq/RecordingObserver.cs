@@ -1,0 +1,66 @@
+namespace Concurrency.Messaging.Tests.Linq;
+
+/// <summary>
+/// Records what an observer receives and counts Rx grammar violations: overlapping OnNext calls and anything after
+/// a terminal notification. <see cref="Terminated"/> finishes on OnError or OnCompleted.
+/// </summary>
+internal sealed class RecordingObserver<T>(int throwOn = -1, Exception? failure = null, int spinPerMessage = 0) : IObserver<T>
+{
+    private readonly TaskCompletionSource _terminated = new(TaskCreationOptions.RunContinuationsAsynchronously);
+    private int _inOnNext;
+    private int _violations;
+    private bool _done;
+
+    public List<T> Values { get; } = [];
+
+    public bool Completed { get; private set; }
+
+    public Exception? Error { get; private set; }
+
+    public int LastThreadId { get; private set; }
+
+    public int GrammarViolations => Volatile.Read(ref _violations);
+
+    public Task Terminated => _terminated.Task;
+
+    public void OnNext(T value)
+    {
+        if (Interlocked.Increment(ref _inOnNext) != 1 || _done)
+        {
+            Interlocked.Increment(ref _violations);
+        }
+
+        Values.Add(value);
+        LastThreadId = Environment.CurrentManagedThreadId;
+        Thread.SpinWait(spinPerMessage);
+        Interlocked.Decrement(ref _inOnNext);
+        if (Values.Count - 1 == throwOn)
+        {
+            throw failure!;
+        }
+    }
+
+    public void OnError(Exception error)
+    {
+        Terminate();
+        Error = error;
+        _terminated.TrySetResult();
+    }
+
+    public void OnCompleted()
+    {
+        Terminate();
+        Completed = true;
+        _terminated.TrySetResult();
+    }
+
+    private void Terminate()
+    {
+        if (_done || Volatile.Read(ref _inOnNext) != 0)
+        {
+            Interlocked.Increment(ref _violations);
+        }
+
+        _done = true;
+    }
+}
