@@ -5,61 +5,13 @@ namespace Concurrency.Messaging.Pipes;
 /// batch outside the lock; it parks only when the queue is empty, and producers pulse only when someone is parked.
 /// Broadcast gives each consumer its own lane; work-sharing shares one lane, each consumer taking its share of the backlog.
 /// </summary>
-internal sealed class BatchDrainQueuePipe<T> : PipeBase<T>
+internal sealed class BatchDrainQueuePipe<T>(IReadOnlyList<Action<T>> handlers, PipeOptions options)
+    : LanedQueuePipe<T, BatchDrainQueuePipe<T>.Lane>(PipeKind.BatchDrainQueue, handlers, options)
 {
-    private readonly Lane[] _lanes;
-    private readonly Action<T>[] _handlers;
-    private readonly int _consumersPerLane;
-
-    public BatchDrainQueuePipe(IReadOnlyList<Action<T>> handlers, PipeOptions options)
-        : base(PipeKind.BatchDrainQueue, options)
+    protected override void Consume(Lane lane, Action<T> handler)
     {
-        _handlers = [.. handlers];
-        var sharing = options.Distribution == PipeDistribution.WorkSharing;
-        _consumersPerLane = sharing ? _handlers.Length : 1;
-        _lanes = new Lane[sharing ? 1 : _handlers.Length];
-        for (var i = 0; i < _lanes.Length; i++)
-        {
-            _lanes[i] = new Lane();
-        }
-
-        StartConsumerThreads(_handlers.Length, Consume);
-    }
-
-    public override bool TryPost(T message)
-    {
-        if (!_lanes[0].TryEnqueue(message))
-        {
-            return false;
-        }
-
-        // Broadcast: a Complete that overtakes this post between lanes leaves the later lanes closed;
-        // those deliveries are counted, never silently lost.
-        for (var i = 1; i < _lanes.Length; i++)
-        {
-            if (!_lanes[i].TryEnqueue(message))
-            {
-                CountUnhandled(1);
-            }
-        }
-
-        return true;
-    }
-
-    protected override void Close()
-    {
-        foreach (var lane in _lanes)
-        {
-            lane.Close();
-        }
-    }
-
-    private void Consume(int consumer)
-    {
-        var lane = _lanes[_consumersPerLane == 1 ? consumer : 0];
-        var handler = _handlers[consumer];
         var batch = new Queue<T>();
-        while (lane.TakeBatch(ref batch, _consumersPerLane))
+        while (lane.TakeBatch(ref batch, ConsumersPerLane))
         {
             try
             {
@@ -84,7 +36,7 @@ internal sealed class BatchDrainQueuePipe<T> : PipeBase<T>
         }
     }
 
-    private sealed class Lane
+    internal sealed class Lane : IQueueLane<T>
     {
         private readonly object _gate = new();
         private Queue<T> _queue = new();   // guarded by _gate; swapped out whole by a single-consumer lane

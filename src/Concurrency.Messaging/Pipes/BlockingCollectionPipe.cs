@@ -158,21 +158,7 @@ internal sealed class BlockingCollectionPipe<T> : PipeBase<T>
         // Close is what releases it.
         while (lane.TryTake(out var message, Timeout.Infinite))
         {
-            if (IsStopping)
-            {
-                CountUnhandled(1);
-                continue;
-            }
-
-            try
-            {
-                handler(message);
-            }
-            catch (Exception ex)
-            {
-                CountUnhandled(1);
-                Fault(ex);
-            }
+            Deliver(handler, message);
         }
     }
 }

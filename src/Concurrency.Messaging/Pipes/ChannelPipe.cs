@@ -203,21 +203,7 @@ internal sealed class ChannelPipe<T> : PipeBase<T>
             {
                 while (reader.TryRead(out var message))
                 {
-                    if (IsStopping)
-                    {
-                        CountUnhandled(1);
-                        continue;
-                    }
-
-                    try
-                    {
-                        handler(message);
-                    }
-                    catch (Exception ex)
-                    {
-                        CountUnhandled(1);
-                        Fault(ex);
-                    }
+                    Deliver(handler, message);
                 }
 
                 var wait = reader.WaitToReadAsync();

@@ -59,24 +59,7 @@ internal sealed class ObserveOnPipe<T> : PipeBase<T>
 
     private sealed class Consumer(ObserveOnPipe<T> pipe, Action<T> handler, EventLoopScheduler? loop) : IObserver<T>
     {
-        public void OnNext(T value)
-        {
-            if (pipe.IsStopping)
-            {
-                pipe.CountUnhandled(1);
-                return;
-            }
-
-            try
-            {
-                handler(value);
-            }
-            catch (Exception ex)
-            {
-                pipe.CountUnhandled(1);
-                pipe.Fault(ex);
-            }
-        }
+        public void OnNext(T value) => pipe.Deliver(handler, value);
 
         public void OnError(Exception error) => OnCompleted();
 

@@ -131,6 +131,29 @@ internal abstract class PipeBase<T> : IPipe<T>
         Stop();
     }
 
+    /// <summary>
+    /// Hands one message to a handler on the consumer's thread, or counts it as unhandled once the pipe is stopping.
+    /// A handler's exception faults the pipe; the message counts as unhandled.
+    /// </summary>
+    protected void Deliver(Action<T> handler, T message)
+    {
+        if (IsStopping)
+        {
+            CountUnhandled(1);
+            return;
+        }
+
+        try
+        {
+            handler(message);
+        }
+        catch (Exception ex)
+        {
+            CountUnhandled(1);
+            Fault(ex);
+        }
+    }
+
     protected void CountUnhandled(long count)
     {
         if (count > 0)

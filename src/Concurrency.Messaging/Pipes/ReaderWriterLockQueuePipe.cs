@@ -5,82 +5,21 @@ namespace Concurrency.Messaging.Pipes;
 /// <see cref="ReaderWriterLockSlim"/> write lock, one message taken per lock acquisition, and an event the producer
 /// sets after every post. Broadcast gives each consumer its own lane; work-sharing shares one lane.
 /// </summary>
-internal sealed class ReaderWriterLockQueuePipe<T> : PipeBase<T>
+internal sealed class ReaderWriterLockQueuePipe<T>(IReadOnlyList<Action<T>> handlers, PipeOptions options)
+    : LanedQueuePipe<T, ReaderWriterLockQueuePipe<T>.Lane>(PipeKind.ReaderWriterLockQueue, handlers, options)
 {
-    private readonly Lane[] _lanes;
-    private readonly Action<T>[] _handlers;
-    private readonly bool _sharing;
-
-    public ReaderWriterLockQueuePipe(IReadOnlyList<Action<T>> handlers, PipeOptions options)
-        : base(PipeKind.ReaderWriterLockQueue, options)
+    protected override void Consume(Lane lane, Action<T> handler)
     {
-        _handlers = [.. handlers];
-        _sharing = options.Distribution == PipeDistribution.WorkSharing;
-        _lanes = new Lane[_sharing ? 1 : _handlers.Length];
-        for (var i = 0; i < _lanes.Length; i++)
-        {
-            _lanes[i] = new Lane();
-        }
-
-        StartConsumerThreads(_handlers.Length, Consume);
-    }
-
-    public override bool TryPost(T message)
-    {
-        if (!_lanes[0].TryEnqueue(message))
-        {
-            return false;
-        }
-
-        // Broadcast: a Complete that overtakes this post between lanes leaves the later lanes closed;
-        // those deliveries are counted, never silently lost.
-        for (var i = 1; i < _lanes.Length; i++)
-        {
-            if (!_lanes[i].TryEnqueue(message))
-            {
-                CountUnhandled(1);
-            }
-        }
-
-        return true;
-    }
-
-    protected override void Close()
-    {
-        foreach (var lane in _lanes)
-        {
-            lane.Close();
-        }
-    }
-
-    private void Consume(int consumer)
-    {
-        var lane = _lanes[_sharing ? 0 : consumer];
-        var handler = _handlers[consumer];
         while (lane.TryTake(out var message))
         {
-            if (IsStopping)
-            {
-                CountUnhandled(1);
-                continue;
-            }
-
-            try
-            {
-                handler(message);
-            }
-            catch (Exception ex)
-            {
-                CountUnhandled(1);
-                Fault(ex);
-            }
+            Deliver(handler, message);
         }
     }
 
     // Not disposed on purpose: a post after completion must return false, not throw ObjectDisposedException, and the lock's
     // and event's wait handles are freed by their finalizers once the pipe is unreachable.
     [System.Diagnostics.CodeAnalysis.SuppressMessage("Design", "CA1001", Justification = "Late posts must not see a disposed lock.")]
-    private sealed class Lane
+    internal sealed class Lane : IQueueLane<T>
     {
         private readonly ReaderWriterLockSlim _lock = new(LockRecursionPolicy.NoRecursion);
         private readonly Queue<T> _queue = new();                  // guarded by the write lock

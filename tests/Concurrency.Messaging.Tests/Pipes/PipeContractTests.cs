@@ -79,7 +79,7 @@ public abstract class PipeContractTests
         var log = new DeliveryLog(producers, Small);
         await using var pipe = Create(log.Record, producers);
 
-        await RunProducersAsync(pipe, producers, Small);
+        await ProducerGroup.RunAsync(pipe, producers, Small);
         pipe.Complete();
         await pipe.Completion.DefaultTimeout();
 
@@ -94,7 +94,7 @@ public abstract class PipeContractTests
         var logs = Enumerable.Range(0, consumers).Select(_ => new DeliveryLog(1, Small)).ToArray();
         await using var pipe = Create(logs.Select(l => (Action<long>)l.Record).ToArray(), PipeDistribution.Broadcast);
 
-        await RunProducersAsync(pipe, 1, Small);
+        await ProducerGroup.RunAsync(pipe, 1, Small);
         pipe.Complete();
         await pipe.Completion.DefaultTimeout();
 
@@ -119,7 +119,7 @@ public abstract class PipeContractTests
         var logs = Enumerable.Range(0, consumers).Select(_ => new DeliveryLog(producers, Small)).ToArray();
         await using var pipe = Create(logs.Select(l => (Action<long>)l.Record).ToArray(), PipeDistribution.WorkSharing, producers);
 
-        await RunProducersAsync(pipe, producers, Small);
+        await ProducerGroup.RunAsync(pipe, producers, Small);
         pipe.Complete();
         await pipe.Completion.DefaultTimeout();
 
@@ -383,24 +383,5 @@ public abstract class PipeContractTests
         Assert.Throws<ArgumentOutOfRangeException>(() => Pipe.Create<long>(Kind, _ => { }, BaseOptions with { Producers = 0 }));
         Assert.Throws<ArgumentOutOfRangeException>(() => Pipe.Create<long>(Kind, _ => { }, BaseOptions with { Capacity = 0 }));
         Assert.Throws<ArgumentOutOfRangeException>(() => Pipe.Create<long>((PipeKind)42, _ => { }, BaseOptions));
-    }
-
-    /// <summary>Starts <paramref name="producers"/> threads together, each posting its own sequence.</summary>
-    protected static async Task RunProducersAsync(IPipe<long> pipe, int producers, int perProducer)
-    {
-        using var start = new Barrier(producers);
-        var tasks = Enumerable.Range(0, producers).Select(p => Task.Factory.StartNew(
-            () =>
-            {
-                start.SignalAndWait(TestTimeouts.Default);
-                for (var i = 0; i < perProducer; i++)
-                {
-                    pipe.Post(DeliveryLog.Message(p, i), TestContext.Current.CancellationToken);
-                }
-            },
-            TestContext.Current.CancellationToken,
-            TaskCreationOptions.LongRunning,
-            TaskScheduler.Default)).ToArray();
-        await Task.WhenAll(tasks).DefaultTimeout();
     }
 }

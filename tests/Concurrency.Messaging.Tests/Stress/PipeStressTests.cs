@@ -43,19 +43,7 @@ public sealed class PipeStressTests
             logs.Select(l => (Action<long>)l.Record).ToArray(),
             @case.Options with { Producers = @case.Producers, Distribution = @case.Distribution });
 
-        using var start = new Barrier(@case.Producers);
-        await Task.WhenAll(Enumerable.Range(0, @case.Producers).Select(p => Task.Factory.StartNew(
-            () =>
-            {
-                start.SignalAndWait(TestTimeouts.Default);
-                for (var i = 0; i < perProducer; i++)
-                {
-                    pipe.Post(DeliveryLog.Message(p, i), TestContext.Current.CancellationToken);
-                }
-            },
-            TestContext.Current.CancellationToken,
-            TaskCreationOptions.LongRunning,
-            TaskScheduler.Default))).WaitAsync(StressCase.Budget, TestContext.Current.CancellationToken);
+        await ProducerGroup.RunAsync(pipe, @case.Producers, perProducer, StressCase.Budget);
         pipe.Complete();
         await pipe.Completion.WaitAsync(StressCase.Budget, TestContext.Current.CancellationToken);
 
