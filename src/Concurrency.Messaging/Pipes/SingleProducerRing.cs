@@ -1,5 +1,3 @@
-using System.Runtime.CompilerServices;
-
 namespace Concurrency.Messaging.Pipes;
 
 /// <summary>
@@ -8,8 +6,6 @@ namespace Concurrency.Messaging.Pipes;
 /// </summary>
 internal sealed class SingleProducerRing<T>
 {
-    private static readonly bool s_clearSlots = RuntimeHelpers.IsReferenceOrContainsReferences<T>();
-
     private readonly T[] _slots;
     private readonly long _mask;
     private PaddedCounters _producer; // Index = tail (producer writes, consumer reads); CachedOther = head the producer last saw
@@ -59,18 +55,15 @@ internal sealed class SingleProducerRing<T>
     /// <summary>Consumer only: the published tail (acquire), so every slot before it is fully written.</summary>
     public long ReadTail() => Volatile.Read(ref _producer.Index);
 
-    /// <summary>Consumer only: takes the message at <paramref name="index"/> and clears the slot so the ring holds no garbage.</summary>
-    public T Take(long index)
-    {
-        ref var slot = ref _slots[index & _mask];
-        var message = slot;
-        if (s_clearSlots)
-        {
-            slot = default!;
-        }
+    /// <summary>
+    /// Consumer only: the message at <paramref name="index"/>. The slot is not cleared: writing it would pull the line the
+    /// producer is filling back to this core on every message. A ring keeps at most its capacity of handled messages
+    /// reachable until they are overwritten, or until <see cref="Clear"/> when the consumer exits.
+    /// </summary>
+    public T Take(long index) => _slots[index & _mask];
 
-        return message;
-    }
+    /// <summary>Consumer only, once it will read no more: drops the references the ring still holds.</summary>
+    public void Clear() => Array.Clear(_slots);
 
     /// <summary>Consumer only: hands slots before <paramref name="head"/> back to the producer.</summary>
     public void Release(long head) => Volatile.Write(ref _consumer.Index, head);
