@@ -1,0 +1,30 @@
+namespace Concurrency.Messaging.Connectors;
+
+/// <summary>
+/// Wires two components that know nothing of each other: the producer side is handed only <see cref="Input"/>, the consumer
+/// side only <see cref="Output"/>.
+/// </summary>
+/// <typeparam name="T">The message type.</typeparam>
+/// <remarks>
+/// <para>Concurrent producers are safe: calls on <see cref="Input"/> are serialized, so subscribers never see overlapping
+/// notifications. Each subscriber is called on the producer's thread (no thread hop); put an ObserveOn operator after
+/// <see cref="Output"/> to move work elsewhere.</para>
+/// <para>OnCompleted and OnError reach every subscriber, and a subscriber that arrives after termination gets the replayed
+/// messages (see <see cref="ConnectorOptions.Replay"/>) and then the terminal notification. Calls on <see cref="Input"/>
+/// after termination are ignored, as the Rx grammar requires.</para>
+/// <para>A subscriber whose OnNext throws is unsubscribed and receives nothing more; its exception goes to
+/// <see cref="ConnectorOptions.SubscriberFaulted"/>, never to the producer, and the other subscribers keep receiving.</para>
+/// <para>Disposing the connector drops every subscription without a terminal notification and ignores further input;
+/// subscribing afterwards throws <see cref="ObjectDisposedException"/>.</para>
+/// </remarks>
+public interface IConnector<T> : IDisposable
+{
+    /// <summary>Gets the producer side.</summary>
+    IObserver<T> Input { get; }
+
+    /// <summary>Gets the consumer side.</summary>
+    IObservable<T> Output { get; }
+
+    /// <summary>Gets the number of current subscribers.</summary>
+    int SubscriberCount { get; }
+}
