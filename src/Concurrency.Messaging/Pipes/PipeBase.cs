@@ -10,7 +10,9 @@ internal abstract class PipeBase<T> : IPipe<T>
     private readonly TaskCompletionSource _completion = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private readonly CancellationToken _abortToken;
     private CancellationTokenRegistration _abortRegistration; // set once by StartConsumers, disposed by the last consumer
-    private int _closed;            // 0 → 1 once (Interlocked): by TryComplete, a handler fault or an abort
+    private const int Open = 0, Closing = 1, Closed = 2;
+
+    private int _closed;            // Open → Closing once (Interlocked: by TryComplete, a handler fault or an abort) → Closed after Close()
     private int _stopping;          // 0 → 1 once a handler faulted or the pipe was aborted: consumers count instead of handle
     private int _aborted;           // 0 → 1 once (Interlocked) by the abort token
     private Exception? _fault;      // the first handler exception (Interlocked.CompareExchange)
@@ -59,13 +61,20 @@ internal abstract class PipeBase<T> : IPipe<T>
 
     public bool TryComplete()
     {
-        if (Interlocked.CompareExchange(ref _closed, 1, 0) != 0)
+        if (TryClose())
         {
-            return false;
+            return true;
         }
 
-        Close();
-        return true;
+        // Linearizability: a caller told "already completed" must find the pipe closed, so that its own next post is
+        // refused. The winner may still be inside Close(), which is short and never blocks; wait for it.
+        var spinner = default(SpinWait);
+        while (Volatile.Read(ref _closed) != Closed)
+        {
+            spinner.SpinOnce();
+        }
+
+        return false;
     }
 
     public void Complete()
@@ -200,9 +209,18 @@ internal abstract class PipeBase<T> : IPipe<T>
 
         // A consumer parks only while the pipe is open, so if it was already closed nobody needs waking:
         // every consumer is draining and reads IsStopping before each message.
-        if (Interlocked.CompareExchange(ref _closed, 1, 0) == 0)
+        TryClose();
+    }
+
+    private bool TryClose()
+    {
+        if (Interlocked.CompareExchange(ref _closed, Closing, Open) != Open)
         {
-            Close();
+            return false;
         }
+
+        Close();
+        Volatile.Write(ref _closed, Closed);
+        return true;
     }
 }
