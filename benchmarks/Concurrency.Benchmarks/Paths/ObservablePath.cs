@@ -1,0 +1,46 @@
+using System.Reactive.Subjects;
+using Concurrency.Benchmarks.Harness;
+
+namespace Concurrency.Benchmarks.Paths;
+
+/// <summary>
+/// A Subject whose messages reach the consumer through an Rx operator: Rx's own ObserveOn(scheduler) or one of our drop-in
+/// replacements. The full Rx grammar runs: OnNext for every message, then OnCompleted, which ends the run.
+/// </summary>
+public sealed class ObservablePath : IMessagePath
+{
+    private readonly Subject<Message> _subject = new();
+    private readonly CountingConsumer _consumer = new();
+    private readonly ManualResetEventSlim _completed = new();
+    private readonly IDisposable _subscription;
+    private readonly IDisposable? _scheduler;
+
+    public ObservablePath(Func<IObservable<Message>, IObservable<Message>> hop, IDisposable? scheduler = null)
+    {
+        _scheduler = scheduler;
+        _subscription = hop(_subject).Subscribe(_consumer.Handle, _ => _completed.Set(), _completed.Set);
+    }
+
+    public IReadOnlyList<CountingConsumer> Consumers => [_consumer];
+
+    public bool SharesWork => false;
+
+    public void Run(Message[] messages)
+    {
+        foreach (var message in messages)
+        {
+            _subject.OnNext(message);
+        }
+
+        _subject.OnCompleted();
+        _completed.Wait();
+    }
+
+    public void Dispose()
+    {
+        _subscription.Dispose();
+        _scheduler?.Dispose();
+        _subject.Dispose();
+        _completed.Dispose();
+    }
+}

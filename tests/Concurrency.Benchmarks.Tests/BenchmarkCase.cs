@@ -1,0 +1,99 @@
+using System.Globalization;
+using System.Reflection;
+using BenchmarkDotNet.Attributes;
+
+namespace Concurrency.Benchmarks.Tests;
+
+/// <summary>
+/// One benchmark method with one combination of its parameters, discovered from BenchmarkDotNet's own attributes, and run
+/// the way BenchmarkDotNet would run one iteration: global setup, iteration setup, the method, iteration cleanup, global cleanup.
+/// </summary>
+public sealed record BenchmarkCase(Type Type, MethodInfo Method, IReadOnlyList<(PropertyInfo Property, object? Value)> Parameters)
+{
+    public const int SmallMessageCount = 20_000;
+
+    public static IEnumerable<BenchmarkCase> All() =>
+        typeof(Program).Assembly.GetTypes()
+            .Where(t => t is { IsPublic: true, IsAbstract: false } && t.GetMethods().Any(IsBenchmark))
+            .SelectMany(t => t.GetMethods().Where(IsBenchmark).SelectMany(m => Combinations(t).Select(p => new BenchmarkCase(t, m, p))));
+
+    public override string ToString()
+        => $"{Type.Name}.{Method.Name}({string.Join(", ", Parameters.Select(p => string.Create(CultureInfo.InvariantCulture, $"{p.Property.Name}={p.Value}")))})";
+
+    /// <summary>Runs the case once with <see cref="SmallMessageCount"/> messages; the benchmark's own verification throws on a mismatch.</summary>
+    public void Run()
+    {
+        var instance = Activator.CreateInstance(Type)!;
+        Type.GetProperty("MessageCount")?.SetValue(instance, SmallMessageCount);
+        foreach (var (property, value) in Parameters)
+        {
+            property.SetValue(instance, value);
+        }
+
+        Invoke<GlobalSetupAttribute>(instance);
+        try
+        {
+            Invoke<IterationSetupAttribute>(instance);
+            try
+            {
+                Method.Invoke(instance, null);
+            }
+            finally
+            {
+                Invoke<IterationCleanupAttribute>(instance);
+            }
+        }
+        finally
+        {
+            Invoke<GlobalCleanupAttribute>(instance);
+        }
+    }
+
+    private static bool IsBenchmark(MethodInfo method) => method.GetCustomAttribute<BenchmarkAttribute>() is not null;
+
+    private void Invoke<TAttribute>(object instance)
+        where TAttribute : Attribute
+    {
+        foreach (var method in Type.GetMethods().Where(m => m.GetCustomAttribute<TAttribute>() is not null))
+        {
+            method.Invoke(instance, null);
+        }
+    }
+
+    private static IEnumerable<IReadOnlyList<(PropertyInfo, object?)>> Combinations(Type type)
+    {
+        IEnumerable<IReadOnlyList<(PropertyInfo, object?)>> combinations = [[]];
+        foreach (var property in type.GetProperties())
+        {
+            var values = ValuesOf(type, property);
+            if (values is not null)
+            {
+                combinations = combinations.SelectMany(c => values.Select(v => (IReadOnlyList<(PropertyInfo, object?)>)[.. c, (property, v)])).ToList();
+            }
+        }
+
+        return combinations;
+    }
+
+    private static object?[]? ValuesOf(Type type, PropertyInfo property)
+    {
+        if (property.GetCustomAttribute<ParamsAttribute>() is { } @params)
+        {
+            return @params.Values;
+        }
+
+        if (property.GetCustomAttribute<ParamsAllValuesAttribute>() is not null)
+        {
+            return [.. Enum.GetValues(property.PropertyType).Cast<object?>()];
+        }
+
+        if (property.GetCustomAttribute<ParamsSourceAttribute>() is { } source)
+        {
+            var member = type.GetMethod(source.Name, BindingFlags.Public | BindingFlags.Static)
+                ?? throw new InvalidOperationException($"{type.Name}: ParamsSource '{source.Name}' must be a public static method.");
+            return [.. ((System.Collections.IEnumerable)member.Invoke(null, null)!).Cast<object?>()];
+        }
+
+        return null;
+    }
+}
