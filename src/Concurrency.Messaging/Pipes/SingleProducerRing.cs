@@ -69,17 +69,18 @@ internal sealed class SingleProducerRing<T>
     public void Release(long head) => Volatile.Write(ref _consumer.Index, head);
 
     /// <summary>
-    /// Consumer only: parks until the producer publishes past <paramref name="head"/> or <paramref name="closed"/> says stop.
-    /// The producer does not fence per post; instead this side, which parks rarely, raises its flag and issues a process-wide
-    /// barrier: afterwards either the producer's latest tail is visible here, or its next flag check sees the raised flag.
+    /// Consumer only: parks until the producer publishes past <paramref name="head"/>, <paramref name="closed"/> says stop, or
+    /// <paramref name="timeout"/> passes. The producer checks the parked flag after publishing without a fence (a fence per
+    /// message would cost more than the rare park saves), so in a window of a few nanoseconds it can miss the flag; the
+    /// bounded park turns such a lost wake-up into a short delay, never a stranded message.
     /// </summary>
-    public void ParkIfEmpty(long head, Func<bool> closed)
+    public void ParkIfEmpty(long head, Func<bool> closed, TimeSpan timeout)
     {
         Volatile.Write(ref _consumer.Flag, 1);
-        Interlocked.MemoryBarrierProcessWide();
+        Interlocked.MemoryBarrier();
         if (ReadTail() == head && !closed())
         {
-            ConsumerWake.Wait(CancellationToken.None);
+            ConsumerWake.Wait(timeout, CancellationToken.None);
         }
 
         Volatile.Write(ref _consumer.Flag, 0);

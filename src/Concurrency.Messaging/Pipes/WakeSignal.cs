@@ -17,16 +17,22 @@ internal sealed class WakeSignal : IDisposable
         }
     }
 
-    public void Wait(CancellationToken cancellationToken)
+    /// <summary>Waits for a set, or for <paramref name="timeout"/>: the caller re-checks its condition either way.</summary>
+    public void Wait(TimeSpan timeout, CancellationToken cancellationToken)
     {
-        _semaphore.Wait(cancellationToken);
-        Volatile.Write(ref _pending, 0);
+        if (_semaphore.Wait(timeout, cancellationToken))
+        {
+            Volatile.Write(ref _pending, 0);
+        }
     }
 
-    public async ValueTask WaitAsync(CancellationToken cancellationToken)
+    /// <summary>Waits for a set, or for <paramref name="timeout"/>: the caller re-checks its condition either way.</summary>
+    public async ValueTask WaitAsync(TimeSpan timeout, CancellationToken cancellationToken)
     {
-        await _semaphore.WaitAsync(cancellationToken).ConfigureAwait(false);
-        Volatile.Write(ref _pending, 0);
+        if (await _semaphore.WaitAsync(timeout, cancellationToken).ConfigureAwait(false))
+        {
+            Volatile.Write(ref _pending, 0);
+        }
     }
 
     public void Dispose() => _semaphore.Dispose();
