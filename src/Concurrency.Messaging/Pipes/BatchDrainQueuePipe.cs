@@ -1,8 +1,8 @@
 namespace Concurrency.Messaging.Pipes;
 
 /// <summary>
-/// A <see cref="Queue{T}"/> behind a monitor. The consumer swaps the whole queue out in one step and handles the
-/// batch outside the lock; it parks only when the queue is empty, and producers pulse only when someone is parked.
+/// A <see cref="Queue{T}"/> behind a lock. The consumer swaps the whole queue out in one step and handles the batch outside
+/// the lock; when the queue is empty it backs off, then parks, and producers signal only a consumer that parked.
 /// Broadcast gives each consumer its own lane; work-sharing shares one lane, each consumer taking its share of the backlog.
 /// </summary>
 internal sealed class BatchDrainQueuePipe<T>(IReadOnlyList<Action<T>> handlers, PipeOptions options)
@@ -36,12 +36,18 @@ internal sealed class BatchDrainQueuePipe<T>(IReadOnlyList<Action<T>> handlers, 
         }
     }
 
+    // The semaphore is not disposed on purpose: a post after completion must return false, not throw
+    // ObjectDisposedException; it holds no kernel handle unless one is asked for.
+    [System.Diagnostics.CodeAnalysis.SuppressMessage("Design", "CA1001", Justification = "Late posts must not see a disposed semaphore.")]
     internal sealed class Lane : IQueueLane<T>
     {
-        private readonly object _gate = new();
-        private Queue<T> _queue = new();   // guarded by _gate; swapped out whole by a single-consumer lane
-        private bool _accepting = true;    // guarded by _gate
-        private int _parked;               // guarded by _gate: consumers in Monitor.Wait
+        private readonly Lock _gate = new();
+        private readonly SemaphoreSlim _wake = new(0);  // released once for each parked consumer a producer wakes
+        private Queue<T> _queue = new();                // guarded by _gate; swapped out whole by a single-consumer lane
+        private bool _accepting = true;                 // guarded by _gate
+        private int _parked;                            // guarded by _gate: consumers parked (or about to) on _wake
+        private volatile int _pending;                  // written under _gate: the queue's length after the last change,
+                                                        // read without the lock by a consumer deciding whether to keep waiting
 
         public bool TryEnqueue(T message)
         {
@@ -53,9 +59,11 @@ internal sealed class BatchDrainQueuePipe<T>(IReadOnlyList<Action<T>> handlers, 
                 }
 
                 _queue.Enqueue(message);
+                _pending = _queue.Count;
                 if (_parked > 0)
                 {
-                    Monitor.Pulse(_gate);
+                    _parked--;
+                    _wake.Release();
                 }
 
                 return true;
@@ -67,51 +75,73 @@ internal sealed class BatchDrainQueuePipe<T>(IReadOnlyList<Action<T>> handlers, 
             lock (_gate)
             {
                 _accepting = false;
-                Monitor.PulseAll(_gate);
+                _pending = -1; // wakes spinning consumers: there is something to look at
+                if (_parked > 0)
+                {
+                    _wake.Release(_parked);
+                    _parked = 0;
+                }
             }
         }
 
         /// <summary>
-        /// Parks until there is work or the lane is closed and empty. A sole consumer swaps queues with its empty
-        /// batch; consumers sharing the lane each take a fair share so one of them does not hoard the backlog.
+        /// Waits until there is work or the lane is closed and empty: first backing off without the lock, then parked on the
+        /// semaphore. A sole consumer swaps queues with its empty batch; consumers sharing the lane each take a fair share so
+        /// one of them does not hoard the backlog.
         /// </summary>
         /// <returns><see langword="false"/> when the lane is closed and empty: the consumer exits.</returns>
         public bool TakeBatch(ref Queue<T> batch, int sharers)
         {
-            lock (_gate)
+            var round = 0;
+            while (true)
             {
-                while (_queue.Count == 0)
+                if (_pending == 0 && round < Backoff.RoundsBeforePark)
                 {
+                    Backoff.Wait(round++);
+                    continue;
+                }
+
+                lock (_gate)
+                {
+                    if (_queue.Count > 0)
+                    {
+                        Take(ref batch, sharers);
+                        _pending = _accepting ? _queue.Count : -1;
+                        return true;
+                    }
+
                     if (!_accepting)
                     {
                         return false;
                     }
 
                     _parked++;
-                    Monitor.Wait(_gate);
-                    _parked--;
                 }
 
-                if (sharers == 1)
-                {
-                    (_queue, batch) = (batch, _queue);
-                }
-                else
-                {
-                    var share = (_queue.Count + sharers - 1) / sharers;
-                    for (var i = 0; i < share; i++)
-                    {
-                        batch.Enqueue(_queue.Dequeue());
-                    }
+                _wake.Wait();
+                round = 0;
+            }
+        }
 
-                    // Leave the rest for the others; they may be parked.
-                    if (_queue.Count > 0 && _parked > 0)
-                    {
-                        Monitor.Pulse(_gate);
-                    }
-                }
+        private void Take(ref Queue<T> batch, int sharers)
+        {
+            if (sharers == 1)
+            {
+                (_queue, batch) = (batch, _queue);
+                return;
+            }
 
-                return true;
+            var share = (_queue.Count + sharers - 1) / sharers;
+            for (var i = 0; i < share; i++)
+            {
+                batch.Enqueue(_queue.Dequeue());
+            }
+
+            // Leave the rest for the others; one of them may be parked.
+            if (_queue.Count > 0 && _parked > 0)
+            {
+                _parked--;
+                _wake.Release();
             }
         }
     }
