@@ -73,13 +73,22 @@ public sealed class RawRingPath : IMessagePath
     private void Consume()
     {
         var head = 0L;
-        var spinner = default(SpinWait);
         while (true)
         {
             var tail = Volatile.Read(ref _tail.Value);
             if (tail == head)
             {
-                spinner.SpinOnce(sleep1Threshold: -1);
+                // Pause before looking again: polling back to back would take the producer's line on every message.
+                // On one core, yield: spinning there only delays the producer.
+                if (Environment.ProcessorCount > 1)
+                {
+                    Thread.SpinWait(1000);
+                }
+                else
+                {
+                    Thread.Yield();
+                }
+
                 continue;
             }
 
@@ -97,7 +106,6 @@ public sealed class RawRingPath : IMessagePath
             }
 
             Volatile.Write(ref _head.Value, head);
-            spinner = default;
         }
     }
 
