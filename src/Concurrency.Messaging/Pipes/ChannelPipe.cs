@@ -17,6 +17,8 @@ internal sealed class ChannelPipe<T> : PipeBase<T>
     /// <summary>How long a parked consumer or producer waits before looking again on its own.</summary>
     internal static readonly TimeSpan WatchdogInterval = TimeSpan.FromMilliseconds(100);
 
+    private const int SpinsBeforeWait = 50;
+
     private readonly Channel<T>[] _lanes;
     private readonly Action<T>[] _handlers;
     private readonly bool _sharing;
@@ -95,12 +97,20 @@ internal sealed class ChannelPipe<T> : PipeBase<T>
     {
         if (_broadcastGate is null)
         {
-            if (TryPostAll(message))
+            // A full channel usually has room again within microseconds: spin (and yield) a little before falling back to
+            // a blocking wait, which costs a task, a timer and a thread park.
+            var spinner = default(SpinWait);
+            while (!TryPostAll(message))
             {
-                return;
+                if (spinner.Count >= SpinsBeforeWait)
+                {
+                    PostAllAsync(message, cancellationToken).AsTask().GetAwaiter().GetResult();
+                    return;
+                }
+
+                spinner.SpinOnce(sleep1Threshold: -1);
             }
 
-            PostAllAsync(message, cancellationToken).AsTask().GetAwaiter().GetResult();
             return;
         }
 
