@@ -10,8 +10,10 @@ public sealed record ConnectorOptions
     public int ReplayCount { get; init; } = 1;
 
     /// <summary>
-    /// Gets a callback for the exception of a subscriber whose OnNext threw (that subscriber has been unsubscribed).
-    /// Runs on the producer's thread, inside the connector's serialization: it must not throw or block.
+    /// Gets a callback for the exception of a subscriber that threw (that subscriber has been unsubscribed).
+    /// Runs inside the connector's serialization, after the notification has gone to every other subscriber, on the
+    /// thread that caused it (the producer's, or the subscriber's own during replay). It should not block; an exception it
+    /// throws propagates to that caller.
     /// </summary>
     public Action<Exception>? SubscriberFaulted { get; init; }
 }

@@ -12,8 +12,12 @@ namespace Concurrency.Messaging.Connectors;
 /// <para>OnCompleted and OnError reach every subscriber, and a subscriber that arrives after termination gets the replayed
 /// messages (see <see cref="ConnectorOptions.Replay"/>) and then the terminal notification. Calls on <see cref="Input"/>
 /// after termination are ignored, as the Rx grammar requires.</para>
-/// <para>A subscriber whose OnNext throws is unsubscribed and receives nothing more; its exception goes to
-/// <see cref="ConnectorOptions.SubscriberFaulted"/>, never to the producer, and the other subscribers keep receiving.</para>
+/// <para>A subscriber that throws (from OnNext, OnError or OnCompleted, live or while being replayed to) is unsubscribed and
+/// receives nothing more; its exception goes to <see cref="ConnectorOptions.SubscriberFaulted"/> (or is dropped if there is
+/// none), never to the producer or the subscribing caller, and the other subscribers still get that notification and keep
+/// receiving.</para>
+/// <para>Delivery holds a re-entrant lock: a subscriber that calls <see cref="Input"/> from its own OnNext re-enters delivery
+/// on that thread (as with Rx's Subject), and one that blocks, blocks every producer.</para>
 /// <para>Disposing the connector drops every subscription without a terminal notification and ignores further input;
 /// subscribing afterwards throws <see cref="ObjectDisposedException"/>.</para>
 /// </remarks>

@@ -39,6 +39,7 @@ internal sealed class SubjectConnector<T>(int replayCount, Action<Exception>? su
                 _replay.Enqueue(value);
             }
 
+            List<Exception>? faults = null;
             foreach (var subscriber in _subscribers)
             {
                 try
@@ -48,9 +49,11 @@ internal sealed class SubjectConnector<T>(int replayCount, Action<Exception>? su
                 catch (Exception ex)
                 {
                     Remove(subscriber);
-                    subscriberFaulted?.Invoke(ex);
+                    (faults ??= []).Add(ex);
                 }
             }
+
+            Report(faults);
         }
     }
 
@@ -68,14 +71,23 @@ internal sealed class SubjectConnector<T>(int replayCount, Action<Exception>? su
         lock (_gate)
         {
             ObjectDisposedException.ThrowIf(_disposed, this);
-            foreach (var value in _replay)
+            try
             {
-                observer.OnNext(value);
-            }
+                foreach (var value in _replay)
+                {
+                    observer.OnNext(value);
+                }
 
-            if (_done)
+                if (_done)
+                {
+                    Deliver(observer, _error);
+                    return Unsubscriber.None;
+                }
+            }
+            catch (Exception ex)
             {
-                Deliver(observer, _error);
+                // The same rule as a live message: a subscriber that throws is not (or no longer) subscribed.
+                Report([ex]);
                 return Unsubscriber.None;
             }
 
@@ -107,10 +119,20 @@ internal sealed class SubjectConnector<T>(int replayCount, Action<Exception>? su
             _error = error;
             var subscribers = _subscribers;
             _subscribers = [];
+            List<Exception>? faults = null;
             foreach (var subscriber in subscribers)
             {
-                Deliver(subscriber, error);
+                try
+                {
+                    Deliver(subscriber, error);
+                }
+                catch (Exception ex)
+                {
+                    (faults ??= []).Add(ex);
+                }
             }
+
+            Report(faults);
         }
     }
 
@@ -123,6 +145,20 @@ internal sealed class SubjectConnector<T>(int replayCount, Action<Exception>? su
         else
         {
             observer.OnError(error);
+        }
+    }
+
+    // Called after the delivery loop, so a callback that throws cannot cost the other subscribers this notification.
+    private void Report(List<Exception>? faults)
+    {
+        if (faults is null || subscriberFaulted is null)
+        {
+            return;
+        }
+
+        foreach (var fault in faults)
+        {
+            subscriberFaulted(fault);
         }
     }
 

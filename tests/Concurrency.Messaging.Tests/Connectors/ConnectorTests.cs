@@ -1,3 +1,4 @@
+using System.Reactive;
 using System.Reactive.Linq;
 using Concurrency.Messaging.Connectors;
 using Concurrency.Messaging.Tests.Linq;
@@ -24,7 +25,7 @@ public sealed class ConnectorTests
     }
 
     [Fact]
-    public void OneToMany_EverySubscriberGetsEveryMessageAndCompletion()
+    public void OneToMany_ThreeSubscribers_EachGetsEveryMessageAndCompletion()
     {
         using var connector = Connector.Create<int>();
         var observers = Enumerable.Range(0, 3).Select(_ => new RecordingObserver<int>()).ToArray();
@@ -49,7 +50,7 @@ public sealed class ConnectorTests
     }
 
     [Fact]
-    public void Filtering_ConsumerSeesOnlyWhatItAskedFor()
+    public void Filtering_WhereOnOutput_ConsumerSeesOnlyMatches()
     {
         using var connector = Connector.Create<Order>();
         var big = new List<Order>();
@@ -63,7 +64,7 @@ public sealed class ConnectorTests
     }
 
     [Fact]
-    public void Join_ZipAndCombineLatestAndJoinOverTwoConnectors()
+    public void Join_TwoConnectors_ZipCombineLatestAndJoinPairThem()
     {
         using var bids = Connector.Create<int>();
         using var asks = Connector.Create<int>();
@@ -110,19 +111,29 @@ public sealed class ConnectorTests
     }
 
     [Fact]
-    public void OnError_ReachesEverySubscriberAndLateOnes()
+    public void OnError_EarlyAndLateSubscribers_AllGetReplayThenTheError()
     {
         var boom = new InvalidOperationException("producer failed");
-        using var connector = Connector.Create<int>();
-        var early = new RecordingObserver<int>();
-        connector.Output.Subscribe(early);
+        using var connector = Connector.Create<int>(new ConnectorOptions { Replay = ConnectorReplay.Latest });
+        var early = new[] { new RecordingObserver<int>(), new RecordingObserver<int>() };
+        foreach (var observer in early)
+        {
+            connector.Output.Subscribe(observer);
+        }
 
+        connector.Input.OnNext(7);
         connector.Input.OnError(boom);
         var late = new RecordingObserver<int>();
         connector.Output.Subscribe(late);
 
-        Assert.Same(boom, early.Error);
+        Assert.All(early, o =>
+        {
+            Assert.Equal([7], o.Values);
+            Assert.Same(boom, o.Error);
+        });
+        Assert.Equal([7], late.Values);
         Assert.Same(boom, late.Error);
+        Assert.Equal(0, connector.SubscriberCount);
     }
 
     [Theory]
@@ -183,6 +194,65 @@ public sealed class ConnectorTests
     }
 
     [Fact]
+    public void OnCompleted_SubscriberThrows_OthersStillCompleteAndFaultReported()
+    {
+        var faults = new List<Exception>();
+        var boom = new InvalidOperationException("subscriber failed");
+        using var connector = Connector.Create<int>(new ConnectorOptions { SubscriberFaulted = faults.Add });
+        var before = new RecordingObserver<int>();
+        var after = new RecordingObserver<int>();
+        connector.Output.Subscribe(before);
+        connector.Output.Subscribe(Observer.Create<int>(_ => { }, () => throw boom));
+        connector.Output.Subscribe(after);
+
+        connector.Input.OnCompleted();
+
+        Assert.True(before.Completed);
+        Assert.True(after.Completed);
+        Assert.Equal([boom], faults);
+    }
+
+    [Fact]
+    public void OnNext_FaultCallbackThrows_OtherSubscribersStillGetTheMessage()
+    {
+        var callbackFailure = new InvalidOperationException("callback failed");
+        using var connector = Connector.Create<int>(new ConnectorOptions { SubscriberFaulted = _ => throw callbackFailure });
+        var healthy = new RecordingObserver<int>();
+        connector.Output.Subscribe(new RecordingObserver<int>(throwOn: 0, new InvalidOperationException("subscriber failed")));
+        connector.Output.Subscribe(healthy);
+
+        var thrown = Assert.Throws<InvalidOperationException>(() => connector.Input.OnNext(1));
+        connector.Input.OnNext(2);
+
+        Assert.Same(callbackFailure, thrown);
+        Assert.Equal([1, 2], healthy.Values);
+        Assert.Equal(1, connector.SubscriberCount);
+    }
+
+    [Fact]
+    public void Subscribe_SubscriberThrowsDuringReplay_FaultReportedNotSubscribedCallerUnharmed()
+    {
+        var faults = new List<Exception>();
+        var boom = new InvalidOperationException("subscriber failed");
+        using var connector = Connector.Create<int>(new ConnectorOptions
+        {
+            Replay = ConnectorReplay.LastN,
+            ReplayCount = 3,
+            SubscriberFaulted = faults.Add,
+        });
+        connector.Input.OnNext(1);
+        connector.Input.OnNext(2);
+
+        var faulty = new RecordingObserver<int>(throwOn: 0, boom);
+        using var subscription = connector.Output.Subscribe(faulty);
+        connector.Input.OnNext(3);
+
+        Assert.Equal([1], faulty.Values);
+        Assert.Equal([boom], faults);
+        Assert.Equal(0, connector.SubscriberCount);
+    }
+
+    [Fact]
     public void Input_AfterTermination_Ignored()
     {
         using var connector = Connector.Create<int>();
@@ -201,7 +271,7 @@ public sealed class ConnectorTests
     }
 
     [Fact]
-    public void Dispose_SubscriptionStopsDeliveryAndConnectorDisposeRefusesSubscribers()
+    public void Dispose_SubscriptionThenConnector_DeliveryStopsAndSubscribeThrows()
     {
         var connector = Connector.Create<int>();
         var observer = new RecordingObserver<int>();
@@ -222,6 +292,7 @@ public sealed class ConnectorTests
     public void Create_BadArguments_Throw()
     {
         Assert.Throws<ArgumentOutOfRangeException>(() => Connector.Create<int>(new ConnectorOptions { Replay = ConnectorReplay.LastN, ReplayCount = 0 }));
+        Assert.Throws<ArgumentOutOfRangeException>(() => Connector.Create<int>(new ConnectorOptions { Replay = ConnectorReplay.LastN, ReplayCount = -1 }));
         Assert.Throws<ArgumentOutOfRangeException>(() => Connector.Create<int>(new ConnectorOptions { Replay = (ConnectorReplay)9 }));
         using var connector = Connector.Create<int>();
         Assert.Throws<ArgumentNullException>(() => connector.Output.Subscribe((IObserver<int>)null!));
