@@ -6,16 +6,24 @@ namespace Concurrency.Messaging.Linq;
 /// </summary>
 /// <remarks>
 /// <para>
-/// At most N elements are in flight, counting both selectors still running and results waiting for an earlier element:
-/// a slow element holds back emission, not memory for more work. The source cannot be back-pressured in Rx, so elements
-/// that arrive while the window is full wait in a FIFO queue and start as slots free.
+/// Window: at most N elements are in flight, counting both selectors still running and results waiting for an earlier
+/// element, so a slow element holds back new work, not memory. Rx cannot back-pressure its source and the producer's
+/// OnNext never blocks: elements that arrive while the window is full wait in an unbounded FIFO queue inside the
+/// subscription and start, oldest first, as emission frees slots. A source much faster than the selectors therefore
+/// grows that queue.
 /// </para>
 /// <para>
-/// Grammar: downstream OnNext calls are serialized and in source order. If a selector throws, the results before it are
-/// emitted, then OnError with that exception, and nothing after. A source error is delivered the same way: after the
-/// results of every element that arrived before it. OnCompleted follows the last result. Disposing the subscription
-/// disposes the source subscription, stops emission, and cancels the token passed to asynchronous selectors in flight;
-/// so does an error.
+/// Threads: selectors run on thread-pool threads, up to N at once. The observer is called on whichever thread finished
+/// the element at the head of the order (or delivered the source's terminal call), never by two threads at once and
+/// never after OnError or OnCompleted.
+/// </para>
+/// <para>
+/// Errors and completion: if a selector throws, the results before its element are emitted, then OnError with that
+/// exception, and nothing after. A source error is delivered in order too: after the results of every element that
+/// arrived before it. OnCompleted follows the last result. If the observer's OnNext throws, the source subscription is
+/// disposed and the observer gets OnError with that exception. Disposing the subscription disposes the source
+/// subscription, drops queued elements, stops emission and cancels the token passed to asynchronous selectors in
+/// flight; so does an error.
 /// </para>
 /// </remarks>
 public static class ParallelObservable

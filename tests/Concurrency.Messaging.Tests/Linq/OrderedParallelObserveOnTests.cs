@@ -7,17 +7,23 @@ namespace Concurrency.Messaging.Tests.Linq;
 
 public sealed class OrderedParallelObserveOnTests
 {
-    [Fact]
-    public async Task ObserveOnParallel_RandomSyncWork_ResultsInSourceOrder()
+    [Theory]
+    [InlineData(1)]
+    [InlineData(2)]
+    [InlineData(4)]
+    [InlineData(16)]
+    public async Task ObserveOnParallel_RandomSpinWork_ResultsInSourceOrder(int degree)
     {
+        const int count = 5_000;
+        var spins = RandomArray(seed: degree, count, maxExclusive: 2_000);
         var observer = new RecordingObserver<int>();
-        using var subscription = Observable.Range(0, 5_000)
-            .ObserveOnParallel(i => { Thread.SpinWait(Spins(i)); return i * 2; }, 4)
+        using var subscription = Observable.Range(0, count)
+            .ObserveOnParallel(i => { Thread.SpinWait(spins[i]); return i * 2; }, degree)
             .Subscribe(observer);
 
         await observer.Terminated.DefaultTimeout();
 
-        Assert.Equal(Enumerable.Range(0, 5_000).Select(i => i * 2), observer.Values);
+        Assert.Equal(Enumerable.Range(0, count).Select(i => i * 2), observer.Values);
         Assert.True(observer.Completed);
         Assert.Equal(0, observer.GrammarViolations);
     }
@@ -25,98 +31,141 @@ public sealed class OrderedParallelObserveOnTests
     [Fact]
     public async Task ObserveOnParallel_RandomAsyncDelays_ResultsInSourceOrder()
     {
+        const int count = 400;
+        var kinds = RandomArray(seed: 42, count, maxExclusive: 4); // 0: completes synchronously, 1: yields, 2-3: 1-2 ms
         var observer = new RecordingObserver<int>();
-        using var subscription = Observable.Range(0, 300)
-            .ObserveOnParallel(async (int i, CancellationToken ct) => { await Task.Delay(i % 7, ct); return i; }, 8)
+        using var subscription = Observable.Range(0, count)
+            .ObserveOnParallel(
+                async (int i, CancellationToken ct) =>
+                {
+                    if (kinds[i] == 1)
+                    {
+                        await Task.Yield();
+                    }
+                    else if (kinds[i] > 1)
+                    {
+                        await Task.Delay(kinds[i] - 1, ct);
+                    }
+
+                    return i;
+                },
+                8)
             .Subscribe(observer);
 
         await observer.Terminated.DefaultTimeout();
 
-        Assert.Equal(Enumerable.Range(0, 300), observer.Values);
+        Assert.Equal(Enumerable.Range(0, count), observer.Values);
+        Assert.True(observer.Completed);
         Assert.Equal(0, observer.GrammarViolations);
     }
 
+    [Theory]
+    [InlineData(1)]
+    [InlineData(2)]
+    [InlineData(3)]
+    [InlineData(null)]
+    public async Task ObserveOnParallel_SpinWork_NeverMoreThanNSelectorsAtOnce(int? degree)
+    {
+        var probe = new ConcurrencyProbe();
+        var observer = new RecordingObserver<int>();
+        using var subscription = Observable.Range(0, 2_000)
+            .ObserveOnParallel(i => { probe.Enter(); Thread.SpinWait(300); probe.Exit(); return i; }, degree)
+            .Subscribe(observer);
+
+        await observer.Terminated.DefaultTimeout();
+
+        Assert.InRange(probe.Peak, 1, degree ?? Environment.ProcessorCount);
+        Assert.Equal(Enumerable.Range(0, 2_000), observer.Values);
+    }
+
     [Fact]
-    public async Task ObserveOnParallel_GatedAsyncWork_RunsExactlyNAtOnceAndNeverMore()
+    public async Task ObserveOnParallel_GatedAsyncWork_ExactlyNRunAtOnce()
     {
         const int degree = 3;
-        var running = 0;
-        var peak = 0;
-        var gates = Enumerable.Range(0, 20).Select(_ => new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously)).ToArray();
-        var startedN = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        var probe = new ConcurrencyProbe();
+        var release = NewSignal();
+        var nRunning = NewSignal();
         var observer = new RecordingObserver<int>();
         using var subscription = Observable.Range(0, 20)
             .ObserveOnParallel(
-                async (int i, CancellationToken _) =>
+                async (int i, CancellationToken ct) =>
                 {
-                    var now = Interlocked.Increment(ref running);
-                    InterlockedMax(ref peak, now);
-                    if (now == degree)
+                    if (probe.Enter() == degree)
                     {
-                        startedN.TrySetResult();
+                        nRunning.TrySetResult();
                     }
 
-                    await gates[i].Task;
-                    Interlocked.Decrement(ref running);
+                    await release.Task.WaitAsync(ct);
+                    probe.Exit();
                     return i;
                 },
                 degree)
             .Subscribe(observer);
 
-        await startedN.Task.DefaultTimeout();
-        Assert.Equal(degree, Volatile.Read(ref running));
-        foreach (var gate in gates)
-        {
-            gate.SetResult();
-        }
+        // No selector can finish before the release, so N of them provably run at the same time.
+        await nRunning.Task.DefaultTimeout();
+        Assert.Equal(degree, probe.Running);
+        release.SetResult();
 
         await observer.Terminated.DefaultTimeout();
-        Assert.Equal(degree, Volatile.Read(ref peak));
+        Assert.Equal(degree, probe.Peak);
         Assert.Equal(Enumerable.Range(0, 20), observer.Values);
     }
 
-    [Fact]
-    public async Task ObserveOnParallel_SlowHead_HoldsBackNewWorkNotMemory()
+    [Theory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public async Task ObserveOnParallel_HeadGated_NoMoreThanNStartUntilItIsEmitted(bool asynchronous)
     {
+        const int degree = 2;
         var started = 0;
-        var head = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-        var secondDone = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        var release = NewSignal();
+        var secondDone = NewSignal();
         var observer = new RecordingObserver<int>();
         using var subject = new Subject<int>();
-        using var subscription = subject
-            .ObserveOnParallel(
-                async (int i, CancellationToken _) =>
+        var parallel = asynchronous
+            ? subject.ObserveOnParallel(
+                async (int i, CancellationToken ct) =>
                 {
                     Interlocked.Increment(ref started);
                     if (i == 0)
                     {
-                        await head.Task;
-                    }
-                    else
-                    {
-                        secondDone.TrySetResult();
+                        await release.Task.WaitAsync(ct);
                     }
 
-                    return i;
+                    return After(i, secondDone);
                 },
-                2)
-            .Subscribe(observer);
+                degree)
+            : subject.ObserveOnParallel(
+                i =>
+                {
+                    Interlocked.Increment(ref started);
+                    if (i == 0)
+                    {
+                        SpinWait.SpinUntil(() => release.Task.IsCompleted, TestTimeouts.Default);
+                    }
+
+                    return After(i, secondDone);
+                },
+                degree);
+        using var subscription = parallel.Subscribe(observer);
 
         for (var i = 0; i < 100; i++)
         {
             subject.OnNext(i);
         }
 
-        // Element 1 finishes, but its result must wait for element 0: the window (2) is full, so nothing else starts.
+        // Element 1 finishes but its result waits for element 0: the window of 2 is full, so nothing else may start.
         await secondDone.Task.DefaultTimeout();
-        Assert.Equal(2, Volatile.Read(ref started));
+        Assert.Equal(degree, Volatile.Read(ref started));
         Assert.Empty(observer.Values);
 
-        head.SetResult();
+        release.SetResult();
         subject.OnCompleted();
         await observer.Terminated.DefaultTimeout();
         Assert.Equal(100, Volatile.Read(ref started));
         Assert.Equal(Enumerable.Range(0, 100), observer.Values);
+        Assert.Equal(0, observer.GrammarViolations);
     }
 
     [Fact]
@@ -136,18 +185,109 @@ public sealed class OrderedParallelObserveOnTests
     }
 
     [Fact]
+    public async Task ObserveOnParallel_LaterSelectorFailsFirst_EarlierResultsThenOnErrorAndLaterWorkCancelled()
+    {
+        var boom = new InvalidOperationException("selector failed");
+        var release = NewSignal();
+        var thirdStarted = NewSignal();
+        var thirdCancelled = NewSignal();
+        var observer = new RecordingObserver<int>();
+        using var subject = new Subject<int>();
+        using var subscription = subject
+            .ObserveOnParallel(
+                async (int i, CancellationToken ct) =>
+                {
+                    switch (i)
+                    {
+                        case < 2:
+                            await release.Task.WaitAsync(ct);
+                            return i;
+                        case 2:
+                            throw boom; // fails at once, while elements 0 and 1 still wait
+                        case 3:
+                            using (ct.Register(() => thirdCancelled.TrySetResult()))
+                            {
+                                thirdStarted.TrySetResult();
+                                await Task.Delay(Timeout.Infinite, ct);
+                                return i;
+                            }
+
+                        default:
+                            await Task.Delay(Timeout.Infinite, ct);
+                            return i;
+                    }
+                },
+                4)
+            .Subscribe(observer);
+
+        for (var i = 0; i < 10; i++)
+        {
+            subject.OnNext(i);
+        }
+
+        await thirdStarted.Task.DefaultTimeout();
+        Assert.False(observer.Terminated.IsCompleted); // the failure waits for the elements before it
+        release.SetResult();
+
+        await observer.Terminated.DefaultTimeout();
+        await thirdCancelled.Task.DefaultTimeout();
+        Assert.Equal([0, 1], observer.Values);
+        Assert.Same(boom, observer.Error);
+        Assert.False(subject.HasObservers);
+        Assert.Equal(0, observer.GrammarViolations);
+    }
+
+    [Fact]
     public async Task ObserveOnParallel_SourceErrors_ResultsBeforeItThenOnError()
     {
         var boom = new InvalidOperationException("source failed");
         var observer = new RecordingObserver<int>();
         using var subscription = Observable.Range(0, 100).Concat(Observable.Throw<int>(boom))
-            .ObserveOnParallel(i => { Thread.SpinWait(Spins(i)); return i; }, 4)
+            .ObserveOnParallel(i => { Thread.SpinWait((i * 37) % 2_000); return i; }, 4)
             .Subscribe(observer);
 
         await observer.Terminated.DefaultTimeout();
 
         Assert.Equal(Enumerable.Range(0, 100), observer.Values);
         Assert.Same(boom, observer.Error);
+        Assert.Equal(0, observer.GrammarViolations);
+    }
+
+    [Theory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public async Task ObserveOnParallel_SourceEndsWhileWorkRuns_TerminalCallAfterLastResult(bool fails)
+    {
+        var boom = new InvalidOperationException("source failed");
+        var release = NewSignal();
+        var observer = new RecordingObserver<int>();
+        using var subject = new Subject<int>();
+        using var subscription = subject
+            .ObserveOnParallel(async (int i, CancellationToken ct) => { await release.Task.WaitAsync(ct); return i; }, 2)
+            .Subscribe(observer);
+
+        for (var i = 0; i < 5; i++)
+        {
+            subject.OnNext(i); // 0 and 1 run, 2 to 4 wait in the queue
+        }
+
+        if (fails)
+        {
+            subject.OnError(boom);
+        }
+        else
+        {
+            subject.OnCompleted();
+        }
+
+        Assert.False(observer.Terminated.IsCompleted);
+        release.SetResult();
+
+        await observer.Terminated.DefaultTimeout();
+        Assert.Equal(Enumerable.Range(0, 5), observer.Values);
+        Assert.Equal(!fails, observer.Completed);
+        Assert.Equal(fails ? boom : null, observer.Error);
+        Assert.Equal(0, observer.GrammarViolations);
     }
 
     [Fact]
@@ -165,30 +305,71 @@ public sealed class OrderedParallelObserveOnTests
     [Fact]
     public async Task Dispose_InFlightAsyncWork_TokenCancelledAndNothingMoreEmitted()
     {
-        var cancelled = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-        var inFlight = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        var testToken = TestContext.Current.CancellationToken; // selectors run where TestContext.Current does not flow
+        var started = 0;
+        var bothRunning = NewSignal();
+        var secondCancelled = NewSignal();
+        var release = NewSignal();
+        var firstReturned = NewSignal();
         var observer = new RecordingObserver<int>();
         using var subject = new Subject<int>();
         var subscription = subject
             .ObserveOnParallel(
                 async (int i, CancellationToken ct) =>
                 {
-                    using var registration = ct.Register(() => cancelled.TrySetResult());
-                    inFlight.TrySetResult();
+                    if (Interlocked.Increment(ref started) == 2)
+                    {
+                        bothRunning.TrySetResult();
+                    }
+
+                    if (i == 0)
+                    {
+                        await release.Task.WaitAsync(testToken); // ignores ct: finishes after the dispose
+                        firstReturned.TrySetResult();
+                        return i;
+                    }
+
+                    using var registration = ct.Register(() => secondCancelled.TrySetResult());
                     await Task.Delay(Timeout.Infinite, ct);
                     return i;
                 },
                 2)
             .Subscribe(observer);
 
+        subject.OnNext(0);
         subject.OnNext(1);
-        await inFlight.Task.DefaultTimeout();
-        subscription.Dispose();
+        subject.OnNext(2); // waits: the window is full
+        await bothRunning.Task.DefaultTimeout();
 
-        await cancelled.Task.DefaultTimeout();
+        subscription.Dispose();
+        await secondCancelled.Task.DefaultTimeout();
+        release.SetResult();
+        await firstReturned.Task.DefaultTimeout();
+
         Assert.False(subject.HasObservers);
+        Assert.Equal(2, Volatile.Read(ref started));
         Assert.Empty(observer.Values);
         Assert.False(observer.Terminated.IsCompleted);
+    }
+
+    [Fact]
+    public async Task ObserveOnParallel_ObserverOnNextThrows_ThatErrorDeliveredAndSourceUnsubscribed()
+    {
+        var boom = new InvalidOperationException("observer failed");
+        var observer = new RecordingObserver<int>(throwOn: 3, boom);
+        using var subject = new Subject<int>();
+        using var subscription = subject.ObserveOnParallel(i => i, 2).Subscribe(observer);
+
+        for (var i = 0; i < 10; i++)
+        {
+            subject.OnNext(i);
+        }
+
+        await observer.Terminated.DefaultTimeout();
+
+        Assert.Equal([0, 1, 2, 3], observer.Values);
+        Assert.Same(boom, observer.Error);
+        Assert.False(subject.HasObservers);
     }
 
     [Fact]
@@ -202,33 +383,71 @@ public sealed class OrderedParallelObserveOnTests
         await observer.Terminated.DefaultTimeout();
 
         Assert.Equal(Enumerable.Range(0, 100_000).Select(i => (long)i * i), observer.Values);
+        Assert.True(observer.Completed);
+        Assert.Equal(0, observer.GrammarViolations);
     }
 
     [Fact]
     public void ObserveOnParallel_BadArguments_Throw()
     {
         var source = Observable.Range(0, 1);
-        Assert.Throws<ArgumentNullException>(() => ((IObservable<int>)null!).ObserveOnParallel(i => i));
-        Assert.Throws<ArgumentNullException>(() => source.ObserveOnParallel((Func<int, int>)null!));
-        Assert.Throws<ArgumentNullException>(() => source.ObserveOnParallel((Func<int, CancellationToken, ValueTask<int>>)null!));
-        Assert.Throws<ArgumentOutOfRangeException>(() => source.ObserveOnParallel(i => i, 0));
+        Func<int, CancellationToken, ValueTask<int>> asyncSelector = (i, _) => ValueTask.FromResult(i);
+        Assert.Throws<ArgumentNullException>("source", () => ((IObservable<int>)null!).ObserveOnParallel(i => i));
+        Assert.Throws<ArgumentNullException>("source", () => ((IObservable<int>)null!).ObserveOnParallel(asyncSelector));
+        Assert.Throws<ArgumentNullException>("selector", () => source.ObserveOnParallel((Func<int, int>)null!));
+        Assert.Throws<ArgumentNullException>("selector", () => source.ObserveOnParallel((Func<int, CancellationToken, ValueTask<int>>)null!));
+        Assert.Throws<ArgumentOutOfRangeException>("maxDegreeOfParallelism", () => source.ObserveOnParallel(i => i, 0));
+        Assert.Throws<ArgumentOutOfRangeException>("maxDegreeOfParallelism", () => source.ObserveOnParallel(i => i, -1));
+        Assert.Throws<ArgumentOutOfRangeException>("maxDegreeOfParallelism", () => source.ObserveOnParallel(asyncSelector, 0));
+        Assert.Throws<ArgumentNullException>("observer", () => source.ObserveOnParallel(i => i).Subscribe(null!));
     }
 
-    /// <summary>A deterministic pseudo-random amount of work per element, so later elements often finish first.</summary>
-    private static int Spins(int i) => (int)((uint)(i * 2654435761) % 2000);
+    private static TaskCompletionSource NewSignal() => new(TaskCreationOptions.RunContinuationsAsynchronously);
 
-    private static void InterlockedMax(ref int target, int value)
+    private static int[] RandomArray(int seed, int count, int maxExclusive)
     {
-        var current = Volatile.Read(ref target);
-        while (value > current)
+        var random = new Random(seed);
+        return Enumerable.Range(0, count).Select(_ => random.Next(maxExclusive)).ToArray();
+    }
+
+    private static int After(int i, TaskCompletionSource secondDone)
+    {
+        if (i == 1)
         {
-            var seen = Interlocked.CompareExchange(ref target, value, current);
-            if (seen == current)
+            secondDone.TrySetResult();
+        }
+
+        return i;
+    }
+
+    /// <summary>Counts selectors running at once and remembers the most; called from many threads.</summary>
+    private sealed class ConcurrencyProbe
+    {
+        private int _running;
+        private int _peak;
+
+        public int Running => Volatile.Read(ref _running);
+
+        public int Peak => Volatile.Read(ref _peak);
+
+        public int Enter()
+        {
+            var now = Interlocked.Increment(ref _running);
+            var peak = Volatile.Read(ref _peak);
+            while (now > peak)
             {
-                return;
+                var seen = Interlocked.CompareExchange(ref _peak, now, peak);
+                if (seen == peak)
+                {
+                    break;
+                }
+
+                peak = seen;
             }
 
-            current = seen;
+            return now;
         }
+
+        public void Exit() => Interlocked.Decrement(ref _running);
     }
 }
