@@ -33,7 +33,9 @@ public static class Program
             rest.RemoveRange(at, 2);
         }
 
-        if (!rest.Any(a => a is "--filter" or "-f" or "--list" or "--allCategories" or "--anyCategories" or "--help" or "--info"))
+        var selects = rest.Any(a => a is "--filter" or "-f" or "--allCategories" or "--anyCategories");
+        var runs = !rest.Any(a => a is "--list" or "--help" or "-h" or "--info" or "--version");
+        if (!selects && runs)
         {
             rest.AddRange(["--filter", "*HeadlineBenchmarks*"]);
         }
@@ -41,7 +43,16 @@ public static class Program
         var summaries = BenchmarkSwitcher.FromAssembly(typeof(Program).Assembly)
             .Run([.. rest], BenchmarkConfig.Create(BenchmarkConfig.ParseCores(cores)))
             .ToList();
-        var failed = summaries.Where(s => s.HasCriticalValidationErrors || s.Reports.Any(r => !r.Success)).ToList();
+        if (runs && summaries.Count == 0)
+        {
+            Console.Error.WriteLine($"No benchmark ran: nothing matched '{string.Join(' ', rest)}'.");
+            return 1;
+        }
+
+        // A case with no report at all (its build failed) counts as failed too.
+        var failed = summaries
+            .Where(s => s.HasCriticalValidationErrors || s.Reports.Length < s.BenchmarksCases.Length || s.Reports.Any(r => !r.Success))
+            .ToList();
         foreach (var summary in failed)
         {
             Console.Error.WriteLine($"FAILED: {summary.Title}: {string.Join(", ", summary.Reports.Where(r => !r.Success).Select(r => r.BenchmarkCase.DisplayInfo))}");

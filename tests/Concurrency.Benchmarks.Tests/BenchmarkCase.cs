@@ -20,8 +20,11 @@ public sealed record BenchmarkCase(Type Type, MethodInfo Method, IReadOnlyList<(
     public override string ToString()
         => $"{Type.Name}.{Method.Name}({string.Join(", ", Parameters.Select(p => string.Create(CultureInfo.InvariantCulture, $"{p.Property.Name}={p.Value}")))})";
 
-    /// <summary>Runs the case once with <see cref="SmallMessageCount"/> messages; the benchmark's own verification throws on a mismatch.</summary>
-    public void Run()
+    /// <summary>
+    /// Runs the case once with <see cref="SmallMessageCount"/> messages; the benchmark's own verification throws on a mismatch.
+    /// </summary>
+    /// <returns>The benchmark instance, so the caller can ask it what it verified.</returns>
+    public object Run()
     {
         var instance = Activator.CreateInstance(Type)!;
         Type.GetProperty("MessageCount")?.SetValue(instance, SmallMessageCount);
@@ -36,7 +39,7 @@ public sealed record BenchmarkCase(Type Type, MethodInfo Method, IReadOnlyList<(
             Invoke<IterationSetupAttribute>(instance);
             try
             {
-                Method.Invoke(instance, null);
+                Method.Invoke(instance, BindingFlags.DoNotWrapExceptions, null, null, null); // the benchmark's own exception, not a wrapper
             }
             finally
             {
@@ -47,6 +50,8 @@ public sealed record BenchmarkCase(Type Type, MethodInfo Method, IReadOnlyList<(
         {
             Invoke<GlobalCleanupAttribute>(instance);
         }
+
+        return instance;
     }
 
     private static bool IsBenchmark(MethodInfo method) => method.GetCustomAttribute<BenchmarkAttribute>() is not null;
@@ -56,7 +61,7 @@ public sealed record BenchmarkCase(Type Type, MethodInfo Method, IReadOnlyList<(
     {
         foreach (var method in Type.GetMethods().Where(m => m.GetCustomAttribute<TAttribute>() is not null))
         {
-            method.Invoke(instance, null);
+            method.Invoke(instance, BindingFlags.DoNotWrapExceptions, null, null, null);
         }
     }
 

@@ -17,8 +17,12 @@ public sealed class BenchmarkVerificationTests
     {
         var benchmark = BenchmarkCase.All().Single(c => c.ToString() == name);
 
-        await Task.Run(benchmark.Run, TestContext.Current.CancellationToken)
+        var instance = await Task.Run(benchmark.Run, TestContext.Current.CancellationToken)
             .WaitAsync(TimeSpan.FromMinutes(1), TestContext.Current.CancellationToken);
+
+        // Every scenario goes through the shared harness, and the invocation really reached its count-and-checksum check.
+        var verified = Assert.IsAssignableFrom<PathBenchmark>(instance);
+        Assert.Equal(1, verified.VerifiedRuns);
     }
 
     [Fact]

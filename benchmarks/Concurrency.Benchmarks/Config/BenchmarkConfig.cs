@@ -6,12 +6,14 @@ using BenchmarkDotNet.Exporters.Csv;
 using BenchmarkDotNet.Exporters.Json;
 using BenchmarkDotNet.Jobs;
 using BenchmarkDotNet.Loggers;
+using BenchmarkDotNet.Reports;
 
 namespace Concurrency.Benchmarks.Config;
 
 /// <summary>
 /// One job per core count, each pinned by process affinity and told its processor count, so the same benchmark gives a
-/// curve across cores. One invocation per iteration: a fresh path is built before each, outside the measurement.
+/// curve across cores. One invocation per iteration: a fresh path is built before each, outside the measurement. Few
+/// iterations, because each moves a million messages and the unattended headline run must finish in ten minutes on 2 cores.
 /// </summary>
 public static class BenchmarkConfig
 {
@@ -23,7 +25,8 @@ public static class BenchmarkConfig
             .AddLogger(ConsoleLogger.Default)
             .AddExporter(MarkdownExporter.GitHub, CsvExporter.Default, JsonExporter.Full)
             .AddDiagnoser(MemoryDiagnoser.Default, ThreadingDiagnoser.Default)
-            .WithOption(ConfigOptions.JoinSummary, false);
+            .WithOption(ConfigOptions.JoinSummary, false)
+            .WithSummaryStyle(SummaryStyle.Default.WithMaxParameterColumnWidth(40)); // case names such as "ChannelBounded 1->4 work-sharing" stay whole
 
         foreach (var count in cores)
         {
@@ -34,8 +37,8 @@ public static class BenchmarkConfig
                 .WithInvocationCount(1)
                 .WithUnrollFactor(1)
                 .WithLaunchCount(1)
-                .WithWarmupCount(2)
-                .WithIterationCount(6));
+                .WithWarmupCount(3)
+                .WithIterationCount(10));
         }
 
         return config;

@@ -31,8 +31,6 @@ public sealed class CountingConsumer
         _state.Last = message.Id;
     }
 
-    public void Reset() => _state = default;
-
     [StructLayout(LayoutKind.Explicit, Size = 192)]
     private struct Padded
     {

@@ -18,6 +18,9 @@ public abstract class PathBenchmark
     /// <summary>Gets or sets the messages per invocation; the benchmarks' OperationsPerInvoke assumes the default.</summary>
     public int MessageCount { get; set; } = DefaultMessageCount;
 
+    /// <summary>Gets how many invocations moved every message and passed verification (the CI test checks it).</summary>
+    public int VerifiedRuns { get; private set; }
+
     protected Message[] Messages { get; private set; } = [];
 
     /// <summary>Gets the case's name for failure messages.</summary>
@@ -49,6 +52,8 @@ public abstract class PathBenchmark
         {
             Delivery.VerifyEach(path.Consumers, MessageCount, Scenario, path.Ordered);
         }
+
+        VerifiedRuns++;
     }
 
     protected abstract IMessagePath CreatePath();

@@ -11,6 +11,7 @@ public sealed class ProducerThreads : IDisposable
     private Message[] _messages = [];  // written by the runner before the start phase, read by producers after it
     private Action<Message>? _post;
     private bool _stopping;            // likewise published by the barrier
+    private Exception? _failure;       // the first producer's exception (Interlocked), read by the runner after the end phase
 
     public ProducerThreads(int count)
     {
@@ -29,20 +30,35 @@ public sealed class ProducerThreads : IDisposable
     {
         _messages = messages;
         _post = post;
-        _barrier.SignalAndWait();
-        _barrier.SignalAndWait();
+        Phase("Starting the producers");
+        Phase("The producers' posting");
+        if (Interlocked.Exchange(ref _failure, null) is { } failure)
+        {
+            throw new InvalidOperationException("A producer's post threw.", failure);
+        }
     }
 
     public void Dispose()
     {
         _stopping = true;
-        _barrier.SignalAndWait();
+        Phase("Stopping the producers");
         foreach (var thread in _threads)
         {
-            thread.Join();
+            if (!thread.Join(RunLimit.Timeout))
+            {
+                throw RunLimit.Stuck($"{thread.Name}'s exit");
+            }
         }
 
         _barrier.Dispose();
+    }
+
+    private void Phase(string what)
+    {
+        if (!_barrier.SignalAndWait(RunLimit.Timeout))
+        {
+            throw RunLimit.Stuck(what);
+        }
     }
 
     private void Produce(int index)
@@ -57,9 +73,17 @@ public sealed class ProducerThreads : IDisposable
 
             var messages = _messages;
             var post = _post!;
-            for (var i = index; i < messages.Length; i += _threads.Length)
+            try
             {
-                post(messages[i]);
+                for (var i = index; i < messages.Length; i += _threads.Length)
+                {
+                    post(messages[i]);
+                }
+            }
+            catch (Exception ex)
+            {
+                // Reported to the runner rather than left to crash the process, so the benchmark fails with the cause.
+                Interlocked.CompareExchange(ref _failure, ex, null);
             }
 
             _barrier.SignalAndWait();

@@ -27,7 +27,7 @@ public sealed class ActionBlockPath : IMessagePath
         }
 
         _block.Complete();
-        _block.Completion.GetAwaiter().GetResult();
+        RunLimit.Wait(_block.Completion, "The ActionBlock's drain");
     }
 
     public void Dispose() => _block.Complete();

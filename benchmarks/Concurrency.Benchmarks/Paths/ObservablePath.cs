@@ -14,11 +14,12 @@ public sealed class ObservablePath : IMessagePath
     private readonly ManualResetEventSlim _completed = new();
     private readonly IDisposable _subscription;
     private readonly IDisposable? _scheduler;
+    private Exception? _error; // written by the consumer before it sets _completed, read by the runner after
 
     public ObservablePath(Func<IObservable<Message>, IObservable<Message>> hop, IDisposable? scheduler = null)
     {
         _scheduler = scheduler;
-        _subscription = hop(_subject).Subscribe(_consumer.Handle, _ => _completed.Set(), _completed.Set);
+        _subscription = hop(_subject).Subscribe(_consumer.Handle, OnError, _completed.Set);
     }
 
     public IReadOnlyList<CountingConsumer> Consumers => [_consumer];
@@ -33,7 +34,11 @@ public sealed class ObservablePath : IMessagePath
         }
 
         _subject.OnCompleted();
-        _completed.Wait();
+        RunLimit.Wait(_completed, "The observable's OnCompleted");
+        if (_error is not null)
+        {
+            throw new InvalidOperationException("The observable ended with OnError.", _error);
+        }
     }
 
     public void Dispose()
@@ -42,5 +47,11 @@ public sealed class ObservablePath : IMessagePath
         _scheduler?.Dispose();
         _subject.Dispose();
         _completed.Dispose();
+    }
+
+    private void OnError(Exception error)
+    {
+        _error = error;
+        _completed.Set();
     }
 }

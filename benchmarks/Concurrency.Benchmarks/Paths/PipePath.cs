@@ -39,12 +39,13 @@ public sealed class PipePath : IMessagePath
         }
 
         _pipe.Complete();
-        _pipe.Completion.GetAwaiter().GetResult();
+        RunLimit.Wait(_pipe.Completion, $"The {_pipe.Kind} pipe's drain");
     }
 
     public void Dispose()
     {
-        _pipe.TryComplete();
+        // After a run the pipe is already drained; after a failed one this stops its consumers before the next path starts.
+        RunLimit.Wait(_pipe.DisposeAsync().AsTask(), $"Disposing the {_pipe.Kind} pipe");
         _producers?.Dispose();
     }
 }

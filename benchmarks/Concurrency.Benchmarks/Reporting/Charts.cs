@@ -1,54 +1,95 @@
+using System.Globalization;
 using ScottPlot;
 using ScottPlot.TickGenerators;
 
 namespace Concurrency.Benchmarks.Reporting;
 
-/// <summary>PNG charts with ScottPlot: throughput on a log scale, as bars (one core count) or lines against cores.</summary>
+/// <summary>
+/// PNG charts with ScottPlot: throughput on a log scale (values plotted as log10, labelled back in msg/s, since the cases
+/// span three orders of magnitude), as horizontal bars at one core count or as lines against cores.
+/// </summary>
 public static class Charts
 {
+    private static readonly Color Ceiling = Colors.Gray;
+    private static readonly Color Rx = new(0xD6, 0x27, 0x28);
+    private static readonly Color Dataflow = new(0x2C, 0xA0, 0x2C);
+    private static readonly Color Ours = new(0x1F, 0x77, 0xB4);
+
+    /// <summary>One bar per case, fastest on top, coloured by family: ceilings, Rx, TPL Dataflow, this library.</summary>
     public static void Bars(string path, string title, IReadOnlyList<(string Label, double MessagesPerSecond)> rows)
     {
         var plot = new Plot();
-        var bars = rows.Select((row, i) => new Bar { Position = i, Value = Math.Log10(Math.Max(row.MessagesPerSecond, 1)) }).ToList();
-        plot.Add.Bars(bars);
-        plot.Axes.Bottom.SetTicks([.. rows.Select((_, i) => (double)i)], [.. rows.Select(r => r.Label)]);
-        plot.Axes.Bottom.TickLabelStyle.Rotation = 45;
-        plot.Axes.Bottom.TickLabelStyle.Alignment = Alignment.MiddleLeft;
-        plot.Axes.Bottom.MinimumSize = 160;
-        LogAxis(plot);
+        var logs = rows.Select(r => Math.Log10(Math.Max(r.MessagesPerSecond, 1))).ToList();
+        var floor = Math.Floor(logs.Min());
+        var bars = rows.Select((row, i) => new Bar
+        {
+            Position = rows.Count - 1 - i,
+            ValueBase = floor,
+            Value = logs[i],
+            FillColor = Family(row.Label),
+            Label = row.MessagesPerSecond.ToString("N0", CultureInfo.InvariantCulture),
+        }).ToList();
+        var barPlot = plot.Add.Bars(bars);
+        barPlot.Horizontal = true;
+        plot.Axes.Left.SetTicks([.. rows.Select((_, i) => (double)(rows.Count - 1 - i))], [.. rows.Select(r => r.Label)]);
+        plot.Axes.SetLimitsX(floor, Math.Ceiling(logs.Max()) + 0.3);
+        LogTicks(plot.Axes.Bottom);
+        plot.Legend.ManualItems.AddRange([
+            new LegendItem { LabelText = "ceiling", FillColor = Ceiling },
+            new LegendItem { LabelText = "Rx", FillColor = Rx },
+            new LegendItem { LabelText = "TPL Dataflow", FillColor = Dataflow },
+            new LegendItem { LabelText = "Concurrency", FillColor = Ours },
+        ]);
+        plot.ShowLegend(Alignment.LowerRight);
         plot.Title(title);
-        plot.Axes.Margins(bottom: 0);
-        plot.SavePng(path, 1000, 650);
+        plot.SavePng(path, 1100, 120 + (36 * rows.Count));
     }
 
+    /// <summary>One line per case: msg/s at each core count measured.</summary>
     public static void Lines(string path, string title, IReadOnlyDictionary<string, IReadOnlyList<(int Cores, double MessagesPerSecond)>> series)
     {
         var plot = new Plot();
+        var palette = new ScottPlot.Palettes.Category20();
+        var shapes = new[] { MarkerShape.FilledCircle, MarkerShape.FilledSquare, MarkerShape.FilledTriangleUp, MarkerShape.FilledDiamond };
+        var index = 0;
         foreach (var (name, points) in series)
         {
             var scatter = plot.Add.Scatter(
                 points.Select(p => (double)p.Cores).ToArray(),
                 points.Select(p => Math.Log10(Math.Max(p.MessagesPerSecond, 1))).ToArray());
             scatter.LegendText = name;
+            scatter.Color = palette.GetColor(index);
+            scatter.MarkerShape = shapes[index % shapes.Length];
+            scatter.MarkerSize = 8;
+            scatter.LineWidth = 2;
+            index++;
         }
 
         var cores = series.Values.SelectMany(p => p).Select(p => p.Cores).Distinct().Order().ToArray();
-        plot.Axes.Bottom.SetTicks([.. cores.Select(c => (double)c)], [.. cores.Select(c => c.ToString(System.Globalization.CultureInfo.InvariantCulture))]);
+        plot.Axes.Bottom.SetTicks([.. cores.Select(c => (double)c)], [.. cores.Select(c => c.ToString(CultureInfo.InvariantCulture))]);
         plot.Axes.Bottom.Label.Text = "cores";
-        LogAxis(plot);
+        LogTicks(plot.Axes.Left);
         plot.ShowLegend(Edge.Right);
         plot.Title(title);
-        plot.SavePng(path, 1100, 650);
+        plot.SavePng(path, 1200, 700);
     }
 
-    private static void LogAxis(Plot plot)
+    private static Color Family(string label) => label switch
     {
-        plot.Axes.Left.TickGenerator = new NumericAutomatic
+        _ when label.StartsWith("DirectCall", StringComparison.Ordinal) || label.StartsWith("RawRing", StringComparison.Ordinal) => Ceiling,
+        _ when label.StartsWith("Rx", StringComparison.Ordinal) => Rx,
+        _ when label.StartsWith("Dataflow", StringComparison.Ordinal) => Dataflow,
+        _ => Ours,
+    };
+
+    private static void LogTicks(IAxis axis)
+    {
+        axis.TickGenerator = new NumericAutomatic
         {
             MinorTickGenerator = new LogMinorTickGenerator(),
             IntegerTicksOnly = true,
-            LabelFormatter = y => Math.Pow(10, y).ToString("N0", System.Globalization.CultureInfo.InvariantCulture),
+            LabelFormatter = v => Math.Pow(10, v).ToString("N0", CultureInfo.InvariantCulture),
         };
-        plot.Axes.Left.Label.Text = "messages per second (log scale)";
+        axis.Label.Text = "messages per second (log scale)";
     }
 }

@@ -59,7 +59,8 @@ public static class ReportCommand
 
         text.AppendLine();
         text.AppendLine("Every row moved every message and checked count, checksum and (with one producer) order; a mismatch fails the benchmark, so a row here is a verified result.");
-        text.AppendLine("Ratios and percentages are at the largest core count measured; the references (Rx ObserveOn on the TaskPool, DirectCall, RawRing) come from the headline scenario on the same core count.").AppendLine();
+        text.AppendLine("Each msg/s carries the spread of its iterations (standard deviation over mean of the time per message): a wide one means the machine was busy or the case is unstable, so read it as a range.");
+        text.AppendLine("The ratio to Rx ObserveOn (TaskPool) is given per core count; the other columns are at the largest core count measured. The references (Rx ObserveOn on the TaskPool, DirectCall, RawRing) come from the headline scenario on the same core count.").AppendLine();
 
         double? Reference(string @case, int cores)
             => results.FirstOrDefault(r => r.Scenario == Headline && r.Case == @case && r.Cores == cores)?.MessagesPerSecond;
@@ -69,21 +70,23 @@ public static class ReportCommand
             var rows = results.Where(r => r.Scenario == scenario).ToList();
             var cores = rows.Select(r => r.Cores).Distinct().Order().ToList();
             var top = cores[^1];
-            var rx = Reference("RxObserveOnTaskPool", top);
             var direct = Reference("DirectCall", top);
             var ring = Reference("RawRing", top);
 
             text.AppendLine(CultureInfo.InvariantCulture, $"## {scenario}").AppendLine();
-            var headers = cores.Select(c => $"msg/s, {c} core{(c == 1 ? string.Empty : "s")}")
-                .Concat([$"× Rx ObserveOn ({top})", $"% of DirectCall ({top})", $"% of RawRing ({top})", "bytes/msg", "work items/msg", "lock contentions/msg"]);
+            var headers = cores.Select(c => $"msg/s, {Cores(c)}")
+                .Concat(cores.Select(c => $"× Rx ObserveOn, {Cores(c)}"))
+                .Concat([$"% of DirectCall ({top})", $"% of RawRing ({top})", $"bytes/msg ({top})", $"work items/msg ({top})", $"lock contentions/msg ({top})"])
+                .ToList();
             text.AppendLine("| case | " + string.Join(" | ", headers) + " |");
             text.AppendLine("|---|" + string.Concat(headers.Select(_ => "---:|")));
             foreach (var group in rows.GroupBy(r => r.Case).OrderByDescending(g => g.FirstOrDefault(r => r.Cores == top)?.MessagesPerSecond ?? 0))
             {
-                var atTop = group.FirstOrDefault(r => r.Cores == top);
-                var cells = cores.Select(c => Rate(group.FirstOrDefault(r => r.Cores == c)?.MessagesPerSecond))
+                BenchmarkResult? At(int c) => group.FirstOrDefault(r => r.Cores == c);
+                var atTop = At(top);
+                var cells = cores.Select(c => Rate(At(c)))
+                    .Concat(cores.Select(c => Ratio(At(c)?.MessagesPerSecond, Reference("RxObserveOnTaskPool", c), "0.00×")))
                     .Concat([
-                        Ratio(atTop?.MessagesPerSecond, rx, "0.00×"),
                         Ratio(atTop?.MessagesPerSecond * 100, direct, "0.0"),
                         Ratio(atTop?.MessagesPerSecond * 100, ring, "0.0"),
                         Number(atTop?.BytesPerMessage, "0.##"),
@@ -95,7 +98,7 @@ public static class ReportCommand
 
             text.AppendLine();
             var bars = Path.Combine(outputDirectory, $"{scenario}.png");
-            Charts.Bars(bars, $"{scenario}, {top} core{(top == 1 ? string.Empty : "s")}", [.. rows.Where(r => r.Cores == top).OrderByDescending(r => r.MessagesPerSecond).Select(r => (r.Case, r.MessagesPerSecond))]);
+            Charts.Bars(bars, $"{scenario}, {Cores(top)}", [.. rows.Where(r => r.Cores == top).OrderByDescending(r => r.MessagesPerSecond).Select(r => (r.Case, r.MessagesPerSecond))]);
             text.AppendLine(CultureInfo.InvariantCulture, $"![{scenario}]({Path.GetFileName(bars)})").AppendLine();
             if (cores.Count > 1)
             {
@@ -109,7 +112,11 @@ public static class ReportCommand
         return text.ToString();
     }
 
-    private static string Rate(double? value) => value is { } v ? v.ToString("N0", CultureInfo.InvariantCulture) : "-";
+    /// <summary>msg/s with the iterations' spread, e.g. "12,345,678 ±4%".</summary>
+    private static string Rate(BenchmarkResult? result)
+        => result is null ? "-" : string.Create(CultureInfo.InvariantCulture, $"{result.MessagesPerSecond:N0} ±{result.Spread:0%}");
+
+    private static string Cores(int count) => count == 1 ? "1 core" : string.Create(CultureInfo.InvariantCulture, $"{count} cores");
 
     private static string Ratio(double? value, double? reference, string format)
         => value is { } v && reference is > 0 ? (v / reference.Value).ToString(format, CultureInfo.InvariantCulture) : "-";

@@ -1,6 +1,5 @@
 using System.Reactive.Concurrency;
 using System.Reactive.Linq;
-using System.Threading.Tasks.Dataflow;
 using BenchmarkDotNet.Attributes;
 using Concurrency.Benchmarks.Harness;
 using Concurrency.Benchmarks.Paths;
@@ -42,15 +41,9 @@ public class OrderedParallelBenchmarks : PathBenchmark
         {
             ParallelPath.RxObserveOnThenSelect => new ObservablePath(s => s.ObserveOn(TaskPoolScheduler.Default).Select(Work)),
             ParallelPath.ObserveOnParallel => new ObservablePath(s => s.ObserveOnParallel(Work, degree)),
-            ParallelPath.DataflowTransformBlock => new ObservablePath(s => Observable.Create<Message>(observer =>
-            {
-                var transform = new TransformBlock<Message, Message>(
-                    Work, new ExecutionDataflowBlockOptions { EnsureOrdered = true, MaxDegreeOfParallelism = degree, SingleProducerConstrained = true });
-                var sink = new ActionBlock<Message>(observer.OnNext);
-                transform.LinkTo(sink, new DataflowLinkOptions { PropagateCompletion = true });
-                sink.Completion.ContinueWith(_ => observer.OnCompleted(), TaskScheduler.Default);
-                return s.Subscribe(m => transform.Post(m), transform.Complete);
-            })),
+            ParallelPath.ObserveOnParallelAsync => new ObservablePath(
+                s => s.ObserveOnParallel((Message m, CancellationToken _) => ValueTask.FromResult(Work(m)), degree)),
+            ParallelPath.DataflowTransformBlock => new TransformBlockPath(Work, degree),
             _ => throw new ArgumentOutOfRangeException(nameof(Path), Path, "Unknown parallel path."),
         };
     }

@@ -1,0 +1,44 @@
+using System.Threading.Tasks.Dataflow;
+using Concurrency.Benchmarks.Harness;
+
+namespace Concurrency.Benchmarks.Paths;
+
+/// <summary>
+/// TPL Dataflow's answer to ordered parallel work: a TransformBlock running the selector on up to N messages at once with
+/// EnsureOrdered, linked to an ActionBlock consumer that must see the results in source order.
+/// </summary>
+public sealed class TransformBlockPath : IMessagePath
+{
+    private readonly CountingConsumer _consumer = new();
+    private readonly TransformBlock<Message, Message> _transform;
+    private readonly ActionBlock<Message> _sink;
+
+    public TransformBlockPath(Func<Message, Message> selector, int degreeOfParallelism)
+    {
+        _transform = new TransformBlock<Message, Message>(
+            selector,
+            new ExecutionDataflowBlockOptions { EnsureOrdered = true, MaxDegreeOfParallelism = degreeOfParallelism, SingleProducerConstrained = true });
+        _sink = new ActionBlock<Message>(_consumer.Handle);
+        _transform.LinkTo(_sink, new DataflowLinkOptions { PropagateCompletion = true });
+    }
+
+    public IReadOnlyList<CountingConsumer> Consumers => [_consumer];
+
+    public bool SharesWork => false;
+
+    public void Run(Message[] messages)
+    {
+        foreach (var message in messages)
+        {
+            if (!_transform.Post(message))
+            {
+                throw new InvalidOperationException("The TransformBlock refused a message.");
+            }
+        }
+
+        _transform.Complete();
+        RunLimit.Wait(_sink.Completion, "The TransformBlock → ActionBlock drain");
+    }
+
+    public void Dispose() => _transform.Complete();
+}
