@@ -1,0 +1,488 @@
+using System.Diagnostics;
+using System.Threading.Channels;
+using Concurrency.Messaging.Pipes;
+using Xunit;
+
+namespace Concurrency.Messaging.Tests.Regressions;
+
+/// <summary>
+/// dotnet/runtime#131141, "Bounded channel under CPU contention: NullReferenceException from WriteAsync,
+/// InvalidOperationException from the reader, or parked reader never wakes (.NET 10/11; .NET 9 unaffected)". The
+/// reporter's rig mirrors MassTransit's SQS <c>Batcher&lt;TEntry&gt;</c>: bounded(100), SingleReader, FullMode.Wait, no
+/// synchronous continuations; one reader parked in <c>WaitToReadAsync()</c> that gathers batches with
+/// <c>WaitToReadAsync(batchTimeoutToken)</c>, and ten paced writers, each waiting for its entry to be sent. The batch
+/// token expiring while the reader waits for the channel's lock opens the window described in
+/// <see cref="BoundedChannelLockWindow"/>; CPU contention (busy threads here, CPU-limited containers in the issue) widens it.
+/// </summary>
+/// <remarks>
+/// The raw-runtime tests measure and record (exceptions, stalls, losses); they fail only if the harness cannot account for
+/// every entry. The pipe tests run the same load through our channel pipe, which reads without tokens and re-checks on a
+/// watchdog, and assert exactly-once delivery with no stranded producer.
+/// </remarks>
+[Collection(nameof(RuntimeChannelRegressions))]
+public sealed class ParkedReaderContentionRegressionTests
+{
+    private const int Writers = 10;
+    private const int IssueCapacity = 100;
+    private const int BatchLimit = 10;
+    private static readonly TimeSpan BatchTimeout = TimeSpan.FromMilliseconds(1);
+
+    /// <summary>How long a paced writer waits for its entry before calling it stranded; far above any healthy round trip.</summary>
+    private static readonly TimeSpan StallTimeout = TimeSpan.FromSeconds(5);
+
+    [Fact]
+    public async Task RawBoundedChannel_ParkedReaderTenPacedWritersUnderContention_RecordsRuntimeFailures()
+    {
+        var run = await RunBatcherShapeAsync(batchers: 8, perWriter: 1 << 14, budget: TimeSpan.FromSeconds(4));
+        RecordAndCheckHarness(run);
+    }
+
+    [Fact]
+    [Trait("Category", "Stress")]
+    public async Task RawBoundedChannel_ParkedReaderTenPacedWritersUnderContention_FifteenSeconds_RecordsRuntimeFailures()
+    {
+        var run = await RunBatcherShapeAsync(batchers: 8, perWriter: 1 << 16, budget: TimeSpan.FromSeconds(15));
+        RecordAndCheckHarness(run);
+    }
+
+    [Fact]
+    public async Task ChannelPipe_TenPacedProducersOneConsumerUnderContention_EveryItemExactlyOnce()
+        => await RunPacedPipeAsync(perProducer: 1 << 14, budget: TimeSpan.FromSeconds(3));
+
+    [Fact]
+    [Trait("Category", "Stress")]
+    public async Task ChannelPipe_TenPacedProducersOneConsumerUnderContention_TenSeconds_EveryItemExactlyOnce()
+        => await RunPacedPipeAsync(perProducer: 1 << 16, budget: TimeSpan.FromSeconds(10));
+
+    [Fact]
+    public async Task ChannelPipe_TenProducersCancelledPostsUnderContention_AcceptedExactlyOnceCancelledNever()
+        => await RunCancelledPostsAsync(perProducer: 1 << 17, budget: TimeSpan.FromSeconds(3));
+
+    [Fact]
+    [Trait("Category", "Stress")]
+    public async Task ChannelPipe_TenProducersCancelledPostsUnderContention_TenSeconds_AcceptedExactlyOnceCancelledNever()
+        => await RunCancelledPostsAsync(perProducer: 1 << 19, budget: TimeSpan.FromSeconds(10));
+
+    /// <summary>
+    /// The reporter's rig: several independent batchers at once (each its own channel, parked reader and ten paced writers),
+    /// on cores kept busy. Bounded by a time budget; every writer's wait for its entry is bounded by <see cref="StallTimeout"/>.
+    /// </summary>
+    private static async Task<BatcherRun> RunBatcherShapeAsync(int batchers, int perWriter, TimeSpan budget)
+    {
+        var ledger = new IdLedger(batchers * Writers * perWriter);
+        var faults = new FaultTally();
+        var stats = new BatcherStats();
+        using var stop = new CancellationTokenSource();
+        var clock = Stopwatch.StartNew();
+        var hangs = new List<string>();
+        var left = 0;
+
+        using (new CpuContention(Environment.ProcessorCount))
+        {
+            var runs = Enumerable.Range(0, batchers)
+                .Select(b => RunOneBatcherAsync(b * Writers * perWriter, perWriter, ledger, faults, stats, stop.Token))
+                .ToArray();
+            try
+            {
+                await Task.Delay(budget, TestContext.Current.CancellationToken);
+            }
+            finally
+            {
+                await stop.CancelAsync();
+            }
+
+            foreach (var run in runs)
+            {
+                var (hang, leftInChannel) = await run.WaitAsync(StallTimeout * 3 + TestTimeouts.Default, TestContext.Current.CancellationToken);
+                left += leftInChannel;
+                if (hang is not null)
+                {
+                    hangs.Add(hang);
+                }
+            }
+        }
+
+        return new BatcherRun(
+            batchers,
+            Interlocked.Read(ref stats.Written),
+            clock.Elapsed,
+            ledger.Audit(),
+            left,
+            stats,
+            faults,
+            hangs.Count == 0 ? null : string.Join("; ", hangs.Distinct()));
+    }
+
+    private static async Task<(string? Hang, int LeftInChannel)> RunOneBatcherAsync(
+        int firstId, int perWriter, IdLedger ledger, FaultTally faults, BatcherStats stats, CancellationToken stop)
+    {
+        var channel = Channel.CreateBounded<Entry>(new BoundedChannelOptions(IssueCapacity)
+        {
+            AllowSynchronousContinuations = false,
+            FullMode = BoundedChannelFullMode.Wait,
+            SingleReader = true,
+            SingleWriter = false,
+        });
+        string? hang = null;
+
+        var reader = Task.Run(async () =>
+        {
+            // MassTransit's WaitForBatch logs and dies on an unexpected exception, stranding every writer; restart it
+            // instead, so one fault does not end the measurement.
+            while (true)
+            {
+                try
+                {
+                    while (await channel.Reader.WaitToReadAsync())
+                    {
+                        await ReadBatchAsync(channel.Reader, ledger, faults, stats);
+                    }
+
+                    return;
+                }
+                catch (ChannelClosedException)
+                {
+                    return;
+                }
+                catch (Exception ex)
+                {
+                    faults.Add("the parked reader", ex);
+                    if (Interlocked.Increment(ref stats.ReaderRestarts) > 100)
+                    {
+                        return;
+                    }
+                }
+            }
+        }, CancellationToken.None);
+
+        var writers = Enumerable.Range(0, Writers).Select(w => Task.Run(async () =>
+        {
+            var random = new Random(firstId + w);
+            for (var seq = 0; seq < perWriter && !stop.IsCancellationRequested; seq++)
+            {
+                await Pace(random);
+                var entry = new Entry(firstId + w * perWriter + seq);
+                try
+                {
+                    await channel.Writer.WriteAsync(entry);
+                }
+                catch (ChannelClosedException)
+                {
+                    return; // only once the harness gave up on a hung writer and completed the channel
+                }
+                catch (Exception ex)
+                {
+                    faults.Add("WriteAsync", ex);
+                    ledger.Excuse(entry.Id); // it may or may not have been enqueued
+                    continue;
+                }
+
+                ledger.Issue(entry.Id);
+                Interlocked.Increment(ref stats.Written);
+                try
+                {
+                    await entry.Sent.Task.WaitAsync(StallTimeout, CancellationToken.None);
+                }
+                catch (TimeoutException)
+                {
+                    Interlocked.Increment(ref stats.Stalls); // the parked reader never woke, or the entry was lost
+                    return;
+                }
+            }
+        }, CancellationToken.None)).ToArray();
+
+        try
+        {
+            await Task.Delay(Timeout.Infinite, stop);
+        }
+        catch (OperationCanceledException)
+        {
+            // The budget is spent: each writer stops after its current entry.
+        }
+
+        try
+        {
+            await Task.WhenAll(writers).WaitAsync(StallTimeout * 2, CancellationToken.None);
+        }
+        catch (TimeoutException)
+        {
+            hang = "a writer's WriteAsync never completed";
+        }
+        catch (Exception ex)
+        {
+            faults.Add("a writer", ex);
+        }
+
+        channel.Writer.TryComplete();
+        try
+        {
+            await reader.WaitAsync(StallTimeout, CancellationToken.None);
+        }
+        catch (TimeoutException)
+        {
+            hang ??= "a parked reader did not wake for its channel's completion";
+        }
+
+        var left = 0;
+        while (channel.Reader.TryRead(out var entry))
+        {
+            ledger.Record(entry.Id);
+            left++;
+        }
+
+        return (hang, left);
+    }
+
+    /// <summary>
+    /// A paced writer's gap between entries: none a third of the time, else 1 or 2 ms, so the reader keeps running dry, parking,
+    /// and timing out half-filled batches, which is when its batch token fires.
+    /// </summary>
+    private static Task Pace(Random random)
+    {
+        var gap = random.Next(0, 3);
+        return gap == 0 ? Task.CompletedTask : Task.Delay(gap);
+    }
+
+    /// <summary>MassTransit's ReadBatch: peek and read what is there, else wait for more under the batch timeout.</summary>
+    private static async Task ReadBatchAsync(ChannelReader<Entry> reader, IdLedger ledger, FaultTally faults, BatcherStats stats)
+    {
+        using var batchToken = new CancellationTokenSource(BatchTimeout);
+        var batch = new List<Entry>(BatchLimit);
+        try
+        {
+            while (batch.Count < BatchLimit)
+            {
+                if (reader.TryPeek(out var peeked))
+                {
+                    var entry = await reader.ReadAsync(CancellationToken.None);
+                    if (!ReferenceEquals(entry, peeked))
+                    {
+                        faults.Add("ReadAsync", "returned an entry other than the one just peeked");
+                    }
+
+                    batch.Add(entry);
+                }
+                else if (!await reader.WaitToReadAsync(batchToken.Token))
+                {
+                    break;
+                }
+            }
+        }
+        catch (OperationCanceledException) when (batchToken.IsCancellationRequested)
+        {
+            // The batch timed out while the reader waited with the batch token: the window this issue is about.
+            Interlocked.Increment(ref stats.TimedOutBatches);
+        }
+
+        Interlocked.Increment(ref stats.Batches);
+
+        foreach (var entry in batch)
+        {
+            ledger.Record(entry.Id);
+            entry.Sent.TrySetResult();
+        }
+    }
+
+    private static void RecordAndCheckHarness(BatcherRun run)
+    {
+        var lost = run.Audit.Missing;
+        var failed = lost > 0 || run.Stats.Stalls > 0 || !run.Faults.IsEmpty || run.Hang is not null;
+        Measurement.Record(
+            $"dotnet/runtime#131141 batcher-shaped run, {run.Batchers} batchers x {Writers} paced writers, cores kept busy: "
+            + $"{run.Written:N0} writes in {run.Elapsed.TotalSeconds:F1} s; {run.Stats.Batches:N0} batches, "
+            + $"{run.Stats.TimedOutBatches:N0} ended by a cancelled WaitToReadAsync(batchToken); {run.Audit}; left in channels "
+            + $"{run.LeftInChannel}; stalled writers {run.Stats.Stalls}; reader restarts {run.Stats.ReaderRestarts}; {run.Faults}"
+            + (run.Hang is null ? string.Empty : $"; HANG: {run.Hang}")
+            + (failed ? " => the runtime FAILED in this run." : " => the runtime behaved in this run."));
+
+        // The harness must account for every entry: sent once, left in a channel, or reported lost above.
+        Assert.True(run.Written > 0, "the writers wrote nothing");
+        Assert.Equal(0, run.Audit.Phantoms);
+        Assert.Equal(run.Written, run.Audit.Issued);
+    }
+
+    /// <summary>
+    /// The issue's load through our pipe: ten paced producers, each posting one message and waiting until its consumer handled
+    /// it (as the batcher's writers wait for their entry to be sent), one consumer that keeps running dry and parking,
+    /// bounded(100), all cores busy.
+    /// </summary>
+    private static async Task RunPacedPipeAsync(int perProducer, TimeSpan budget)
+    {
+        var ledger = new IdLedger(Writers * perProducer);
+        var handled = new TaskCompletionSource?[Writers];
+        var lastSeen = Enumerable.Repeat(-1, Writers).ToArray();
+        var outOfOrder = 0;
+        var maxRoundTripTicks = 0L;
+        var slowRoundTrips = 0L;
+        var posted = 0L;
+        var pipe = Pipe.Create<int>(
+            PipeKind.Channel,
+            id =>
+            {
+                var producer = id / perProducer;
+                if (id % perProducer <= lastSeen[producer])
+                {
+                    Interlocked.Increment(ref outOfOrder);
+                }
+
+                lastSeen[producer] = id % perProducer;
+                ledger.Record(id);
+                Volatile.Read(ref handled[producer])?.TrySetResult();
+            },
+            new PipeOptions { Capacity = IssueCapacity, Producers = Writers });
+
+        var clock = Stopwatch.StartNew();
+        try
+        {
+            using (new CpuContention(Environment.ProcessorCount))
+            {
+                await Task.WhenAll(Enumerable.Range(0, Writers).Select(p => Task.Run(async () =>
+                {
+                    var random = new Random(131141 + p);
+                    for (var seq = 0; seq < perProducer && clock.Elapsed < budget; seq++)
+                    {
+                        await Pace(random);
+                        var id = p * perProducer + seq;
+                        var done = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+                        Volatile.Write(ref handled[p], done);
+                        ledger.Issue(id);
+                        var start = Stopwatch.GetTimestamp();
+                        await pipe.PostAsync(id, TestContext.Current.CancellationToken);
+                        Interlocked.Increment(ref posted);
+                        try
+                        {
+                            await done.Task.WaitAsync(StallTimeout, TestContext.Current.CancellationToken);
+                        }
+                        catch (TimeoutException)
+                        {
+                            Assert.Fail($"producer {p}'s message {seq} was not handled within {StallTimeout.TotalSeconds} s: a stranded consumer");
+                        }
+
+                        var roundTrip = Stopwatch.GetTimestamp() - start;
+                        if (roundTrip > Stopwatch.Frequency / 20)
+                        {
+                            Interlocked.Increment(ref slowRoundTrips); // over 50 ms: scheduling under contention, or a watchdog rescue
+                        }
+
+                        long seen;
+                        while (roundTrip > (seen = Interlocked.Read(ref maxRoundTripTicks))
+                               && Interlocked.CompareExchange(ref maxRoundTripTicks, roundTrip, seen) != seen)
+                        {
+                        }
+                    }
+                }))).WaitAsync(budget + StallTimeout + TestTimeouts.Default, TestContext.Current.CancellationToken);
+            }
+        }
+        finally
+        {
+            pipe.TryComplete();
+        }
+
+        await pipe.Completion.DefaultTimeout();
+        var audit = ledger.Audit();
+        Measurement.Record(
+            $"channel pipe, 10 paced producers / 1 consumer, bounded({IssueCapacity}), contended: {audit}; "
+            + $"{posted:N0} round trips in {clock.Elapsed.TotalSeconds:F1} s, {slowRoundTrips} over 50 ms, "
+            + $"slowest {Stopwatch.GetElapsedTime(0, maxRoundTripTicks).TotalMilliseconds:F1} ms");
+
+        Assert.True(posted > 0, "nothing was posted");
+        Assert.True(audit.ExactlyOnce, audit.ToString());
+        Assert.Equal(posted, audit.Issued);
+        Assert.Equal(0, outOfOrder);
+        Assert.Equal(0, pipe.DroppedCount);
+        Assert.Equal(0, pipe.UnhandledCount);
+    }
+
+    /// <summary>
+    /// Ten producers post to a bounded(2) channel pipe with tokens that expire after 1-2 ms, so they are cancelled while
+    /// waiting for room, in the same race the runtime mishandles (our only cancellable channel call is the producers'
+    /// <c>WaitToWriteAsync</c>, whose stale operation carries no item). A post that completed must be handled exactly once;
+    /// a post that threw <see cref="OperationCanceledException"/> must never be handled.
+    /// </summary>
+    private static async Task RunCancelledPostsAsync(int perProducer, TimeSpan budget)
+    {
+        var ledger = new IdLedger(Writers * perProducer);
+        var lastSeen = Enumerable.Repeat(-1, Writers).ToArray();
+        var outOfOrder = 0;
+        long accepted = 0, cancelled = 0;
+        var pipe = Pipe.Create<int>(
+            PipeKind.Channel,
+            id =>
+            {
+                var producer = id / perProducer;
+                if (id % perProducer <= lastSeen[producer])
+                {
+                    Interlocked.Increment(ref outOfOrder);
+                }
+
+                lastSeen[producer] = id % perProducer;
+                ledger.Record(id);
+                Thread.SpinWait(50); // a consumer a little slower than ten producers, so the pipe stays full
+            },
+            new PipeOptions { Capacity = 2, Producers = Writers });
+
+        var clock = Stopwatch.StartNew();
+        try
+        {
+            using (new CpuContention(Environment.ProcessorCount))
+            {
+                await Task.WhenAll(Enumerable.Range(0, Writers).Select(p => Task.Run(async () =>
+                {
+                    var random = new Random(131141 + p);
+                    for (var seq = 0; seq < perProducer && clock.Elapsed < budget; seq++)
+                    {
+                        var id = p * perProducer + seq;
+                        using var expiry = new CancellationTokenSource();
+                        expiry.CancelAfter(TimeSpan.FromMilliseconds(random.Next(1, 3)));
+                        try
+                        {
+                            await pipe.PostAsync(id, expiry.Token).AsTask().WaitAsync(TestTimeouts.Default, TestContext.Current.CancellationToken);
+                            ledger.Issue(id);
+                            Interlocked.Increment(ref accepted);
+                        }
+                        catch (OperationCanceledException) when (expiry.IsCancellationRequested)
+                        {
+                            Interlocked.Increment(ref cancelled); // not accepted: must never be handled
+                        }
+                    }
+                }))).WaitAsync(budget + TestTimeouts.Default, TestContext.Current.CancellationToken);
+            }
+        }
+        finally
+        {
+            pipe.TryComplete();
+        }
+
+        await pipe.Completion.DefaultTimeout();
+        var audit = ledger.Audit();
+        Measurement.Record(
+            $"channel pipe, 10 producers with expiring posts / 1 consumer, bounded(2), contended: {accepted:N0} accepted, "
+            + $"{cancelled:N0} cancelled in {clock.Elapsed.TotalSeconds:F1} s; {audit}");
+
+        Assert.True(accepted > 0, "no post was accepted");
+        Assert.True(audit.ExactlyOnce, $"{audit} (a 'never sent but received' id is a cancelled post that was handled)");
+        Assert.Equal(accepted, audit.Issued);
+        Assert.Equal(0, outOfOrder);
+        Assert.Equal(0, pipe.DroppedCount);
+        Assert.Equal(0, pipe.UnhandledCount);
+    }
+
+    private sealed class Entry(int id)
+    {
+        public int Id { get; } = id;
+
+        public TaskCompletionSource Sent { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
+    }
+
+    private sealed class BatcherStats
+    {
+        public long Written;
+        public long Batches;
+        public long TimedOutBatches;
+        public int Stalls;
+        public int ReaderRestarts;
+    }
+
+    private sealed record BatcherRun(
+        int Batchers, long Written, TimeSpan Elapsed, LedgerAudit Audit, int LeftInChannel, BatcherStats Stats, FaultTally Faults, string? Hang);
+}
