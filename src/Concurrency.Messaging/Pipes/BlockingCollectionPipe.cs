@@ -12,7 +12,7 @@ internal sealed class BlockingCollectionPipe<T> : PipeBase<T>
     private readonly BlockingCollection<T>[] _lanes;
     private readonly Action<T>[] _handlers;
     private readonly bool _sharing;
-    private readonly Lock? _broadcastGate; // serializes bounded broadcast posts: with one poster at a time, room only grows
+    private readonly Lock? _broadcastGate; // serializes broadcast posts: one post reaches every lane before the next starts
 
     public BlockingCollectionPipe(IReadOnlyList<Action<T>> handlers, PipeOptions options)
         : base(PipeKind.BlockingCollection, options)
@@ -27,7 +27,9 @@ internal sealed class BlockingCollectionPipe<T> : PipeBase<T>
                 : new BlockingCollection<T>(new ConcurrentQueue<T>());
         }
 
-        if (_lanes.Length > 1 && options.Capacity is not null)
+        // Broadcast posts are serialized when a full lane must refuse the whole post (bounded) and when several producers
+        // could otherwise reach the lanes in different orders, leaving consumers to disagree on the order.
+        if (_lanes.Length > 1 && (options.Capacity is not null || options.Producers > 1))
         {
             _broadcastGate = new Lock();
         }
@@ -44,12 +46,10 @@ internal sealed class BlockingCollectionPipe<T> : PipeBase<T>
 
         lock (_broadcastGate)
         {
-            foreach (var lane in _lanes)
+            // With one poster at a time, room can only grow between this check and the adds (BoundedCapacity is -1 when unbounded).
+            if (_lanes.Any(lane => lane.BoundedCapacity > 0 && lane.Count >= lane.BoundedCapacity))
             {
-                if (lane.Count >= lane.BoundedCapacity)
-                {
-                    return false;
-                }
+                return false;
             }
 
             return TryPostAll(message);

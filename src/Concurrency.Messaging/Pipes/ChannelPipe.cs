@@ -23,7 +23,8 @@ internal sealed class ChannelPipe<T> : PipeBase<T>
     private readonly Action<T>[] _handlers;
     private readonly bool _sharing;
     private readonly int? _capacity;
-    private readonly Lock? _broadcastGate; // serializes bounded broadcast posts: with one poster at a time, room only grows
+    private readonly bool _checkRoom;      // bounded and FullMode.Wait: a broadcast post needs room in every lane
+    private readonly Lock? _broadcastGate; // serializes broadcast posts: one post reaches every lane before the next starts
 
     public ChannelPipe(IReadOnlyList<Action<T>> handlers, PipeOptions options)
         : base(PipeKind.Channel, options)
@@ -59,7 +60,10 @@ internal sealed class ChannelPipe<T> : PipeBase<T>
                 });
         }
 
-        if (_lanes.Length > 1 && _capacity is not null && options.FullMode == PipeFullMode.Wait)
+        // Broadcast posts are serialized when a full lane must refuse the whole post (bounded, Wait) and when several
+        // producers could otherwise reach the lanes in different orders, leaving consumers to disagree on the order.
+        _checkRoom = _capacity is not null && options.FullMode == PipeFullMode.Wait;
+        if (_lanes.Length > 1 && (_checkRoom || options.Producers > 1))
         {
             _broadcastGate = new Lock();
         }
@@ -81,12 +85,10 @@ internal sealed class ChannelPipe<T> : PipeBase<T>
 
         lock (_broadcastGate)
         {
-            foreach (var lane in _lanes)
+            // With one poster at a time, room can only grow between this check and the writes.
+            if (_checkRoom && _lanes.Any(lane => lane.Reader.Count >= _capacity))
             {
-                if (lane.Reader.Count >= _capacity)
-                {
-                    return false;
-                }
+                return false;
             }
 
             return TryPostAll(message);

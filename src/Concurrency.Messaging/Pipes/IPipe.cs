@@ -6,7 +6,8 @@ namespace Concurrency.Messaging.Pipes;
 /// <typeparam name="T">The message type.</typeparam>
 /// <remarks>
 /// <para>
-/// Messages from one producer are handled in the order that producer posted them. A message accepted by
+/// Messages from one producer are handled in the order that producer posted them, and with broadcast every consumer
+/// handles the messages in the same order. A message accepted by
 /// <see cref="TryPost"/>, <see cref="Post"/> or <see cref="PostAsync"/> is handled exactly once per consumer
 /// (broadcast) or exactly once in all (work-sharing), unless the pipe faults or is aborted, in which case the
 /// messages left unhandled are counted in <see cref="UnhandledCount"/>; messages dropped by a bounded pipe's

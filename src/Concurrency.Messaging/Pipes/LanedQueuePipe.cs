@@ -9,6 +9,7 @@ internal abstract class LanedQueuePipe<T, TLane> : PipeBase<T>
 {
     private readonly TLane[] _lanes;
     private readonly Action<T>[] _handlers;
+    private readonly Lock? _fanOutGate; // broadcast: one post reaches every lane before the next post or the close starts
 
     protected LanedQueuePipe(PipeKind kind, IReadOnlyList<Action<T>> handlers, PipeOptions options)
         : base(kind, options)
@@ -21,6 +22,8 @@ internal abstract class LanedQueuePipe<T, TLane> : PipeBase<T>
             _lanes[i] = new TLane();
         }
 
+        _fanOutGate = _lanes.Length > 1 ? new Lock() : null;
+
         StartConsumerThreads(_handlers.Length, consumer => Consume(_lanes[consumer / ConsumersPerLane], _handlers[consumer]));
     }
 
@@ -29,13 +32,27 @@ internal abstract class LanedQueuePipe<T, TLane> : PipeBase<T>
 
     public sealed override bool TryPost(T message)
     {
+        if (_fanOutGate is null)
+        {
+            return FanOut(message);
+        }
+
+        // Without the gate, two producers' posts could reach the lanes in different orders (broadcast consumers would disagree
+        // on the order), and a close could land between a post's lanes (some consumers would get it, others not).
+        lock (_fanOutGate)
+        {
+            return FanOut(message);
+        }
+    }
+
+    private bool FanOut(T message)
+    {
         if (!_lanes[0].TryEnqueue(message))
         {
             return false;
         }
 
-        // Broadcast: a Complete that overtakes this post between lanes leaves the later lanes closed;
-        // those deliveries are counted, never silently lost.
+        // Under the gate no close can land between lanes; this only counts, never silently loses, if that ever changes.
         for (var i = 1; i < _lanes.Length; i++)
         {
             if (!_lanes[i].TryEnqueue(message))
@@ -49,9 +66,18 @@ internal abstract class LanedQueuePipe<T, TLane> : PipeBase<T>
 
     protected sealed override void Close()
     {
-        foreach (var lane in _lanes)
+        if (_fanOutGate is null)
         {
-            lane.Close();
+            _lanes[0].Close();
+            return;
+        }
+
+        lock (_fanOutGate)
+        {
+            foreach (var lane in _lanes)
+            {
+                lane.Close();
+            }
         }
     }
 
