@@ -1,3 +1,4 @@
+using System.Reactive.Disposables;
 using Concurrency.Messaging.Pipes;
 
 namespace Concurrency.Messaging.Linq;
@@ -78,7 +79,7 @@ internal sealed class ObserveOnPipeObservable<T>(IObservable<T> source, PipeKind
         }
 
         private void DisposeUpstream()
-            => Interlocked.Exchange(ref _upstream, Disposed.Instance)?.Dispose();
+            => Interlocked.Exchange(ref _upstream, Disposable.Empty)?.Dispose();
 
         private void OnPipeFinished(Task completion)
         {
@@ -102,15 +103,6 @@ internal sealed class ObserveOnPipeObservable<T>(IObservable<T> source, PipeKind
             {
                 _observer.OnCompleted();
             }
-        }
-    }
-
-    private sealed class Disposed : IDisposable
-    {
-        public static readonly Disposed Instance = new();
-
-        public void Dispose()
-        {
         }
     }
 }

@@ -1,3 +1,5 @@
+using System.Diagnostics;
+
 namespace Concurrency.Messaging.Pipes;
 
 /// <summary>
@@ -52,13 +54,11 @@ internal abstract class LanedQueuePipe<T, TLane> : PipeBase<T>
             return false;
         }
 
-        // Under the gate no close can land between lanes; this only counts, never silently loses, if that ever changes.
+        // Posts and the close share the gate, so a post that got into the first lane gets into every lane.
         for (var i = 1; i < _lanes.Length; i++)
         {
-            if (!_lanes[i].TryEnqueue(message))
-            {
-                CountUnhandled(1);
-            }
+            var accepted = _lanes[i].TryEnqueue(message);
+            Debug.Assert(accepted, "A close landed between a broadcast post's lanes.");
         }
 
         return true;
