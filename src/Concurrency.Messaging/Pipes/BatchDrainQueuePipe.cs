@@ -2,7 +2,7 @@ namespace Concurrency.Messaging.Pipes;
 
 /// <summary>
 /// A <see cref="Queue{T}"/> behind a lock. The consumer swaps the whole queue out in one step and handles the batch outside
-/// the lock; when the queue is empty it backs off, then parks, and producers signal only a consumer that parked.
+/// the lock; when the queue is empty it pauses, yields, then parks (see <see cref="IdleWait"/>), and producers signal only a consumer that parked.
 /// Broadcast gives each consumer its own lane; work-sharing shares one lane, each consumer taking its share of the backlog.
 /// </summary>
 internal sealed class BatchDrainQueuePipe<T>(IReadOnlyList<Action<T>> handlers, PipeOptions options)
@@ -41,6 +41,9 @@ internal sealed class BatchDrainQueuePipe<T>(IReadOnlyList<Action<T>> handlers, 
     [System.Diagnostics.CodeAnalysis.SuppressMessage("Design", "CA1001", Justification = "Late posts must not see a disposed semaphore.")]
     internal sealed class Lane : IQueueLane<T>
     {
+        /// <summary>The consumer's pause between looks (see <see cref="IdleWait"/>): long, so a batch builds up in between.</summary>
+        private const int Pause = 200;
+
         private readonly Lock _gate = new();
         private readonly SemaphoreSlim _wake = new(0);  // released once for each parked consumer a producer wakes
         private Queue<T> _queue = new();                // guarded by _gate; swapped out whole by a single-consumer lane
@@ -85,19 +88,18 @@ internal sealed class BatchDrainQueuePipe<T>(IReadOnlyList<Action<T>> handlers, 
         }
 
         /// <summary>
-        /// Waits until there is work or the lane is closed and empty: first backing off without the lock, then parked on the
-        /// semaphore. A sole consumer swaps queues with its empty batch; consumers sharing the lane each take a fair share so
+        /// Waits until there is work or the lane is closed and empty: first pausing and yielding without the lock, watching
+        /// the queue's length, then parked on the semaphore (a producer that enqueues under the lock sees the park). A sole consumer swaps queues with its empty batch; consumers sharing the lane each take a fair share so
         /// one of them does not hoard the backlog.
         /// </summary>
         /// <returns><see langword="false"/> when the lane is closed and empty: the consumer exits.</returns>
         public bool TakeBatch(ref Queue<T> batch, int sharers)
         {
-            var round = 0;
+            var wait = default(IdleWait);
             while (true)
             {
-                if (_pending == 0 && round < Backoff.RoundsBeforePark)
+                if (_pending == 0 && wait.Wait(Pause))
                 {
-                    Backoff.Wait(round++);
                     continue;
                 }
 
@@ -119,7 +121,7 @@ internal sealed class BatchDrainQueuePipe<T>(IReadOnlyList<Action<T>> handlers, 
                 }
 
                 _wake.Wait();
-                round = 0;
+                wait.Reset();
             }
         }
 

@@ -4,15 +4,23 @@ namespace Concurrency.Messaging.Pipes;
 
 /// <summary>
 /// <see cref="BlockingCollection{T}"/>, the baseline a user reaches for first. Broadcast gives each consumer its own
-/// collection; work-sharing shares one. Bounded posts to several collections are serialized so that a refused
-/// <see cref="TryPost"/> has delivered to nobody.
+/// collection; work-sharing shares one.
 /// </summary>
+/// <remarks>
+/// A bounded pipe keeps its room in a <see cref="LaneRoom"/> (a semaphore per collection, as a bounded BlockingCollection
+/// keeps internally) instead of the collection's own bound, so that a broadcast post reserves room in every collection
+/// before it adds to any (a refused or cancelled post has delivered to nobody), and so that <see cref="PostAsync"/> waits
+/// asynchronously instead of blocking a thread-pool thread. Posts to several collections and the close share one gate, so
+/// every consumer sees the same order and a close never lands between a post's collections.
+/// </remarks>
 internal sealed class BlockingCollectionPipe<T> : PipeBase<T>
 {
-    private readonly BlockingCollection<T>[] _lanes;
+    private readonly BlockingCollection<T>[] _lanes; // unbounded: room is _room's job
     private readonly Action<T>[] _handlers;
     private readonly bool _sharing;
-    private readonly Lock? _broadcastGate; // serializes broadcast posts: one post reaches every lane before the next starts
+    private readonly LaneRoom? _room;                // bounded pipes only
+    private readonly Lock? _gate;                    // several lanes: one post reaches every lane before the next post or the close
+    private bool _closed;                            // guarded by _gate
 
     public BlockingCollectionPipe(IReadOnlyList<Action<T>> handlers, PipeOptions options)
         : base(PipeKind.BlockingCollection, options)
@@ -22,55 +30,39 @@ internal sealed class BlockingCollectionPipe<T> : PipeBase<T>
         _lanes = new BlockingCollection<T>[_sharing ? 1 : _handlers.Length];
         for (var i = 0; i < _lanes.Length; i++)
         {
-            _lanes[i] = options.Capacity is int capacity
-                ? new BlockingCollection<T>(new ConcurrentQueue<T>(), capacity)
-                : new BlockingCollection<T>(new ConcurrentQueue<T>());
+            _lanes[i] = new BlockingCollection<T>(new ConcurrentQueue<T>());
         }
 
-        // Broadcast posts are serialized when a full lane must refuse the whole post (bounded) and when several producers
-        // could otherwise reach the lanes in different orders, leaving consumers to disagree on the order.
-        if (_lanes.Length > 1 && (options.Capacity is not null || options.Producers > 1))
-        {
-            _broadcastGate = new Lock();
-        }
-
+        _room = options.Capacity is int capacity ? new LaneRoom(_lanes.Length, capacity) : null;
+        _gate = _lanes.Length > 1 ? new Lock() : null;
         StartConsumerThreads(_handlers.Length, Consume);
     }
 
     public override bool TryPost(T message)
     {
-        if (_broadcastGate is null)
+        if (_room is not null && !_room.TryReserve())
         {
-            return TryPostAll(message);
+            return false;
         }
 
-        lock (_broadcastGate)
-        {
-            // With one poster at a time, room can only grow between this check and the adds (BoundedCapacity is -1 when unbounded).
-            if (_lanes.Any(lane => lane.BoundedCapacity > 0 && lane.Count >= lane.BoundedCapacity))
-            {
-                return false;
-            }
-
-            return TryPostAll(message);
-        }
+        return WriteReserved(message);
     }
 
     public override void Post(T message, CancellationToken cancellationToken = default)
     {
-        if (_broadcastGate is null)
+        if (_room is not null && !_room.TryReserve())
         {
-            PostAll(message, cancellationToken);
-            return;
+            cancellationToken.ThrowIfCancellationRequested();
+            ThrowIfWaitingOnItself();
+            _room.Reserve(cancellationToken);
         }
 
-        lock (_broadcastGate)
+        if (!WriteReserved(message))
         {
-            PostAll(message, cancellationToken);
+            throw new PipeClosedException();
         }
     }
 
-    /// <summary>BlockingCollection has no asynchronous add: a full pipe's wait runs on a thread-pool thread.</summary>
     public override ValueTask PostAsync(T message, CancellationToken cancellationToken = default)
     {
         if (cancellationToken.IsCancellationRequested)
@@ -78,86 +70,83 @@ internal sealed class BlockingCollectionPipe<T> : PipeBase<T>
             return ValueTask.FromCanceled(cancellationToken);
         }
 
-        if (TryPost(message))
+        if (_room is null || _room.TryReserve())
         {
-            return default;
+            return WriteReserved(message) ? default : ValueTask.FromException(new PipeClosedException());
         }
 
-        return new ValueTask(Task.Run(() => Post(message, cancellationToken), cancellationToken));
+        return PostSlowAsync(message, cancellationToken);
     }
 
     protected override void Close()
     {
-        foreach (var lane in _lanes)
+        _room?.Close();
+        if (_gate is null)
         {
-            lane.CompleteAdding();
+            _lanes[0].CompleteAdding();
+            return;
+        }
+
+        lock (_gate)
+        {
+            _closed = true;
+            foreach (var lane in _lanes)
+            {
+                lane.CompleteAdding();
+            }
         }
     }
 
-    private bool TryPostAll(T message)
+    private async ValueTask PostSlowAsync(T message, CancellationToken cancellationToken)
     {
-        for (var i = 0; i < _lanes.Length; i++)
+        await _room!.ReserveAsync(cancellationToken).ConfigureAwait(false);
+        if (!WriteReserved(message))
         {
-            try
-            {
-                if (!_lanes[i].TryAdd(message))
-                {
-                    // Only the first lane can be full here: later lanes had room under the broadcast gate.
-                    return false;
-                }
-            }
-            catch (InvalidOperationException) when (_lanes[i].IsAddingCompleted)
-            {
-                if (i == 0)
-                {
-                    return false;
-                }
+            throw new PipeClosedException();
+        }
+    }
 
-                // A Complete overtook this broadcast between lanes: count the deliveries it cut off.
-                CountUnhandled(_lanes.Length - i);
+    /// <summary>Adds to every lane (room, if bounded, is already reserved), or to none if the pipe is closed.</summary>
+    private bool WriteReserved(T message)
+    {
+        if (_gate is null)
+        {
+            if (_lanes[0].TryAddUnlessCompleted(message))
+            {
                 return true;
             }
         }
-
-        return true;
-    }
-
-    private void PostAll(T message, CancellationToken cancellationToken)
-    {
-        for (var i = 0; i < _lanes.Length; i++)
+        else
         {
-            try
+            lock (_gate)
             {
-                _lanes[i].Add(message, cancellationToken);
-            }
-            catch (InvalidOperationException) when (_lanes[i].IsAddingCompleted)
-            {
-                if (i == 0)
+                if (!_closed)
                 {
-                    throw new PipeClosedException();
-                }
+                    foreach (var lane in _lanes)
+                    {
+                        lane.Add(message); // unbounded and not completed (the close takes this gate): never waits, never throws
+                    }
 
-                CountUnhandled(_lanes.Length - i);
-                return;
-            }
-            catch (OperationCanceledException) when (i > 0)
-            {
-                // Cancelled while a later lane was full: the earlier consumers have it, the rest are counted.
-                CountUnhandled(_lanes.Length - i);
-                throw;
+                    return true;
+                }
             }
         }
+
+        _room?.Unreserve();
+        return false;
     }
 
     private void Consume(int consumer)
     {
-        var lane = _lanes[_sharing ? 0 : consumer];
+        var index = _sharing ? 0 : consumer;
+        var lane = _lanes[index];
         var handler = _handlers[consumer];
 
-        // TryTake with an infinite timeout returns false once adding is completed and the collection is empty;
-        // Close is what releases it.
+        // TryTake with an infinite timeout returns false once adding is completed and the collection is empty; Close is what
+        // releases it.
         while (lane.TryTake(out var message, Timeout.Infinite))
         {
+            _room?.Free(index);
             Deliver(handler, message);
         }
     }

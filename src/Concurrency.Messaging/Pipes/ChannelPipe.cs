@@ -6,38 +6,56 @@ namespace Concurrency.Messaging.Pipes;
 /// A <see cref="Channel{T}"/>, unbounded or bounded. Broadcast gives each consumer its own channel; work-sharing shares one.
 /// </summary>
 /// <remarks>
+/// <para>
+/// Posts to several channels and the close share one gate, so every consumer sees the same order and a close never lands
+/// between a post's channels (a message a post accepted reaches every consumer). A bounded broadcast that waits for room
+/// keeps its room in a <see cref="LaneRoom"/>, reserved in every channel before the post writes to any, and waits for it
+/// outside the gate; its channels are then unbounded. A single channel keeps its own bound and its own asynchronous wait.
+/// </para>
+/// <para>
 /// Written around two known .NET 10 bounded-channel bugs: cancelling a pending <c>ReadAsync</c> can lose the item a writer
 /// handed to it (dotnet/runtime#132094), and under CPU contention a parked reader may never wake (dotnet/runtime#131141).
-/// So consumers never read with a cancellable call: they drain with <c>WaitToReadAsync</c> (no token) and <c>TryRead</c>, and a
-/// parked consumer or producer also looks again every <see cref="WatchdogInterval"/>, so a missed wake-up delays, never strands.
-/// Abort and fault close the writers instead of cancelling readers.
+/// So consumers never read with a cancellable call: they drain with <c>WaitToReadAsync</c> (no token) and <c>TryRead</c>,
+/// and a parked consumer or producer looks at the channel on its own now and then (see <see cref="WatchAsync"/>), so a
+/// missed wake-up delays, never strands. Abort and fault close the writers instead of cancelling readers.
+/// </para>
 /// </remarks>
 internal sealed class ChannelPipe<T> : PipeBase<T>
 {
-    /// <summary>How long a parked consumer or producer waits before looking again on its own.</summary>
+    /// <summary>How long a parked consumer or producer first waits before looking on its own; it doubles while idle.</summary>
     internal static readonly TimeSpan WatchdogInterval = TimeSpan.FromMilliseconds(100);
+
+    /// <summary>The longest a parked side goes without looking, so an idle pipe costs next to nothing.</summary>
+    internal static readonly TimeSpan LongestWatchdogInterval = TimeSpan.FromSeconds(3.2);
 
     private const int SpinsBeforeWait = 50;
 
     private readonly Channel<T>[] _lanes;
     private readonly Action<T>[] _handlers;
     private readonly bool _sharing;
-    private readonly int? _capacity;
-    private readonly bool _checkRoom;      // bounded and FullMode.Wait: a broadcast post needs room in every lane
-    private readonly Lock? _broadcastGate; // serializes broadcast posts: one post reaches every lane before the next starts
+    private readonly int _capacity;   // bounded: the capacity of each lane; int.MaxValue when unbounded
+    private readonly LaneRoom? _room; // bounded broadcast with FullMode.Wait: room reserved in every lane before a write
+    private readonly Lock? _gate;     // several lanes: one post reaches every lane before the next post or the close
+    private bool _closed;             // guarded by _gate
 
     public ChannelPipe(IReadOnlyList<Action<T>> handlers, PipeOptions options)
         : base(PipeKind.Channel, options)
     {
         _handlers = [.. handlers];
         _sharing = options.Distribution == PipeDistribution.WorkSharing;
-        _capacity = options.Capacity;
+        var laneCount = _sharing ? 1 : _handlers.Length;
+        _capacity = options.Capacity ?? int.MaxValue;
         var singleReader = !_sharing || _handlers.Length == 1;
-        var singleWriter = options.Producers == 1;
-        _lanes = new Channel<T>[_sharing ? 1 : _handlers.Length];
+        var singleWriter = options.Producers == 1 || laneCount > 1; // several lanes are written under the gate only
+        if (laneCount > 1 && options.Capacity is int reserved && options.FullMode == PipeFullMode.Wait)
+        {
+            _room = new LaneRoom(laneCount, reserved);
+        }
+
+        _lanes = new Channel<T>[laneCount];
         for (var i = 0; i < _lanes.Length; i++)
         {
-            _lanes[i] = _capacity is int capacity
+            _lanes[i] = options.Capacity is int capacity && _room is null
                 ? Channel.CreateBounded<T>(
                     new BoundedChannelOptions(capacity)
                     {
@@ -60,14 +78,7 @@ internal sealed class ChannelPipe<T> : PipeBase<T>
                 });
         }
 
-        // Broadcast posts are serialized when a full lane must refuse the whole post (bounded, Wait) and when several
-        // producers could otherwise reach the lanes in different orders, leaving consumers to disagree on the order.
-        _checkRoom = _capacity is not null && options.FullMode == PipeFullMode.Wait;
-        if (_lanes.Length > 1 && (_checkRoom || options.Producers > 1))
-        {
-            _broadcastGate = new Lock();
-        }
-
+        _gate = laneCount > 1 ? new Lock() : null;
         StartConsumers(_handlers.Length);
         for (var i = 0; i < _handlers.Length; i++)
         {
@@ -78,47 +89,53 @@ internal sealed class ChannelPipe<T> : PipeBase<T>
 
     public override bool TryPost(T message)
     {
-        if (_broadcastGate is null)
+        if (_gate is null)
         {
-            return TryPostAll(message);
+            return _lanes[0].Writer.TryWrite(message);
         }
 
-        lock (_broadcastGate)
+        if (_room is not null && !_room.TryReserve())
         {
-            // With one poster at a time, room can only grow between this check and the writes.
-            if (_checkRoom && _lanes.Any(lane => lane.Reader.Count >= _capacity))
-            {
-                return false;
-            }
-
-            return TryPostAll(message);
+            return false;
         }
+
+        return WriteAll(message);
     }
 
     public override void Post(T message, CancellationToken cancellationToken = default)
     {
-        if (_broadcastGate is null)
+        if (_gate is not null)
         {
-            // A full channel usually has room again within microseconds: spin (and yield) a little before falling back to
-            // a blocking wait, which costs a task, a timer and a thread park.
-            var spinner = default(SpinWait);
-            while (!TryPostAll(message))
+            if (_room is not null && !_room.TryReserve())
             {
-                if (spinner.Count >= SpinsBeforeWait)
-                {
-                    PostAllAsync(message, cancellationToken).AsTask().GetAwaiter().GetResult();
-                    return;
-                }
+                cancellationToken.ThrowIfCancellationRequested();
+                ThrowIfWaitingOnItself();
+                _room.Reserve(cancellationToken);
+            }
 
-                spinner.SpinOnce(sleep1Threshold: -1);
+            if (!WriteAll(message))
+            {
+                throw new PipeClosedException();
             }
 
             return;
         }
 
-        lock (_broadcastGate)
+        // A full channel usually has room again within microseconds: spin (and yield) a little before falling back to a
+        // blocking wait, which costs a task, a timer and a thread park.
+        var writer = _lanes[0].Writer;
+        var spinner = default(SpinWait);
+        while (!writer.TryWrite(message))
         {
-            PostAllAsync(message, cancellationToken).AsTask().GetAwaiter().GetResult();
+            if (spinner.Count >= SpinsBeforeWait)
+            {
+                cancellationToken.ThrowIfCancellationRequested();
+                ThrowIfWaitingOnItself();
+                WriteOneAsync(writer, message, cancellationToken).AsTask().GetAwaiter().GetResult();
+                return;
+            }
+
+            spinner.SpinOnce(sleep1Threshold: -1);
         }
     }
 
@@ -129,100 +146,127 @@ internal sealed class ChannelPipe<T> : PipeBase<T>
             return ValueTask.FromCanceled(cancellationToken);
         }
 
-        if (TryPost(message))
+        if (_gate is null)
         {
-            return default;
+            var writer = _lanes[0].Writer;
+            return writer.TryWrite(message) ? default : WriteOneAsync(writer, message, cancellationToken);
         }
 
-        if (_broadcastGate is null)
+        if (_room is null || _room.TryReserve())
         {
-            return PostAllAsync(message, cancellationToken);
+            return WriteAll(message) ? default : ValueTask.FromException(new PipeClosedException());
         }
 
-        // The gate cannot be held across an await; wait for room on a pool thread instead.
-        return new ValueTask(Task.Run(() => Post(message, cancellationToken), cancellationToken));
+        return PostReservedAsync(message, cancellationToken);
     }
 
     protected override void Close()
     {
-        foreach (var lane in _lanes)
+        _room?.Close();
+        if (_gate is null)
         {
-            lane.Writer.TryComplete();
-        }
-    }
-
-    private bool TryPostAll(T message)
-    {
-        if (!_lanes[0].Writer.TryWrite(message))
-        {
-            return false;
+            _lanes[0].Writer.TryComplete();
+            return;
         }
 
-        for (var i = 1; i < _lanes.Length; i++)
+        lock (_gate)
         {
-            if (!_lanes[i].Writer.TryWrite(message))
+            _closed = true;
+            foreach (var lane in _lanes)
             {
-                // Room was checked under the gate, so only a Complete that overtook this broadcast gets here.
-                CountUnhandled(_lanes.Length - i);
-                break;
+                lane.Writer.TryComplete();
             }
         }
-
-        return true;
     }
 
-    private async ValueTask PostAllAsync(T message, CancellationToken cancellationToken)
+    /// <summary>
+    /// Awaits a channel wait, but looks at <paramref name="ready"/> on its own now and then (every
+    /// <see cref="WatchdogInterval"/>, doubling up to <see cref="LongestWatchdogInterval"/>), so a wake-up the channel fails to
+    /// deliver cannot strand the caller. The same wait is kept across looks, so an idle side leaves no abandoned waiters.
+    /// </summary>
+    /// <returns>The wait's answer, or <see langword="true"/> ("look again") when <paramref name="ready"/> said so first.</returns>
+    private static async Task<bool> WatchAsync(ValueTask<bool> wait, Func<bool> ready, CancellationToken cancellationToken)
     {
-        for (var i = 0; i < _lanes.Length; i++)
+        if (wait.IsCompleted)
         {
-            var writer = _lanes[i].Writer;
-            try
+            return wait.Result;
+        }
+
+        var waiting = wait.AsTask();
+        var interval = WatchdogInterval;
+        while (true)
+        {
+            var tick = Task.Delay(interval, cancellationToken);
+            if (await Task.WhenAny(waiting, tick).ConfigureAwait(false) == waiting)
             {
-                while (!writer.TryWrite(message))
+                return await waiting.ConfigureAwait(false);
+            }
+
+            cancellationToken.ThrowIfCancellationRequested();
+            if (ready())
+            {
+                return true;
+            }
+
+            interval = interval < LongestWatchdogInterval ? interval * 2 : LongestWatchdogInterval;
+        }
+    }
+
+    private async ValueTask PostReservedAsync(T message, CancellationToken cancellationToken)
+    {
+        await _room!.ReserveAsync(cancellationToken).ConfigureAwait(false);
+        if (!WriteAll(message))
+        {
+            throw new PipeClosedException();
+        }
+    }
+
+    /// <summary>Several lanes: writes to every lane (room, if bounded, is already reserved), or to none if the pipe is closed.</summary>
+    private bool WriteAll(T message)
+    {
+        lock (_gate!)
+        {
+            if (!_closed)
+            {
+                foreach (var lane in _lanes)
                 {
-                    var wait = writer.WaitToWriteAsync(cancellationToken);
-                    var open = wait.IsCompleted
-                        ? wait.Result
-                        : await WatchAsync(wait.AsTask(), cancellationToken).ConfigureAwait(false);
-                    if (!open)
-                    {
-                        if (i == 0)
-                        {
-                            throw new PipeClosedException();
-                        }
-
-                        CountUnhandled(_lanes.Length - i);
-                        return;
-                    }
+                    // Unbounded, reserved or dropping, and not completed (the close takes this gate): always accepted.
+                    lane.Writer.TryWrite(message);
                 }
+
+                return true;
             }
-            catch (OperationCanceledException) when (i > 0)
+        }
+
+        _room?.Unreserve();
+        return false;
+    }
+
+    private async ValueTask WriteOneAsync(ChannelWriter<T> writer, T message, CancellationToken cancellationToken)
+    {
+        while (!writer.TryWrite(message))
+        {
+            if (!await WatchAsync(writer.WaitToWriteAsync(cancellationToken), HasRoom, cancellationToken).ConfigureAwait(false))
             {
-                // Cancelled while a later lane was full: the earlier consumers have it, the rest are counted.
-                CountUnhandled(_lanes.Length - i);
-                throw;
+                throw new PipeClosedException();
             }
         }
     }
+
+    /// <summary>One bounded lane: whether it has room now (what a writer parked on it waits for).</summary>
+    private bool HasRoom() => _lanes[0].Reader.Count < _capacity;
 
     private async Task ConsumeAsync(int consumer)
     {
-        var reader = _lanes[_sharing ? 0 : consumer].Reader;
+        var lane = _sharing ? 0 : consumer;
+        var reader = _lanes[lane].Reader;
         var handler = _handlers[consumer];
         try
         {
             while (true)
             {
-                while (reader.TryRead(out var message))
-                {
-                    Deliver(handler, message);
-                }
-
-                var wait = reader.WaitToReadAsync();
-                var more = wait.IsCompleted
-                    ? wait.Result
-                    : await WatchAsync(wait.AsTask(), CancellationToken.None).ConfigureAwait(false);
-                if (!more)
+                DrainAvailable(reader, lane, handler);
+                if (!await WatchAsync(reader.WaitToReadAsync(), () => reader.TryPeek(out _), CancellationToken.None).ConfigureAwait(false))
                 {
                     return;
                 }
@@ -234,19 +278,20 @@ internal sealed class ChannelPipe<T> : PipeBase<T>
         }
     }
 
-    /// <summary>
-    /// Awaits a channel wait, but on the watchdog's tick answers <see langword="true"/> ("look again") so that a wake-up the
-    /// channel fails to deliver cannot strand the caller. The abandoned wait is harmless: waits take no item.
-    /// </summary>
-    private static async Task<bool> WatchAsync(Task<bool> wait, CancellationToken cancellationToken)
+    private void DrainAvailable(ChannelReader<T> reader, int lane, Action<T> handler)
     {
+        BeginConsuming();
         try
         {
-            return await wait.WaitAsync(WatchdogInterval, cancellationToken).ConfigureAwait(false);
+            while (reader.TryRead(out var message))
+            {
+                _room?.Free(lane);
+                Deliver(handler, message);
+            }
         }
-        catch (TimeoutException)
+        finally
         {
-            return true;
+            EndConsuming();
         }
     }
 }

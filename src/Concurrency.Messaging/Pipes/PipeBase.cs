@@ -20,6 +20,9 @@ internal abstract class PipeBase<T> : IPipe<T>
     private long _dropped;          // Interlocked: messages a full mode dropped
     private int _liveConsumers;     // Interlocked: the last consumer out finishes Completion
 
+    [ThreadStatic]
+    private static object? t_consuming; // the pipe whose handler this thread is running, if any: a post from it must not wait
+
     protected PipeBase(PipeKind kind, PipeOptions options)
     {
         Kind = kind;
@@ -116,6 +119,7 @@ internal abstract class PipeBase<T> : IPipe<T>
             var index = i;
             var thread = new Thread(() =>
             {
+                t_consuming = this;
                 try
                 {
                     consume(index);
@@ -130,6 +134,29 @@ internal abstract class PipeBase<T> : IPipe<T>
                 Name = $"{Kind} consumer {index}",
             };
             thread.Start();
+        }
+    }
+
+    /// <summary>
+    /// Marks the calling thread as running this pipe's handlers until <see cref="EndConsuming"/>, for consumers that run on
+    /// a shared thread (a task, a scheduler). Dedicated consumer threads are marked for their whole life.
+    /// </summary>
+    protected void BeginConsuming() => t_consuming = this;
+
+    protected static void EndConsuming() => t_consuming = null;
+
+    /// <summary>
+    /// Called before a post waits for room: a handler of this pipe that posts into it while it is full would wait for
+    /// itself to make room, forever.
+    /// </summary>
+    /// <exception cref="InvalidOperationException">The calling thread is running one of this pipe's handlers.</exception>
+    protected void ThrowIfWaitingOnItself()
+    {
+        if (ReferenceEquals(t_consuming, this))
+        {
+            throw new InvalidOperationException(
+                "A handler posted into its own pipe while the pipe was full: waiting for room would wait for this handler to "
+                + "return, forever. Post with TryPost from a handler, or give the pipe more room.");
         }
     }
 

@@ -27,4 +27,10 @@ public sealed record PipeOptions
     /// <see cref="IPipe{T}.UnhandledCount"/>, and <see cref="IPipe{T}.Completion"/> is cancelled.
     /// </summary>
     public CancellationToken AbortToken { get; init; }
+
+    /// <summary>
+    /// Gets whether a single-producer kind serializes posts that arrive from several threads at once instead of refusing
+    /// them. Set by the Rx operators, which must tolerate a source that breaks the Rx grammar as Rx's ObserveOn does.
+    /// </summary>
+    internal bool ToleratesConcurrentProducers { get; init; }
 }

@@ -1,37 +1,29 @@
 using System.Numerics;
+using System.Runtime.CompilerServices;
 
 namespace Concurrency.Messaging.Pipes;
 
 /// <summary>
-/// Bounded lock-free rings for exactly one producer: one ring per consumer (broadcast). Consumers drain in batches and
-/// park only when their ring is empty; the producer waits only when a ring is full.
+/// Bounded lock-free rings for one producer at a time: one ring per consumer (broadcast). A post reaches every ring or none.
+/// Consumers drain in batches; each side pauses, then yields, then parks when it has nothing to do (see
+/// <see cref="IdleWait"/>), so a busy pipe never parks and an idle one costs no CPU.
 /// </summary>
 /// <remarks>
-/// Closing must never strand a message that a racing post published. A post raises the producer's posting flag, checks
-/// closed, publishes, and lowers the flag, all without a fence; <see cref="Close"/> sets closed, issues a process-wide
-/// barrier (once per pipe, on the rare side), and only then lets consumers finish: a consumer that sees the pipe closed waits
-/// for the flag to drop and drains once more. Parking uses an ordinary fence on the parking side and a bounded wait instead
-/// (see <see cref="ParkTimeout"/>).
+/// The producer's path has no fence and no lock: <see cref="SingleProducerGate"/> admits the owning thread with plain
+/// stores, and <see cref="SingleProducerRing{T}"/> publishes with a release store. The costs sit on the rare paths: a
+/// process-wide barrier when a side parks, when the posting thread changes, and when the pipe closes.
 /// </remarks>
 internal sealed class RingPipe<T> : PipeBase<T>
 {
-    /// <summary>How long a producer facing a full ring spins and yields before it parks.</summary>
-    private const int SpinsBeforePark = 200;
-
-    /// <summary>
-    /// The longest a parked side sleeps without being woken. The hot paths check the other side's parked flag without a
-    /// fence; a process-wide barrier on the parking side would make that exact, but costs about 50 µs on a 2-core VM (measured
-    /// here), more than the rare lost wake-up it prevents.
-    /// </summary>
-    private static readonly TimeSpan ParkTimeout = TimeSpan.FromMilliseconds(1);
-
     private readonly SingleProducerRing<T>[] _rings;
+    private readonly SingleProducerRing<T>? _single; // the only ring when there is one consumer: the common case, posted to directly
     private readonly Action<T>[] _handlers;
-    private readonly WakeSignal _roomWake = new();
-    private readonly Func<bool> _closeFenced;
-    private PaddedCounters _producer; // Flag = 1 while a post is in flight; Waiting = 1 while the producer waits for room
-    private int _closed;              // 0 → 1 once, in Close; read by the producer on every post
-    private int _closeFencedFlag;     // 0 → 1 once, after Close's barrier: from here a consumer may finish
+    private readonly RoomSignal _room = new();
+    private readonly Func<bool> _isDrainable;
+    private readonly int _pause;          // IdleWait's pause for this capacity
+    private readonly int _batchLimit;     // a consumer releases room at least this often, so the producer can refill meanwhile
+    private SingleProducerGate _gate;     // who may post; closed
+    private int _drainable;               // 0 → 1 once, after Close saw every in-flight post land: consumers may finish
 
     public RingPipe(IReadOnlyList<Action<T>> handlers, PipeOptions options)
         : base(PipeKind.Ring, options)
@@ -44,59 +36,21 @@ internal sealed class RingPipe<T> : PipeBase<T>
             _rings[i] = new SingleProducerRing<T>(capacity);
         }
 
-        _closeFenced = () => Volatile.Read(ref _closeFencedFlag) != 0;
+        _single = _rings.Length == 1 ? _rings[0] : null;
+        _pause = IdleWait.PauseFor(capacity);
+        _batchLimit = Math.Max(1, capacity / 2);
+        _gate.Initialize(options.ToleratesConcurrentProducers);
+        _isDrainable = () => Volatile.Read(ref _drainable) != 0;
         StartConsumerThreads(_handlers.Length, Consume);
     }
 
-    public override bool TryPost(T message)
-    {
-        Volatile.Write(ref _producer.Flag, 1);
-        if (Volatile.Read(ref _closed) != 0 || !AllHaveRoom())
-        {
-            Volatile.Write(ref _producer.Flag, 0);
-            return false;
-        }
-
-        foreach (var ring in _rings)
-        {
-            ring.Publish(message);
-        }
-
-        Volatile.Write(ref _producer.Flag, 0);
-        foreach (var ring in _rings)
-        {
-            ring.WakeConsumerIfParked();
-        }
-
-        return true;
-    }
+    public override bool TryPost(T message) => TryPostCore(message);
 
     public override void Post(T message, CancellationToken cancellationToken = default)
     {
-        var spinner = default(SpinWait);
-        while (!TryPost(message))
+        if (!TryPostCore(message))
         {
-            ThrowIfClosed();
-            cancellationToken.ThrowIfCancellationRequested();
-            if (spinner.Count < SpinsBeforePark)
-            {
-                spinner.SpinOnce(sleep1Threshold: -1);
-                continue;
-            }
-
-            if (RaiseWaitingFlag())
-            {
-                try
-                {
-                    _roomWake.Wait(ParkTimeout, cancellationToken);
-                }
-                finally
-                {
-                    Volatile.Write(ref _producer.Waiting, 0);
-                }
-            }
-
-            spinner = default;
+            PostSlow(message, cancellationToken);
         }
     }
 
@@ -110,70 +64,209 @@ internal sealed class RingPipe<T> : PipeBase<T>
         return TryPost(message) ? default : PostSlowAsync(message, cancellationToken);
     }
 
-    protected override void Close()
+    /// <summary>The hot path, inlined into both posts: the owning thread, one ring, room in it.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private bool TryPostCore(T message)
     {
-        Volatile.Write(ref _closed, 1);
-        Interlocked.MemoryBarrierProcessWide();
-        Volatile.Write(ref _closeFencedFlag, 1);
-        foreach (var ring in _rings)
+        var thread = Environment.CurrentManagedThreadId;
+        if (_single is not { } ring || !_gate.TryEnter(thread))
         {
-            ring.ConsumerWake.Set();
+            return TryPostSlow(message, thread);
         }
 
-        _roomWake.Set();
-    }
-
-    private async ValueTask PostSlowAsync(T message, CancellationToken cancellationToken)
-    {
-        while (!TryPost(message))
+        if (!ring.HasRoom())
         {
-            ThrowIfClosed();
-            if (RaiseWaitingFlag())
-            {
-                try
-                {
-                    await _roomWake.WaitAsync(ParkTimeout, cancellationToken).ConfigureAwait(false);
-                }
-                finally
-                {
-                    Volatile.Write(ref _producer.Waiting, 0);
-                }
-            }
-        }
-    }
-
-    /// <summary>
-    /// Raises the waiting flag, then re-checks behind a fence. Consumers read the flag after releasing room without a fence
-    /// of their own, so a wake-up can be missed in a window of nanoseconds; the wait is bounded by <see cref="ParkTimeout"/>
-    /// and re-checks, so that costs a short delay, never a message.
-    /// </summary>
-    /// <returns><see langword="true"/> if the caller must wait (and later lower the flag).</returns>
-    private bool RaiseWaitingFlag()
-    {
-        Volatile.Write(ref _producer.Waiting, 1);
-        Interlocked.MemoryBarrier();
-        if (AllHaveRoom() || Volatile.Read(ref _closed) != 0)
-        {
-            Volatile.Write(ref _producer.Waiting, 0);
+            _gate.Exit();
             return false;
+        }
+
+        ring.Publish(message);
+        _gate.Exit();
+        if (ring.ConsumerParked)
+        {
+            ring.WakeConsumer();
         }
 
         return true;
     }
 
-    private void ThrowIfClosed()
+    protected override void Close()
     {
-        if (Volatile.Read(ref _closed) != 0)
+        _gate.Close();
+        Volatile.Write(ref _drainable, 1);
+        foreach (var ring in _rings)
         {
-            throw new PipeClosedException();
+            ring.ConsumerWake.Set();
+        }
+
+        _room.WakeAll();
+    }
+
+    /// <summary>Broadcast, a new posting thread, the lock, or a closed pipe.</summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private bool TryPostSlow(T message, int thread)
+    {
+        if (_gate.TryEnter(thread))
+        {
+            var published = TryPublish(message);
+            _gate.Exit();
+            if (published)
+            {
+                WakeParkedConsumers();
+            }
+
+            return published;
+        }
+
+        while (true)
+        {
+            switch (_gate.EnterSlow(thread))
+            {
+                case SingleProducerGate.Entry.Closed:
+                    return false;
+                case SingleProducerGate.Entry.Locked:
+                    bool published;
+                    try
+                    {
+                        published = TryPublish(message);
+                    }
+                    finally
+                    {
+                        _gate.ExitLocked();
+                    }
+
+                    if (published)
+                    {
+                        WakeParkedConsumers();
+                    }
+
+                    return published;
+                default:
+                    if (_gate.TryEnter(thread))
+                    {
+                        published = TryPublish(message);
+                        _gate.Exit();
+                        if (published)
+                        {
+                            WakeParkedConsumers();
+                        }
+
+                        return published;
+                    }
+
+                    break; // ownership moved on before this thread used it: go round again
+            }
         }
     }
 
-    private bool AllHaveRoom()
+    /// <summary>Inside the gate: all rings have room, so the post goes to all of them, or to none.</summary>
+    private bool TryPublish(T message)
+    {
+        var rings = _rings;
+        if (rings.Length == 1)
+        {
+            var ring = rings[0];
+            if (!ring.HasRoom())
+            {
+                return false;
+            }
+
+            ring.Publish(message);
+            return true;
+        }
+
+        foreach (var ring in rings)
+        {
+            if (!ring.HasRoom())
+            {
+                return false;
+            }
+        }
+
+        foreach (var ring in rings)
+        {
+            ring.Publish(message);
+        }
+
+        return true;
+    }
+
+    private void WakeParkedConsumers()
     {
         foreach (var ring in _rings)
         {
-            if (!ring.HasRoom())
+            if (ring.ConsumerParked)
+            {
+                ring.WakeConsumer();
+            }
+        }
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void PostSlow(T message, CancellationToken cancellationToken)
+    {
+        var wait = default(IdleWait);
+        while (true)
+        {
+            ThrowIfClosed();
+            cancellationToken.ThrowIfCancellationRequested();
+            ThrowIfWaitingOnItself();
+            if (!wait.Wait(_pause))
+            {
+                var woken = _room.Enter();
+                try
+                {
+                    if (!HasRoomNow() && !_gate.IsClosed)
+                    {
+                        woken.Wait(cancellationToken);
+                    }
+                }
+                finally
+                {
+                    _room.Leave();
+                }
+
+                wait.Reset();
+            }
+
+            if (TryPost(message))
+            {
+                return;
+            }
+        }
+    }
+
+    private async ValueTask PostSlowAsync(T message, CancellationToken cancellationToken)
+    {
+        while (true)
+        {
+            ThrowIfClosed();
+            cancellationToken.ThrowIfCancellationRequested();
+            var woken = _room.Enter();
+            try
+            {
+                if (!HasRoomNow() && !_gate.IsClosed)
+                {
+                    await woken.WaitAsync(cancellationToken).ConfigureAwait(false);
+                }
+            }
+            finally
+            {
+                _room.Leave();
+            }
+
+            if (TryPost(message))
+            {
+                return;
+            }
+        }
+    }
+
+    private bool HasRoomNow()
+    {
+        foreach (var ring in _rings)
+        {
+            if (!ring.HasRoomNow())
             {
                 return false;
             }
@@ -182,37 +275,42 @@ internal sealed class RingPipe<T> : PipeBase<T>
         return true;
     }
 
+    private void ThrowIfClosed()
+    {
+        if (_gate.IsClosed)
+        {
+            throw new PipeClosedException();
+        }
+    }
+
+    // Runs once per consumer for the pipe's whole life: compiled fully optimized from the start, not left in tier-0 or
+    // on-stack-replacement code that a loop entered once would otherwise run in.
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     private void Consume(int consumer)
     {
         var ring = _rings[consumer];
         var handler = _handlers[consumer];
         var head = ring.Head;
-        var idle = 0;
+        var wait = default(IdleWait);
         while (true)
         {
             var tail = ring.ReadTail();
             if (tail != head)
             {
-                head = HandleBatch(ring, handler, head, tail);
+                head = HandleBatch(ring, handler, head, Math.Min(tail, head + _batchLimit));
                 ring.Release(head);
-                if (Volatile.Read(ref _producer.Waiting) != 0)
+                if (_room.HasWaiters)
                 {
-                    _roomWake.Set();
+                    _room.WakeAll();
                 }
 
-                idle = 0;
+                wait.Reset();
                 continue;
             }
 
-            if (_closeFenced())
+            if (_isDrainable())
             {
-                // A post that passed its closed check before Close's barrier is still publishing: let it land.
-                var spinner = default(SpinWait);
-                while (Volatile.Read(ref _producer.Flag) != 0)
-                {
-                    spinner.SpinOnce(sleep1Threshold: -1);
-                }
-
+                // Close waited for every accepted post to publish before it said so: one more look sees them all.
                 if (ring.ReadTail() != head)
                 {
                     continue;
@@ -222,48 +320,33 @@ internal sealed class RingPipe<T> : PipeBase<T>
                 return;
             }
 
-            if (idle < Backoff.RoundsBeforePark)
+            if (!wait.Wait(_pause))
             {
-                Backoff.Wait(idle++);
-                continue;
+                ring.Park(head, _isDrainable, Timeout.InfiniteTimeSpan);
+                wait.Reset();
             }
-
-            ring.ParkIfEmpty(head, _closeFenced, ParkTimeout);
-            idle = 0;
         }
     }
 
-    private long HandleBatch(SingleProducerRing<T> ring, Action<T> handler, long head, long tail)
+    private long HandleBatch(SingleProducerRing<T> ring, Action<T> handler, long head, long end)
     {
         try
         {
             // Stopping is checked per message, so a fault or abort stops delivery mid-batch.
-            for (; head < tail && !IsStopping; head++)
+            for (; head < end && !IsStopping; head++)
             {
                 handler(ring.Take(head));
             }
 
-            if (head < tail)
-            {
-                CountUnhandled(tail - head);
-                for (; head < tail; head++)
-                {
-                    ring.Take(head);
-                }
-            }
+            CountUnhandled(end - head);
+            return end;
         }
         catch (Exception ex)
         {
             // The message at head threw; it and the rest of the batch are not handled.
-            CountUnhandled(tail - head);
-            for (head++; head < tail; head++)
-            {
-                ring.Take(head);
-            }
-
+            CountUnhandled(end - head);
             Fault(ex);
+            return end;
         }
-
-        return head;
     }
 }

@@ -1,8 +1,9 @@
 namespace Concurrency.Messaging.Pipes;
 
 /// <summary>
-/// An auto-reset wake-up for exactly one waiter, with sync and async waits. Setting it twice before the waiter runs
-/// wakes it once: the waiter re-checks its condition after every wake, so a coalesced set loses nothing.
+/// An auto-reset wake-up for exactly one waiter. Setting it twice before the waiter runs wakes it once, and a set with
+/// nobody waiting makes the next wait return at once: the waiter re-checks its condition after every wake, so a
+/// coalesced or early set loses nothing and costs at most one extra look.
 /// </summary>
 internal sealed class WakeSignal : IDisposable
 {
@@ -17,22 +18,17 @@ internal sealed class WakeSignal : IDisposable
         }
     }
 
-    /// <summary>Waits for a set, or for <paramref name="timeout"/>: the caller re-checks its condition either way.</summary>
-    public void Wait(TimeSpan timeout, CancellationToken cancellationToken)
+    /// <summary>Waits for a set.</summary>
+    /// <returns><see langword="false"/> if <paramref name="timeout"/> passed first.</returns>
+    public bool Wait(TimeSpan timeout)
     {
-        if (_semaphore.Wait(timeout, cancellationToken))
+        if (!_semaphore.Wait(timeout))
         {
-            Volatile.Write(ref _pending, 0);
+            return false;
         }
-    }
 
-    /// <summary>Waits for a set, or for <paramref name="timeout"/>: the caller re-checks its condition either way.</summary>
-    public async ValueTask WaitAsync(TimeSpan timeout, CancellationToken cancellationToken)
-    {
-        if (await _semaphore.WaitAsync(timeout, cancellationToken).ConfigureAwait(false))
-        {
-            Volatile.Write(ref _pending, 0);
-        }
+        Volatile.Write(ref _pending, 0);
+        return true;
     }
 
     public void Dispose() => _semaphore.Dispose();

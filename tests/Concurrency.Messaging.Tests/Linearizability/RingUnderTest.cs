@@ -20,7 +20,7 @@ internal sealed class RingUnderTest(int capacity)
     private readonly List<string> _taken = [];     // guarded by _consumer
     private List<int>? _remaining;                 // guarded by _consumer: what is left once the operations are done
 
-    /// <summary>Producer: publish if there is room (HasRoom, Publish, WakeConsumerIfParked), as the ring pipe posts.</summary>
+    /// <summary>Producer: publish if there is room (HasRoom, Publish, then WakeConsumer if ConsumerParked), as the ring pipe posts.</summary>
     public void TryPublish(int value)
     {
         lock (_producer)
@@ -29,7 +29,10 @@ internal sealed class RingUnderTest(int capacity)
             if (room)
             {
                 _ring.Publish(value);
-                _ring.WakeConsumerIfParked();
+                if (_ring.ConsumerParked)
+                {
+                    _ring.WakeConsumer();
+                }
             }
 
             _published.Add(RingResult.Publish(value, room));
@@ -53,7 +56,7 @@ internal sealed class RingUnderTest(int capacity)
             var value = TakeOne();
             if (value is null)
             {
-                _ring.ParkIfEmpty(_ring.Head, static () => false, ParkTimeout);
+                _ring.Park(_ring.Head, static () => false, ParkTimeout);
                 value = TakeOne();
             }
 

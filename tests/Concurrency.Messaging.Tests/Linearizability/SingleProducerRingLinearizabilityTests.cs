@@ -4,7 +4,7 @@ using Xunit;
 namespace Concurrency.Messaging.Tests.Linearizability;
 
 /// <summary>
-/// The ring's own protocol (HasRoom/Publish/WakeConsumerIfParked against ReadTail/Take/Release/ParkIfEmpty) under real
+/// The ring's own protocol (HasRoom/Publish/WakeConsumer against ReadTail/Take/Release/Park) under real
 /// parallel calls, checked by CsCheck's <c>SampleParallel</c> against a fixed-capacity FIFO: some order of the operations
 /// that keeps each thread's own order must explain every publish answer (room or full), every take (value or empty) and
 /// what is left. A stale cached head that refuses a publish with room, a take that sees a slot before its value, a released
