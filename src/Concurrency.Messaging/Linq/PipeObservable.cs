@@ -11,7 +11,11 @@ namespace Concurrency.Messaging.Linq;
 /// disposes the source subscription, stops delivery (at most the message being handled finishes) and frees the consumer.
 /// If the downstream observer's OnNext throws, delivery stops, the source subscription is disposed and that exception is
 /// delivered to the same observer's OnError; messages still queued are not delivered.
-/// A bounded pipe (the ring, a bounded channel) applies back-pressure: the source's OnNext waits while the pipe is full.
+/// A bounded pipe (the ring, a bounded channel) applies back-pressure: the source's OnNext waits while the pipe is full;
+/// an observer that calls its own source's OnNext while the pipe is full would wait for itself, so it gets an
+/// <see cref="InvalidOperationException"/> instead.
+/// A source that breaks the grammar by calling OnNext from several threads at once loses nothing: as Rx's own ObserveOn
+/// tolerates it, these operators serialize such calls (the ring detects the second thread and switches to a lock).
 /// </remarks>
 public static class PipeObservable
 {
@@ -57,7 +61,7 @@ public static class PipeObservable
     public static IObservable<T> ObserveOnPipe<T>(this IObservable<T> source, PipeKind kind, PipeOptions? options = null)
     {
         ArgumentNullException.ThrowIfNull(source);
-        options = (options ?? new PipeOptions()) with { Producers = 1, Distribution = PipeDistribution.Broadcast, AbortToken = default };
+        options = (options ?? new PipeOptions()) with { Producers = 1, Distribution = PipeDistribution.Broadcast, AbortToken = default, ToleratesConcurrentProducers = true };
 
         // Surface bad options at the call, not at the first Subscribe.
         Pipe.Validate(kind, 1, options);

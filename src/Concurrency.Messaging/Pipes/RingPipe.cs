@@ -44,6 +44,9 @@ internal sealed class RingPipe<T> : PipeBase<T>
         StartConsumerThreads(_handlers.Length, Consume);
     }
 
+    /// <summary>Gets whether every consumer is parked: idle and costing no CPU (for tests).</summary>
+    internal bool AllConsumersParked => _rings.All(ring => ring.ConsumerParked);
+
     public override bool TryPost(T message) => TryPostCore(message);
 
     public override void Post(T message, CancellationToken cancellationToken = default)

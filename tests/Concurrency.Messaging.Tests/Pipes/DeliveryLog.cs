@@ -62,6 +62,15 @@ internal sealed class DeliveryLog
         _lastSequence[producer] = sequence;
     }
 
+    /// <summary>Adds how often this consumer saw each id to <paramref name="seen"/> (indexed producer * perProducer + sequence).</summary>
+    public void AddSeenTo(int[] seen)
+    {
+        for (var i = 0; i < _seen.Length; i++)
+        {
+            seen[i] += Volatile.Read(ref _seen[i]);
+        }
+    }
+
     /// <summary>Ids seen a number of times other than <paramref name="expected"/>, for a readable failure.</summary>
     public IReadOnlyList<string> Anomalies(int expected = 1)
     {
