@@ -1,38 +1,38 @@
 namespace Concurrency.Messaging.Pipes;
 
 /// <summary>
-/// A <see cref="Queue{T}"/> behind a lock. The consumer swaps the whole queue out in one step and handles the batch outside
-/// the lock; when the queue is empty it pauses, yields, then parks (see <see cref="IdleWait"/>), and producers signal only a consumer that parked.
-/// Broadcast gives each consumer its own lane; work-sharing shares one lane, each consumer taking its share of the backlog.
+/// An array behind a lock, drained in one step: producers append under the lock; the consumer swaps the whole array for its
+/// empty one and handles the batch outside the lock. When there is nothing to take it pauses, yields, then parks (see
+/// <see cref="IdleWait"/>), and producers signal only a consumer that parked. Broadcast gives each consumer its own lane;
+/// work-sharing shares one lane, each consumer taking its share of the backlog.
 /// </summary>
 internal sealed class BatchDrainQueuePipe<T>(IReadOnlyList<Action<T>> handlers, PipeOptions options)
     : LanedQueuePipe<T, BatchDrainQueuePipe<T>.Lane>(PipeKind.BatchDrainQueue, handlers, options)
 {
     protected override void Consume(Lane lane, Action<T> handler)
     {
-        var batch = new Queue<T>();
-        while (lane.TakeBatch(ref batch, ConsumersPerLane))
+        var batch = new T[Lane.InitialCapacity];
+        while (lane.TakeBatch(ref batch, ConsumersPerLane, out var count))
         {
+            var handled = 0;
             try
             {
-                while (batch.TryDequeue(out var message))
+                // Stopping is checked per message, so a fault or abort stops delivery mid-batch.
+                for (; handled < count && !IsStopping; handled++)
                 {
-                    if (IsStopping)
-                    {
-                        CountUnhandled(batch.Count + 1);
-                        batch.Clear();
-                        break;
-                    }
-
-                    handler(message);
+                    handler(batch[handled]);
                 }
+
+                CountUnhandled(count - handled);
             }
             catch (Exception ex)
             {
-                CountUnhandled(batch.Count + 1);
-                batch.Clear();
+                // The message at `handled` threw; it and the rest of the batch are not handled.
+                CountUnhandled(count - handled);
                 Fault(ex);
             }
+
+            Array.Clear(batch, 0, count); // the lane reuses this array: drop the references it still holds
         }
     }
 
@@ -41,16 +41,19 @@ internal sealed class BatchDrainQueuePipe<T>(IReadOnlyList<Action<T>> handlers, 
     [System.Diagnostics.CodeAnalysis.SuppressMessage("Design", "CA1001", Justification = "Late posts must not see a disposed semaphore.")]
     internal sealed class Lane : IQueueLane<T>
     {
+        public const int InitialCapacity = 256;
+
         /// <summary>The consumer's pause between looks (see <see cref="IdleWait"/>): long, so a batch builds up in between.</summary>
         private const int Pause = 200;
 
         private readonly Lock _gate = new();
-        private readonly SemaphoreSlim _wake = new(0);  // released once for each parked consumer a producer wakes
-        private Queue<T> _queue = new();                // guarded by _gate; swapped out whole by a single-consumer lane
-        private bool _accepting = true;                 // guarded by _gate
-        private int _parked;                            // guarded by _gate: consumers parked (or about to) on _wake
-        private volatile int _pending;                  // written under _gate: the queue's length after the last change,
-                                                        // read without the lock by a consumer deciding whether to keep waiting
+        private readonly SemaphoreSlim _wake = new(0); // released once for each parked consumer a producer wakes
+        private T[] _items = new T[InitialCapacity];   // guarded by _gate: the accepted messages are _items[_head.._count)
+        private int _head;                             // guarded by _gate: where consumers sharing the lane take from
+        private int _count;                            // written under _gate; read without it as a hint by an idle consumer
+        private bool _accepting = true;                // guarded by _gate
+        private volatile bool _closed;                 // set under _gate with _accepting: lets an idle consumer stop pausing
+        private int _parked;                           // guarded by _gate: consumers parked (or about to) on _wake
 
         public bool TryEnqueue(T message)
         {
@@ -61,8 +64,13 @@ internal sealed class BatchDrainQueuePipe<T>(IReadOnlyList<Action<T>> handlers, 
                     return false;
                 }
 
-                _queue.Enqueue(message);
-                _pending = _queue.Count;
+                if (_count == _items.Length)
+                {
+                    Array.Resize(ref _items, _items.Length * 2);
+                }
+
+                _items[_count] = message;
+                Volatile.Write(ref _count, _count + 1);
                 if (_parked > 0)
                 {
                     _parked--;
@@ -78,7 +86,7 @@ internal sealed class BatchDrainQueuePipe<T>(IReadOnlyList<Action<T>> handlers, 
             lock (_gate)
             {
                 _accepting = false;
-                _pending = -1; // wakes spinning consumers: there is something to look at
+                _closed = true;
                 if (_parked > 0)
                 {
                     _wake.Release(_parked);
@@ -89,31 +97,32 @@ internal sealed class BatchDrainQueuePipe<T>(IReadOnlyList<Action<T>> handlers, 
 
         /// <summary>
         /// Waits until there is work or the lane is closed and empty: first pausing and yielding without the lock, watching
-        /// the queue's length, then parked on the semaphore (a producer that enqueues under the lock sees the park). A sole consumer swaps queues with its empty batch; consumers sharing the lane each take a fair share so
-        /// one of them does not hoard the backlog.
+        /// the count, then parked on the semaphore (a producer that appends under the lock sees the park). A sole consumer
+        /// swaps arrays with its empty batch; consumers sharing the lane each copy out a fair share, so one of them does
+        /// not hoard the backlog.
         /// </summary>
         /// <returns><see langword="false"/> when the lane is closed and empty: the consumer exits.</returns>
-        public bool TakeBatch(ref Queue<T> batch, int sharers)
+        public bool TakeBatch(ref T[] batch, int sharers, out int count)
         {
             var wait = default(IdleWait);
             while (true)
             {
-                if (_pending == 0 && wait.Wait(Pause))
+                if (Volatile.Read(ref _count) == 0 && !_closed && wait.Wait(Pause))
                 {
                     continue;
                 }
 
                 lock (_gate)
                 {
-                    if (_queue.Count > 0)
+                    if (_count > _head)
                     {
-                        Take(ref batch, sharers);
-                        _pending = _accepting ? _queue.Count : -1;
+                        count = Take(ref batch, sharers);
                         return true;
                     }
 
                     if (!_accepting)
                     {
+                        count = 0;
                         return false;
                     }
 
@@ -125,26 +134,40 @@ internal sealed class BatchDrainQueuePipe<T>(IReadOnlyList<Action<T>> handlers, 
             }
         }
 
-        private void Take(ref Queue<T> batch, int sharers)
+        /// <summary>Under the gate, with messages available.</summary>
+        private int Take(ref T[] batch, int sharers)
         {
             if (sharers == 1)
             {
-                (_queue, batch) = (batch, _queue);
-                return;
+                var count = _count;
+                (_items, batch) = (batch, _items);
+                _count = 0;
+                return count;
             }
 
-            var share = (_queue.Count + sharers - 1) / sharers;
-            for (var i = 0; i < share; i++)
+            var available = _count - _head;
+            var share = (available + sharers - 1) / sharers;
+            if (batch.Length < share)
             {
-                batch.Enqueue(_queue.Dequeue());
+                batch = new T[Math.Max(share, batch.Length * 2)];
             }
 
-            // Leave the rest for the others; one of them may be parked.
-            if (_queue.Count > 0 && _parked > 0)
+            Array.Copy(_items, _head, batch, 0, share);
+            Array.Clear(_items, _head, share);
+            _head += share;
+            if (_head == _count)
             {
+                _head = 0;
+                _count = 0;
+            }
+            else if (_parked > 0)
+            {
+                // Leave the rest for the others; one of them may be parked.
                 _parked--;
                 _wake.Release();
             }
+
+            return share;
         }
     }
 }

@@ -91,7 +91,7 @@ public static class Pipe
         {
             case PipeKind.Ring when options.Producers != 1:
                 throw new ArgumentException($"A ring accepts exactly one producer; {options.Producers} were declared.", nameof(options));
-            case PipeKind.Ring or PipeKind.ObserveOn when sharing:
+            case PipeKind.ObserveOn when sharing:
                 throw new ArgumentException($"A {kind} pipe cannot share work between consumers; use broadcast or another kind.", nameof(options));
             case PipeKind.ObserveOn or PipeKind.ReaderWriterLockQueue or PipeKind.BatchDrainQueue when options.Capacity is not null:
                 throw new ArgumentException($"A {kind} pipe is unbounded; leave Capacity unset.", nameof(options));

@@ -9,13 +9,13 @@ public enum PipeKind
     /// <summary>A <see cref="Queue{T}"/> guarded by a <see cref="ReaderWriterLockSlim"/>; the consumer takes one message per lock.</summary>
     ReaderWriterLockQueue,
 
-    /// <summary>A <see cref="Queue{T}"/> guarded by a monitor; the consumer takes everything queued in one step.</summary>
+    /// <summary>An array guarded by a lock; the consumer swaps it out whole and handles the batch outside the lock.</summary>
     BatchDrainQueue,
 
     /// <summary>A <c>System.Threading.Channels</c> channel, unbounded or bounded.</summary>
     Channel,
 
-    /// <summary>A bounded lock-free ring for exactly one producer per ring.</summary>
+    /// <summary>Bounded lock-free rings, one per consumer, for one producer at a time.</summary>
     Ring,
 
     /// <summary>A <see cref="System.Collections.Concurrent.BlockingCollection{T}"/>.</summary>

@@ -4,7 +4,8 @@ using System.Runtime.CompilerServices;
 namespace Concurrency.Messaging.Pipes;
 
 /// <summary>
-/// Bounded lock-free rings for one producer at a time: one ring per consumer (broadcast). A post reaches every ring or none.
+/// Bounded lock-free rings for one producer at a time, one ring per consumer. Broadcast: a post reaches every ring or none.
+/// Work-sharing: a post goes to one ring with room, taking the rings in turn, so a slow consumer gets fewer messages.
 /// Consumers drain in batches; each side pauses, then yields, then parks when it has nothing to do (see
 /// <see cref="IdleWait"/>), so a busy pipe never parks and an idle one costs no CPU.
 /// </summary>
@@ -22,7 +23,9 @@ internal sealed class RingPipe<T> : PipeBase<T>
     private readonly Func<bool> _isDrainable;
     private readonly int _pause;          // IdleWait's pause for this capacity
     private readonly int _batchLimit;     // a consumer releases room at least this often, so the producer can refill meanwhile
+    private readonly bool _sharing;       // work-sharing: each post goes to one ring
     private SingleProducerGate _gate;     // who may post; closed
+    private PaddedIndexes _cursor;        // work-sharing, inside the gate: Index = the ring the next post tries first
     private int _drainable;               // 0 → 1 once, after Close saw every in-flight post land: consumers may finish
 
     public RingPipe(IReadOnlyList<Action<T>> handlers, PipeOptions options)
@@ -37,6 +40,7 @@ internal sealed class RingPipe<T> : PipeBase<T>
         }
 
         _single = _rings.Length == 1 ? _rings[0] : null;
+        _sharing = _rings.Length > 1 && options.Distribution == PipeDistribution.WorkSharing;
         _pause = IdleWait.PauseFor(capacity);
         _batchLimit = Math.Max(1, capacity / 2);
         _gate.Initialize(options.ToleratesConcurrentProducers);
@@ -72,19 +76,19 @@ internal sealed class RingPipe<T> : PipeBase<T>
     private bool TryPostCore(T message)
     {
         var thread = Environment.CurrentManagedThreadId;
-        if (_single is not { } ring || !_gate.TryEnter(thread))
+        if (_single is not { } ring || !_gate.TryEnter(thread, out var poster))
         {
             return TryPostSlow(message, thread);
         }
 
         if (!ring.HasRoom())
         {
-            _gate.Exit();
+            SingleProducerGate.Exit(poster);
             return false;
         }
 
         ring.Publish(message);
-        _gate.Exit();
+        SingleProducerGate.Exit(poster);
         if (ring.ConsumerParked)
         {
             ring.WakeConsumer();
@@ -109,10 +113,10 @@ internal sealed class RingPipe<T> : PipeBase<T>
     [MethodImpl(MethodImplOptions.NoInlining)]
     private bool TryPostSlow(T message, int thread)
     {
-        if (_gate.TryEnter(thread))
+        if (_gate.TryEnter(thread, out var poster))
         {
             var published = TryPublish(message);
-            _gate.Exit();
+            SingleProducerGate.Exit(poster);
             if (published)
             {
                 WakeParkedConsumers();
@@ -145,10 +149,10 @@ internal sealed class RingPipe<T> : PipeBase<T>
 
                     return published;
                 default:
-                    if (_gate.TryEnter(thread))
+                    if (_gate.TryEnter(thread, out poster))
                     {
                         published = TryPublish(message);
-                        _gate.Exit();
+                        SingleProducerGate.Exit(poster);
                         if (published)
                         {
                             WakeParkedConsumers();
@@ -162,20 +166,13 @@ internal sealed class RingPipe<T> : PipeBase<T>
         }
     }
 
-    /// <summary>Inside the gate: all rings have room, so the post goes to all of them, or to none.</summary>
+    /// <summary>Inside the gate: broadcast posts to every ring or to none; work-sharing to the next ring with room.</summary>
     private bool TryPublish(T message)
     {
         var rings = _rings;
-        if (rings.Length == 1)
+        if (_sharing)
         {
-            var ring = rings[0];
-            if (!ring.HasRoom())
-            {
-                return false;
-            }
-
-            ring.Publish(message);
-            return true;
+            return TryPublishToOne(rings, message);
         }
 
         foreach (var ring in rings)
@@ -192,6 +189,23 @@ internal sealed class RingPipe<T> : PipeBase<T>
         }
 
         return true;
+    }
+
+    private bool TryPublishToOne(SingleProducerRing<T>[] rings, T message)
+    {
+        var first = (int)_cursor.Index;
+        for (var k = 0; k < rings.Length; k++)
+        {
+            var lane = first + k < rings.Length ? first + k : first + k - rings.Length;
+            if (rings[lane].HasRoom())
+            {
+                rings[lane].Publish(message);
+                _cursor.Index = lane + 1 < rings.Length ? lane + 1 : 0;
+                return true;
+            }
+        }
+
+        return false;
     }
 
     private void WakeParkedConsumers()
@@ -265,18 +279,7 @@ internal sealed class RingPipe<T> : PipeBase<T>
         }
     }
 
-    private bool HasRoomNow()
-    {
-        foreach (var ring in _rings)
-        {
-            if (!ring.HasRoomNow())
-            {
-                return false;
-            }
-        }
-
-        return true;
-    }
+    private bool HasRoomNow() => _sharing ? _rings.Any(ring => ring.HasRoomNow()) : _rings.All(ring => ring.HasRoomNow());
 
     private void ThrowIfClosed()
     {

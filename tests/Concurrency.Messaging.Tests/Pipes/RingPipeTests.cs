@@ -10,6 +10,4 @@ public sealed class RingPipeTests : PipeContractTests
     protected override PipeOptions BaseOptions => new() { Capacity = 64 };
 
     protected override bool AllowsManyProducers => false;
-
-    protected override bool AllowsWorkSharing => false;
 }

@@ -58,12 +58,10 @@ public sealed class ConcurrentProducerTests
             }
         }
 
+        // Whether an overlap is caught depends on the two threads really running side by side, which a busy or one-core
+        // machine does not promise; SingleProducerGateTests shows the detection step by step. Exactness holds either way.
         Assert.Equal(0, log.OutOfOrder);
-        if (Environment.ProcessorCount > 1)
-        {
-            // On one core the two posts overlap only if a thread is preempted mid-post, which may not happen in one run.
-            Assert.True(refusals.Sum() > 0, "two threads posted 400,000 messages at once and no overlap was detected");
-        }
+        Assert.Equal(accepted.Cast<bool>().Count(a => !a), refusals.Sum());
     }
 
     public static TheoryData<string> Operators() => ["Ring", "Ring-16", "Channel", "Channel-16", "LockedQueue", "BlockingCollection-16", "Pipe-Ring-1"];

@@ -17,13 +17,19 @@ public sealed class GateTests
     {
         var (kind, options) = RaceKinds.Parse(name);
         using var release = new ManualResetEventSlim(false);
-        using var holding = new ManualResetEventSlim(false);
-        await using var pipe = Pipe.Create<long>(
-            kind,
-            [_ => { holding.Set(); Assert.True(release.Wait(TestTimeouts.Default)); }, _ => { }],
-            options);
+        using var holding = new CountdownEvent(2);
+        void Hold(long message)
+        {
+            if (message == 0)
+            {
+                holding.Signal();
+                Assert.True(release.Wait(TestTimeouts.Default));
+            }
+        }
 
-        // Hold the first consumer inside its first message, then fill its lane.
+        await using var pipe = Pipe.Create<long>(kind, [Hold, Hold], options);
+
+        // Hold both consumers inside their first message, so every lane fills alike, then fill them.
         pipe.Post(0, TestContext.Current.CancellationToken);
         Assert.True(holding.Wait(TestTimeouts.Default, TestContext.Current.CancellationToken));
         var next = 1L;
@@ -39,7 +45,7 @@ public sealed class GateTests
             TaskScheduler.Default);
 
         // With a Ring the second poster is a concurrent producer: it may be refused with that error, never blocked.
-        var tryPost = Task.Run(
+        var tryPost = Task.Factory.StartNew(
             () =>
             {
                 try
@@ -51,9 +57,11 @@ public sealed class GateTests
                     return false;
                 }
             },
-            TestContext.Current.CancellationToken);
-        Assert.False(await tryPost.DefaultTimeout());
-        Assert.False(waiting.IsCompleted);
+            TestContext.Current.CancellationToken,
+            TaskCreationOptions.LongRunning,
+            TaskScheduler.Default);
+        Assert.False(await tryPost.DefaultTimeout(), "TryPost accepted a message while the pipe was full");
+        Assert.False(waiting.IsCompleted, $"the waiting Post finished early: {waiting.Status} {waiting.Exception?.InnerException}");
 
         release.Set();
         await waiting.DefaultTimeout();

@@ -30,7 +30,7 @@ internal static class RaceKinds
 
     public static bool Supports(PipeKind kind, int producers, int consumers, PipeDistribution distribution) => kind switch
     {
-        PipeKind.Ring => producers == 1 && (consumers == 1 || distribution == PipeDistribution.Broadcast),
+        PipeKind.Ring => producers == 1,
         PipeKind.ObserveOn => consumers == 1 || distribution == PipeDistribution.Broadcast,
         _ => true,
     };

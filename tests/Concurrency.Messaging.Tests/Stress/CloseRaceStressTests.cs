@@ -21,6 +21,7 @@ public sealed class CloseRaceStressTests
         (1, 3, PipeDistribution.Broadcast),
         (4, 3, PipeDistribution.Broadcast),
         (2, 3, PipeDistribution.WorkSharing),
+        (1, 3, PipeDistribution.WorkSharing),
     ];
 
     public static TheoryData<string, int, int, PipeDistribution, RaceEnd, RacePost> Cases()

@@ -22,7 +22,7 @@ internal sealed record StressCase(PipeKind Kind, PipeOptions Options, int Produc
             ["BlockingCollection-Bounded"] = (PipeKind.BlockingCollection, new PipeOptions { Capacity = 1024 }),
         };
 
-    public static readonly IReadOnlyList<string> Topologies = ["1->1", "4->1", "1->3-broadcast", "2->3-worksharing"];
+    public static readonly IReadOnlyList<string> Topologies = ["1->1", "4->1", "1->3-broadcast", "2->3-worksharing", "1->3-worksharing"];
 
     public static bool Supports(string kind, string topology)
     {
@@ -30,7 +30,7 @@ internal sealed record StressCase(PipeKind Kind, PipeOptions Options, int Produc
         return topology switch
         {
             "4->1" or "2->3-worksharing" when pipeKind == PipeKind.Ring => false,
-            "2->3-worksharing" when pipeKind == PipeKind.ObserveOn => false,
+            "2->3-worksharing" or "1->3-worksharing" when pipeKind == PipeKind.ObserveOn => false,
             _ => true,
         };
     }
@@ -45,6 +45,7 @@ internal sealed record StressCase(PipeKind Kind, PipeOptions Options, int Produc
             "4->1" => new StressCase(kind, options, 4, 1, PipeDistribution.Broadcast),
             "1->3-broadcast" => new StressCase(kind, options, 1, 3, PipeDistribution.Broadcast),
             "2->3-worksharing" => new StressCase(kind, options, 2, 3, PipeDistribution.WorkSharing),
+            "1->3-worksharing" => new StressCase(kind, options, 1, 3, PipeDistribution.WorkSharing),
             _ => throw new ArgumentException($"Unknown topology in '{name}'.", nameof(name)),
         };
     }
