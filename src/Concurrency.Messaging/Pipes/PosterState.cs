@@ -8,13 +8,13 @@ namespace Concurrency.Messaging.Pipes;
 /// flag, never the new owner's.
 /// </summary>
 [StructLayout(LayoutKind.Explicit, Size = 128)]
-internal sealed class PosterState(int threadId)
+internal sealed class PosterState(object? thread)
 {
-    /// <summary>The managed thread id allowed on the fast path with this state, or -1 for the state posts share under the lock.</summary>
+    /// <summary>The <see cref="PostingThread"/> token of the thread allowed on the fast path with this state; none for the state posts share under the lock.</summary>
     [FieldOffset(64)]
-    public readonly int ThreadId = threadId;
+    public readonly object? Thread = thread;
 
     /// <summary>1 while a post is between its checks and its publish. Written by the owning thread (or the lock's holder).</summary>
-    [FieldOffset(68)]
+    [FieldOffset(72)]
     public int InFlight;
 }

@@ -75,7 +75,7 @@ internal sealed class RingPipe<T> : PipeBase<T>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private bool TryPostCore(T message)
     {
-        var thread = Environment.CurrentManagedThreadId;
+        var thread = PostingThread.Current;
         if (_single is not { } ring || !_gate.TryEnter(thread, out var poster))
         {
             return TryPostSlow(message, thread);
@@ -111,7 +111,7 @@ internal sealed class RingPipe<T> : PipeBase<T>
 
     /// <summary>Broadcast, a new posting thread, the lock, or a closed pipe.</summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private bool TryPostSlow(T message, int thread)
+    private bool TryPostSlow(T message, object thread)
     {
         if (_gate.TryEnter(thread, out var poster))
         {

@@ -56,7 +56,7 @@ internal struct SingleProducerGate
     public void Initialize(bool tolerateConcurrent)
     {
         _lock = new Lock();
-        _locked = new PosterState(-1);
+        _locked = new PosterState(null);
         _tolerateConcurrent = tolerateConcurrent;
     }
 
@@ -64,10 +64,10 @@ internal struct SingleProducerGate
     /// <returns><see langword="true"/>: publish, then call <see cref="Exit"/> with <paramref name="state"/>.
     /// <see langword="false"/>: call <see cref="EnterSlow"/>.</returns>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public readonly bool TryEnter(int thread, out PosterState state)
+    public readonly bool TryEnter(object thread, out PosterState state)
     {
         state = Volatile.Read(in _owner)!;
-        if (state is null || state.ThreadId != thread)
+        if (state is null || !ReferenceEquals(state.Thread, thread))
         {
             return false;
         }
@@ -87,7 +87,7 @@ internal struct SingleProducerGate
 
     /// <summary>The slow path: takes ownership (detecting a concurrent poster on the way), or enters the lock.</summary>
     /// <exception cref="InvalidOperationException">The owner was posting at the same moment and concurrent posters are not tolerated.</exception>
-    public Entry EnterSlow(int thread)
+    public Entry EnterSlow(object thread)
     {
         _lock.Enter();
         var keep = false;
@@ -99,7 +99,7 @@ internal struct SingleProducerGate
             }
 
             var owner = Volatile.Read(ref _owner);
-            if (owner != _locked && owner?.ThreadId != thread)
+            if (owner != _locked && !ReferenceEquals(owner?.Thread, thread))
             {
                 HandOff(owner, thread);
             }
@@ -158,7 +158,7 @@ internal struct SingleProducerGate
     }
 
     /// <summary>Under the lock: moves ownership from <paramref name="previous"/> to <paramref name="thread"/>, or to the lock.</summary>
-    private void HandOff(PosterState? previous, int thread)
+    private void HandOff(PosterState? previous, object thread)
     {
         if (previous is not null)
         {

@@ -16,7 +16,7 @@ public sealed class SingleProducerGateTests
     public void EnterSlow_WhileOwnersPostInFlight_RefusedOrSerialized(bool tolerateConcurrent)
     {
         var box = new GateBox(tolerateConcurrent);
-        var owner = Environment.CurrentManagedThreadId;
+        var owner = PostingThread.Current;
         Assert.Equal(SingleProducerGate.Entry.Owner, box.Gate.EnterSlow(owner));
         Assert.True(box.Gate.TryEnter(owner, out var inFlight)); // the owner's post is now in flight, until Exit below
 
@@ -26,7 +26,7 @@ public sealed class SingleProducerGateTests
         {
             try
             {
-                entry = box.Gate.EnterSlow(Environment.CurrentManagedThreadId);
+                entry = box.Gate.EnterSlow(PostingThread.Current);
                 if (entry == SingleProducerGate.Entry.Locked)
                 {
                     box.Gate.ExitLocked(); // the lock is this thread's to release
@@ -63,14 +63,14 @@ public sealed class SingleProducerGateTests
     public void EnterSlow_AfterOwnersPostLanded_HandsOffWithoutComplaint()
     {
         var box = new GateBox(tolerateConcurrent: false);
-        Assert.Equal(SingleProducerGate.Entry.Owner, box.Gate.EnterSlow(Environment.CurrentManagedThreadId));
-        Assert.True(box.Gate.TryEnter(Environment.CurrentManagedThreadId, out var first));
+        Assert.Equal(SingleProducerGate.Entry.Owner, box.Gate.EnterSlow(PostingThread.Current));
+        Assert.True(box.Gate.TryEnter(PostingThread.Current, out var first));
         SingleProducerGate.Exit(first);
 
         var handedOff = false;
         var second = new Thread(() =>
         {
-            var me = Environment.CurrentManagedThreadId;
+            var me = PostingThread.Current;
             if (box.Gate.EnterSlow(me) == SingleProducerGate.Entry.Owner && box.Gate.TryEnter(me, out var mine))
             {
                 SingleProducerGate.Exit(mine);
@@ -82,14 +82,14 @@ public sealed class SingleProducerGateTests
 
         Assert.True(handedOff);
         Assert.False(box.Gate.OverlapSeen);
-        Assert.False(box.Gate.TryEnter(Environment.CurrentManagedThreadId, out _)); // ownership moved on
+        Assert.False(box.Gate.TryEnter(PostingThread.Current, out _)); // ownership moved on
     }
 
     [Fact]
     public void Close_PostInFlight_WaitsForItThenRefusesEverything()
     {
         var box = new GateBox(tolerateConcurrent: false);
-        var owner = Environment.CurrentManagedThreadId;
+        var owner = PostingThread.Current;
         box.Gate.EnterSlow(owner);
         Assert.True(box.Gate.TryEnter(owner, out var inFlight));
 
