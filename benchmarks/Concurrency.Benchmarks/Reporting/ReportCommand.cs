@@ -13,10 +13,10 @@ public static class ReportCommand
 {
     private const string Headline = "HeadlineBenchmarks";
 
-    public static int Run(string[] args)
+    public static int Run(Cli.ReportOptions options, TextWriter output, TextWriter error)
     {
-        var resultsDirectory = Option(args, "--results") ?? Path.Combine("BenchmarkDotNet.Artifacts", "results");
-        var outputDirectory = Option(args, "--out") ?? "results";
+        var resultsDirectory = options.ResultsDirectory;
+        var outputDirectory = options.OutputDirectory;
         var files = Directory.Exists(resultsDirectory)
             ? Directory.GetFiles(resultsDirectory, "*-report-full.json").OrderBy(File.GetLastWriteTimeUtc).ToList()
             : [];
