@@ -11,12 +11,12 @@ public static class HelpText
           dotnet run -c Release --project benchmarks/Concurrency.Benchmarks -- report [REPORT OPTIONS]
 
         With no arguments it runs the Headline scenario at 1 core and at all cores, unattended
-        (about 20 minutes on 2 cores), and exits non-zero if any benchmark failed or nothing matched.
+        (about 15-20 minutes on 2 cores), and exits non-zero if any benchmark failed or nothing matched.
 
         Options:
           --cores LIST           core counts to run at, one job each, e.g. --cores 1,2,4
                                  (default: 1 and all; capped at this machine's count)
-          --job NAME             measurement settings for every core count: default (steady state,
+          --job, -j NAME         measurement settings for every core count: default (steady state,
                                  3 launches x 20 iterations of ~250 ms, 8 warm-up), dry (one quick
                                  pass, to check a change), short, medium, long
           --help, -h             this help, then BenchmarkDotNet's

@@ -4,8 +4,8 @@ using Concurrency.Benchmarks.Config;
 namespace Concurrency.Benchmarks.Cli;
 
 /// <summary>
-/// Parses the benchmark command line: <c>--cores LIST</c>, <c>--job NAME</c> and <c>--help</c> are ours; everything else
-/// goes to BenchmarkDotNet. With no filter of its own the run selects the headline scenario, so a bare run is unattended.
+/// Parses the benchmark command line: <c>--cores LIST</c>, <c>--job NAME</c> (also BenchmarkDotNet's <c>-j</c>, which would
+/// otherwise add a job beside ours) and <c>--help</c> are ours; everything else goes to BenchmarkDotNet. With no filter of its own the run selects the headline scenario, so a bare run is unattended.
 /// </summary>
 public static class RunArguments
 {
@@ -25,7 +25,7 @@ public static class RunArguments
                 case "--cores":
                     cores = cores is null ? Value(args, ref i, "--cores", "a list of core counts, for example --cores 1,2,4") : throw new UsageException("--cores: given twice.");
                     break;
-                case "--job":
+                case "--job" or "-j":
                     job = job is null ? Value(args, ref i, "--job", $"one of {string.Join(", ", MeasurementJobs.Names)}") : throw new UsageException("--job: given twice.");
                     break;
                 case "--help" or "-h" or "-?":

@@ -1,0 +1,90 @@
+using Xunit;
+
+namespace Concurrency.Benchmarks.Tests;
+
+/// <summary>The report merges only what it can stand behind, and says what it merged.</summary>
+public sealed class ReportCommandTests
+{
+    private static readonly Dictionary<string, double> Headline = new()
+    {
+        ["DirectCall"] = 500e6,
+        ["RawRing"] = 100e6,
+        ["Ring"] = 40e6,
+        ["RxObserveOnTaskPool"] = 10e6,
+        ["DataflowActionBlock"] = 20e6,
+    };
+
+    [Fact]
+    public void Report_ResultsFromTwoCommits_RefusesWithOneLineAndExitCode1()
+    {
+        using var results = new ResultsFixture();
+        results.AddHeadline("first", ResultsFixture.Commit('a'), Headline);
+        results.AddHeadline("second", ResultsFixture.Commit('b'), Headline);
+        var (output, error) = (new StringWriter(), new StringWriter());
+
+        var exit = Program.Run(["report", "--results", results.Results, "--out", results.Output], output, error);
+
+        Assert.Equal(1, exit);
+        var line = Assert.Single(error.ToString().Split('\n', StringSplitOptions.RemoveEmptyEntries));
+        Assert.Contains("refusing to merge", line, StringComparison.Ordinal);
+        Assert.Contains(ResultsFixture.Commit('a'), line, StringComparison.Ordinal);
+        Assert.Contains(ResultsFixture.Commit('b'), line, StringComparison.Ordinal);
+        Assert.False(File.Exists(Path.Combine(results.Output, "REPORT.md")));
+    }
+
+    [Fact]
+    public void Report_TwoCommitsWithAllowFlag_WritesReportThatSaysSoAtTheTop()
+    {
+        using var results = new ResultsFixture();
+        results.AddHeadline("first", ResultsFixture.Commit('a'), Headline);
+        results.AddHeadline("second", ResultsFixture.Commit('b'), Headline);
+
+        var exit = Program.Run(["report", "--results", results.Results, "--out", results.Output, "--allow-mixed-commits"], new StringWriter(), new StringWriter());
+
+        Assert.Equal(0, exit);
+        var report = File.ReadAllLines(Path.Combine(results.Output, "REPORT.md"));
+        var firstLine = report.SkipWhile(l => l.StartsWith('#') || l.Length == 0).First();
+        Assert.Contains("MIXED COMMITS", firstLine, StringComparison.Ordinal);
+        Assert.Contains(report, l => l.Contains("`first-report-full.json`", StringComparison.Ordinal) && l.Contains(ResultsFixture.Commit('a'), StringComparison.Ordinal));
+        Assert.Contains(report, l => l.Contains("`second-report-full.json`", StringComparison.Ordinal) && l.Contains(ResultsFixture.Commit('b'), StringComparison.Ordinal));
+    }
+
+    [Fact]
+    public void Report_OneCommit_WritesReportAndReadmeTableWithVerdicts()
+    {
+        using var results = new ResultsFixture();
+        results.AddHeadline("only", ResultsFixture.Commit('c'), Headline);
+
+        var exit = Program.Run(["report", "--results", results.Results, "--out", results.Output], new StringWriter(), new StringWriter());
+
+        Assert.Equal(0, exit);
+        var table = File.ReadAllLines(Path.Combine(results.Output, "README-table.md"));
+        var ring = Assert.Single(table, l => l.StartsWith("| Ring |", StringComparison.Ordinal));
+        Assert.Contains("4.00× [", ring, StringComparison.Ordinal); // 40 M against Rx's 10 M
+        Assert.Contains("faster", ring, StringComparison.Ordinal);
+        Assert.Contains(table, l => l.Contains("-- report --results", StringComparison.Ordinal));
+        Assert.DoesNotContain(File.ReadAllLines(Path.Combine(results.Output, "REPORT.md")), l => l.StartsWith('|') && l.Contains('⚠', StringComparison.Ordinal));
+    }
+
+    [Fact]
+    public void Report_PathFasterThanRawRing_FlagsTheCeiling()
+    {
+        using var results = new ResultsFixture();
+        results.AddHeadline("only", ResultsFixture.Commit('d'), new Dictionary<string, double>(Headline) { ["Ring"] = 150e6 });
+
+        Program.Run(["report", "--results", results.Results, "--out", results.Output], new StringWriter(), new StringWriter());
+
+        var ring = Assert.Single(File.ReadAllLines(Path.Combine(results.Output, "REPORT.md")), l => l.StartsWith("| Ring |", StringComparison.Ordinal));
+        Assert.Contains("⚠ beats its ceiling (RawRing at 2 cores)", ring, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void Report_NoResults_ExitCode1()
+    {
+        using var results = new ResultsFixture();
+        var error = new StringWriter();
+
+        Assert.Equal(1, Program.Run(["report", "--results", results.Results, "--out", results.Output], new StringWriter(), error));
+        Assert.Contains("run the benchmarks first", error.ToString(), StringComparison.Ordinal);
+    }
+}

@@ -1,0 +1,66 @@
+using System.Globalization;
+using System.Text.Json;
+using Concurrency.Benchmarks.Runs;
+
+namespace Concurrency.Benchmarks.Tests;
+
+/// <summary>
+/// A results directory in the shape a run leaves (BenchmarkDotNet's full JSON, our provenance side file), written from a few
+/// made-up measurements, so the report can be tested without running a benchmark. Deleted on dispose.
+/// </summary>
+public sealed class ResultsFixture : IDisposable
+{
+    private readonly DirectoryInfo _root = Directory.CreateTempSubdirectory("concurrency-report-");
+
+    public ResultsFixture()
+    {
+        Results = Directory.CreateDirectory(Path.Combine(_root.FullName, "results")).FullName;
+        Output = Path.Combine(_root.FullName, "out");
+    }
+
+    public string Results { get; }
+
+    public string Output { get; }
+
+    /// <summary>Writes one headline results file whose cases run at <paramref name="rates"/> msg/s, measured at <paramref name="commit"/>.</summary>
+    public void AddHeadline(string fileName, string commit, IReadOnlyDictionary<string, double> rates)
+    {
+        var benchmarks = rates.Select(r => new
+        {
+            DisplayInfo = $"HeadlineBenchmarks.OneToOne: 2 cores(Affinity=11) [Path={r.Key}]",
+            Type = "HeadlineBenchmarks",
+            Method = "OneToOne",
+            FullName = $"Concurrency.Benchmarks.Scenarios.HeadlineBenchmarks.OneToOne(Path: {r.Key})",
+            Measurements = Measurements(r.Value),
+        });
+        var json = new
+        {
+            Title = fileName,
+            HostEnvironmentInfo = new { ProcessorName = "Test CPU", LogicalCoreCount = 2, OsVersion = "Test OS", RuntimeVersion = ".NET test", BenchmarkDotNetVersion = "0.15.8" },
+            Benchmarks = benchmarks,
+        };
+        var path = Path.Combine(Results, fileName + ResultFiles.FullJsonSuffix);
+        File.WriteAllText(path, JsonSerializer.Serialize(json));
+        var date = new DateTime(2026, 1, 2, 3, 4, 5, DateTimeKind.Utc);
+        new RunProvenance(commit, false, ".NET test", "Test OS", "Test CPU", 2, date, date, string.Empty)
+            .Write(ResultFiles.SideFile(path, ResultFiles.ProvenanceSuffix));
+    }
+
+    public void Dispose() => _root.Delete(recursive: true);
+
+    /// <summary>Two launches of five iterations within 1% of <paramref name="rate"/>, each moving 1,000,000 messages.</summary>
+    private static object[] Measurements(double rate)
+        => [.. Enumerable.Range(1, 2).SelectMany(launch => Enumerable.Range(1, 5).Select(i => new
+        {
+            IterationMode = "Workload",
+            IterationStage = "Actual",
+            LaunchIndex = launch,
+            IterationIndex = i,
+            Operations = 1_000_000L,
+            Nanoseconds = 1e15 / (rate * (1 + (((launch * 5) + i) % 3 / 100.0))),
+        }))];
+
+    public static string Commit(char digit) => new(digit, 40);
+
+    public static string Rate(double value) => value.ToString(CultureInfo.InvariantCulture);
+}
