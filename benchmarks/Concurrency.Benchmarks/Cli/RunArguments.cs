@@ -41,7 +41,7 @@ public static class RunArguments
             ? MeasurementJobs.SteadyState
             : MeasurementJobs.Named(job) ?? throw new UsageException($"--job: '{job}' is not one of {string.Join(", ", MeasurementJobs.Names)}.");
         var selects = rest.Any(a => a is "--filter" or "-f" or "--allCategories" or "--anyCategories");
-        var options = new RunOptions(ParseCores(cores, machineCores), baseJob, rest, help);
+        var options = new RunOptions(ParseCores(cores, machineCores), baseJob, rest, help, [.. args]);
         return selects || !options.Runs ? options : options with { BenchmarkDotNetArguments = [.. rest, "--filter", DefaultFilter] };
     }
 

@@ -9,7 +9,8 @@ namespace Concurrency.Benchmarks.Cli;
 /// <param name="BaseJob">The measurement settings every core count's job starts from.</param>
 /// <param name="BenchmarkDotNetArguments">Everything else, passed through.</param>
 /// <param name="Help">Whether to print the help instead of running.</param>
-public sealed record RunOptions(IReadOnlyList<int> Cores, Job BaseJob, IReadOnlyList<string> BenchmarkDotNetArguments, bool Help)
+/// <param name="CommandLine">The arguments as given, which the run's provenance records so the report can print the exact command.</param>
+public sealed record RunOptions(IReadOnlyList<int> Cores, Job BaseJob, IReadOnlyList<string> BenchmarkDotNetArguments, bool Help, IReadOnlyList<string> CommandLine)
 {
     /// <summary>Gets whether BenchmarkDotNet will run benchmarks (rather than list them or print its information).</summary>
     public bool Runs => !Help && !BenchmarkDotNetArguments.Any(a => a is "--list" or "--info" or "--version");

@@ -19,7 +19,7 @@ public static class BenchmarkRun
         var arguments = options.BenchmarkDotNetArguments.ToArray();
         var samples = Path.GetFullPath(Path.Combine(ArtifactsDirectory(arguments), "cpu-samples", $"{DateTime.UtcNow:yyyyMMdd-HHmmss}-{Environment.ProcessId}"));
         Environment.SetEnvironmentVariable(CpuSampleStore.DirectoryVariable, samples);
-        var provenance = RunProvenance.Capture(arguments);
+        var provenance = RunProvenance.Capture(options.CommandLine);
 
         var summaries = BenchmarkSwitcher.FromAssembly(typeof(Program).Assembly)
             .Run(arguments, BenchmarkConfig.Create(options.Cores, options.BaseJob, samples))

@@ -7,7 +7,8 @@ namespace Concurrency.Benchmarks.Runs;
 
 /// <summary>
 /// Where and from what a run's results came: the commit of the working tree the benchmarks were built from (and whether it
-/// had uncommitted changes), the runtime, OS, CPU model, logical core count, when, and the arguments. Written beside each
+/// had uncommitted changes), the runtime, OS, CPU model, logical core count, when, and the arguments as given, quoted for a
+/// POSIX shell so the report can print a command that reproduces the run. Written beside each
 /// summary's results as "…-provenance.json"; the report lists it per source file and refuses to merge different commits.
 /// </summary>
 public sealed record RunProvenance(
@@ -44,7 +45,7 @@ public sealed record RunProvenance(
             Environment.ProcessorCount,
             now,
             now,
-            string.Join(' ', arguments));
+            string.Join(' ', arguments.Select(Quote)));
     }
 
     public static RunProvenance? Read(string path)
@@ -83,6 +84,12 @@ public sealed record RunProvenance(
             return null; // no git on this machine
         }
     }
+
+    /// <summary>An argument as a POSIX shell reads it back: bare when it is plain, else in single quotes.</summary>
+    private static string Quote(string argument)
+        => argument.Length > 0 && argument.All(c => char.IsAsciiLetterOrDigit(c) || c is '-' or '_' or '.' or ',' or '/' or '=' or ':')
+            ? argument
+            : $"'{argument.Replace("'", "'\\''", StringComparison.Ordinal)}'";
 
     private static string CpuModel()
     {
