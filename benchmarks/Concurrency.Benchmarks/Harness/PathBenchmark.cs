@@ -13,9 +13,17 @@ namespace Concurrency.Benchmarks.Harness;
 /// </summary>
 /// <remarks>
 /// BenchmarkDotNet chooses how many invocations fill an iteration; the benchmark methods declare
-/// OperationsPerInvoke = the block size, so the reported time per operation is per message. The posting loops run once per
-/// invocation, hundreds of times before the measured iterations, so tiered compilation has promoted them (with dynamic
-/// PGO, as it does the contenders' own code) by then; only loops a thread enters once carry AggressiveOptimization.
+/// OperationsPerInvoke = the block size, so the reported time per operation is per message.
+/// <para>
+/// Code quality of the harness loops, chosen loop by loop: the posting loops run once per invocation, so they are left to
+/// tiered compilation, which treats them as it treats the contenders' own code (dynamic PGO included). A fast case calls
+/// them hundreds of times in BenchmarkDotNet's pilot and 8 warm-up iterations, past the 30 calls that promote them to tier 1;
+/// a case slow enough to call them fewer times still runs each block's thousands of iterations through on-stack
+/// replacement into optimized code, and spends hundreds of nanoseconds or more per message in the contender, next to
+/// which the loop is noise.
+/// Loops a thread enters once for the whole case (the raw ring's consumer) can only be reached by on-stack replacement,
+/// so those carry AggressiveOptimization instead.
+/// </para>
 /// </remarks>
 public abstract class PathBenchmark
 {

@@ -74,7 +74,13 @@ public static class BenchmarkRun
     /// <summary>BenchmarkDotNet's artifacts directory: its <c>--artifacts</c> option, or its default under the current directory.</summary>
     private static string ArtifactsDirectory(string[] arguments)
     {
-        var at = Array.IndexOf(arguments, "--artifacts");
-        return at >= 0 && at + 1 < arguments.Length ? arguments[at + 1] : "BenchmarkDotNet.Artifacts";
+        const string option = "--artifacts";
+        var at = Array.IndexOf(arguments, option);
+        if (at >= 0 && at + 1 < arguments.Length)
+        {
+            return arguments[at + 1];
+        }
+
+        return arguments.FirstOrDefault(a => a.StartsWith(option + "=", StringComparison.Ordinal))?[(option.Length + 1)..] ?? "BenchmarkDotNet.Artifacts";
     }
 }
