@@ -67,6 +67,18 @@ public sealed class ReportCommandTests
     }
 
     [Fact]
+    public void Report_IterationUnder100Milliseconds_NotedOnItsRow()
+    {
+        using var results = new ResultsFixture();
+        results.AddHeadline("only", ResultsFixture.Commit('e'), Headline, iterationMilliseconds: 60);
+
+        Program.Run(["report", "--results", results.Results, "--out", results.Output], new StringWriter(), new StringWriter());
+
+        var ring = Assert.Single(File.ReadAllLines(Path.Combine(results.Output, "REPORT.md")), l => l.StartsWith("| Ring |", StringComparison.Ordinal));
+        Assert.Contains("⚠ an iteration of 59 ms at 2 cores", ring, StringComparison.Ordinal); // 60 ms, the fastest iteration 2% quicker
+    }
+
+    [Fact]
     public void Report_PathFasterThanRawRing_FlagsTheCeiling()
     {
         using var results = new ResultsFixture();

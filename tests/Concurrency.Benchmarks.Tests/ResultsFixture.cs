@@ -1,4 +1,3 @@
-using System.Globalization;
 using System.Text.Json;
 using Concurrency.Benchmarks.Runs;
 
@@ -23,7 +22,7 @@ public sealed class ResultsFixture : IDisposable
     public string Output { get; }
 
     /// <summary>Writes one headline results file whose cases run at <paramref name="rates"/> msg/s, measured at <paramref name="commit"/>.</summary>
-    public void AddHeadline(string fileName, string commit, IReadOnlyDictionary<string, double> rates)
+    public void AddHeadline(string fileName, string commit, IReadOnlyDictionary<string, double> rates, double iterationMilliseconds = 250)
     {
         var benchmarks = rates.Select(r => new
         {
@@ -31,7 +30,7 @@ public sealed class ResultsFixture : IDisposable
             Type = "HeadlineBenchmarks",
             Method = "OneToOne",
             FullName = $"Concurrency.Benchmarks.Scenarios.HeadlineBenchmarks.OneToOne(Path: {r.Key})",
-            Measurements = Measurements(r.Value),
+            Measurements = Measurements(r.Value, iterationMilliseconds),
         });
         var json = new
         {
@@ -48,19 +47,17 @@ public sealed class ResultsFixture : IDisposable
 
     public void Dispose() => _root.Delete(recursive: true);
 
-    /// <summary>Two launches of five iterations within 1% of <paramref name="rate"/>, each moving 1,000,000 messages.</summary>
-    private static object[] Measurements(double rate)
+    /// <summary>Two launches of five iterations of about <paramref name="milliseconds"/>, within 1% of <paramref name="rate"/>.</summary>
+    private static object[] Measurements(double rate, double milliseconds)
         => [.. Enumerable.Range(1, 2).SelectMany(launch => Enumerable.Range(1, 5).Select(i => new
         {
             IterationMode = "Workload",
             IterationStage = "Actual",
             LaunchIndex = launch,
             IterationIndex = i,
-            Operations = 1_000_000L,
-            Nanoseconds = 1e15 / (rate * (1 + (((launch * 5) + i) % 3 / 100.0))),
+            Operations = (long)(rate * milliseconds / 1000),
+            Nanoseconds = milliseconds * 1e6 / (1 + (((launch * 5) + i) % 3 / 100.0)),
         }))];
 
     public static string Commit(char digit) => new(digit, 40);
-
-    public static string Rate(double value) => value.ToString(CultureInfo.InvariantCulture);
 }

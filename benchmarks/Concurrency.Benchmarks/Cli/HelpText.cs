@@ -10,14 +10,15 @@ public static class HelpText
           dotnet run -c Release --project benchmarks/Concurrency.Benchmarks [-- OPTIONS] [BENCHMARKDOTNET OPTIONS]
           dotnet run -c Release --project benchmarks/Concurrency.Benchmarks -- report [REPORT OPTIONS]
 
-        With no arguments it runs the Headline scenario at 1 core and at all cores, unattended
-        (about 15-20 minutes on 2 cores), and exits non-zero if any benchmark failed or nothing matched.
+        With no arguments it runs the Headline scenario at 1 core and at all cores, unattended (about
+        16 minutes on a quiet 2-core machine, up to 25 on a busy one), and exits non-zero if any
+        benchmark failed or nothing matched.
 
         Options:
           --cores LIST           core counts to run at, one job each, e.g. --cores 1,2,4
                                  (default: 1 and all; capped at this machine's count)
           --job, -j NAME         measurement settings for every core count: default (steady state,
-                                 3 launches x 20 iterations of ~250 ms, 8 warm-up), dry (one quick
+                                 4 launches x 15 iterations of ~250 ms, 6 warm-up), dry (one quick
                                  pass, to check a change), short, medium, long
           --help, -h             this help, then BenchmarkDotNet's
 

@@ -14,21 +14,24 @@ public static class MeasurementJobs
     public static readonly TimeInterval IterationTime = TimeInterval.FromMilliseconds(250);
 
     /// <summary>
-    /// Steady-state measurement. BenchmarkDotNet chooses the invocation count so that an iteration lasts about 250 ms (never
-    /// under 100 ms); unrolling stays at 1 and the minimum invocation count at 1 because one invocation is a whole block
-    /// (tens of microseconds to tens of milliseconds), where unrolling gains nothing and a minimum of 16 or 4 would only
-    /// stretch the slowest cases' iterations. Three launches (processes), because thread placement and code layout differ
-    /// from process to process and the report's interval resamples launches; 8 warm-up iterations (two seconds, long after
-    /// tiered compilation has settled) and 20 measured per launch, 60 in all, for a median and its interval. Nothing is
-    /// dropped as an outlier: a slow iteration on a busy machine is part of the answer, and the median is robust to it.
+    /// Steady-state measurement. BenchmarkDotNet chooses the invocation count so that an iteration lasts about 250 ms (the
+    /// pilot aims well above the 100 ms floor, because a busy machine can slow a case after the pilot has sized its
+    /// iterations); unrolling stays at 1 and the minimum invocation count at 1 because one invocation is a whole block (tens
+    /// of microseconds to tens of milliseconds), where unrolling gains nothing and a minimum of 16 or 4 would only stretch
+    /// the slowest cases' iterations. Four launches (processes), because thread placement and code layout differ from
+    /// process to process and the report's interval resamples launches first: four give it 35 distinct draws of launches
+    /// where three give 10. Per launch, 6 warm-up iterations (with the pilot, seconds of running after tiered compilation
+    /// has settled) and 15 measured, 60 in all per case, for a median and its interval. Nothing is dropped as an outlier: a
+    /// slow iteration on a busy machine is part of the answer, and the median is robust to it. The default run (the
+    /// headline, 15 paths at 2 core counts: 120 launches of about 8 s) takes about 16 minutes on a quiet 2-core machine.
     /// </summary>
     public static Job SteadyState { get; } = Job.Default
         .WithIterationTime(IterationTime)
         .WithUnrollFactor(1)
         .WithMinInvokeCount(1)
-        .WithLaunchCount(3)
-        .WithWarmupCount(8)
-        .WithIterationCount(20)
+        .WithLaunchCount(4)
+        .WithWarmupCount(6)
+        .WithIterationCount(15)
         .WithOutlierMode(OutlierMode.DontRemove);
 
     /// <summary>The names <c>--job</c> accepts.</summary>

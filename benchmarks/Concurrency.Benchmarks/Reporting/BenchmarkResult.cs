@@ -16,6 +16,7 @@ namespace Concurrency.Benchmarks.Reporting;
 /// <param name="Job">The job's id, e.g. "2 cores".</param>
 /// <param name="Cores">The job's core count, or 0 when its id names none.</param>
 /// <param name="Launches">Messages per second of each measured iteration, per launch.</param>
+/// <param name="ShortestIterationMilliseconds">The shortest measured iteration, which should not be under 100 ms.</param>
 /// <param name="CpuNanosecondsPerMessage">Process CPU per message over the measured iterations, launches pooled.</param>
 public sealed partial record BenchmarkResult(
     string Scenario,
@@ -25,6 +26,7 @@ public sealed partial record BenchmarkResult(
     string Job,
     int Cores,
     IReadOnlyList<IReadOnlyList<double>> Launches,
+    double ShortestIterationMilliseconds,
     double? CpuNanosecondsPerMessage,
     double? BytesPerMessage,
     double? WorkItemsPerMessage,
@@ -50,8 +52,8 @@ public sealed partial record BenchmarkResult(
     {
         foreach (var benchmark in root.GetProperty("Benchmarks").EnumerateArray())
         {
-            var launches = MeasuredLaunches(benchmark);
-            if (launches.Count == 0)
+            var measured = Measured(benchmark);
+            if (measured.Count == 0)
             {
                 continue; // a failed benchmark has no measurements; the run itself reported it
             }
@@ -70,7 +72,8 @@ public sealed partial record BenchmarkResult(
                 [.. parameters.Where(p => p != contender).Select(p => $"{p.Name}={p.Value}")],
                 job,
                 cores,
-                launches,
+                [.. measured.GroupBy(m => m.Launch).OrderBy(g => g.Key).Select(g => (IReadOnlyList<double>)[.. g.Select(m => m.Operations * 1e9 / m.Nanoseconds)])],
+                measured.Min(m => m.Nanoseconds) / 1e6,
                 CpuSample.PerMessage(cpu.Where(s => s.Benchmark == fullName && s.Job == job)),
                 Memory(benchmark),
                 Metric(benchmark, "CompletedWorkItemCount"),
@@ -125,7 +128,8 @@ public sealed partial record BenchmarkResult(
         return parameters;
     }
 
-    private static List<IReadOnlyList<double>> MeasuredLaunches(JsonElement benchmark)
+    /// <summary>The raw measured iterations (Workload/Actual, before BenchmarkDotNet subtracts its overhead estimate).</summary>
+    private static List<(int Launch, double Operations, double Nanoseconds)> Measured(JsonElement benchmark)
     {
         if (!benchmark.TryGetProperty("Measurements", out var measurements) || measurements.ValueKind != JsonValueKind.Array)
         {
@@ -134,10 +138,8 @@ public sealed partial record BenchmarkResult(
 
         return [.. measurements.EnumerateArray()
             .Where(m => m.GetProperty("IterationMode").GetString() == "Workload" && m.GetProperty("IterationStage").GetString() == "Actual")
-            .Where(m => m.GetProperty("Nanoseconds").GetDouble() > 0)
-            .GroupBy(m => m.GetProperty("LaunchIndex").GetInt32())
-            .OrderBy(g => g.Key)
-            .Select(g => (IReadOnlyList<double>)[.. g.Select(m => m.GetProperty("Operations").GetDouble() * 1e9 / m.GetProperty("Nanoseconds").GetDouble())])];
+            .Select(m => (m.GetProperty("LaunchIndex").GetInt32(), m.GetProperty("Operations").GetDouble(), m.GetProperty("Nanoseconds").GetDouble()))
+            .Where(m => m.Item3 > 0)];
     }
 
     private static double? Memory(JsonElement benchmark)

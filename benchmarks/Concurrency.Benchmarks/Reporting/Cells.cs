@@ -10,6 +10,9 @@ public static class Cells
     /// <summary>Gets the fewest measured iterations either side of a comparison needs before the report gives a verdict.</summary>
     public const int MinimumSamples = 3;
 
+    /// <summary>Gets the shortest measured iteration the report accepts without a note.</summary>
+    public const double ShortIterationMilliseconds = 100;
+
     /// <summary>Median msg/s and its interval, e.g. "63.7 M [61.2–65.0]".</summary>
     public static string Rate(BenchmarkResult? result) => result is null ? None : result.Throughput.FormatRate();
 
@@ -42,12 +45,27 @@ public static class Cells
 
     public static string Number(double? value, string format) => value is { } v ? v.ToString(format, CultureInfo.InvariantCulture) : None;
 
-    /// <summary>The row's ceiling flags across jobs, e.g. "⚠ beats its ceiling (RawRing at 2 cores)".</summary>
+    /// <summary>
+    /// The row's warnings across jobs: a ceiling it beats, e.g. "⚠ beats its ceiling (RawRing at 2 cores)", and a measured
+    /// iteration shorter than 100 ms (BenchmarkDotNet sized iterations for about 250 ms from its pilot, so one this short
+    /// means the case ran far faster than while a busy machine slowed the pilot).
+    /// </summary>
     public static string Notes(IEnumerable<BenchmarkResult> rowAcrossJobs, IEnumerable<BenchmarkResult> results)
     {
-        var beaten = rowAcrossJobs
-            .SelectMany(r => Ceilings.Beaten(r, results).Select(c => $"{c} at {r.Job}"))
-            .ToList();
-        return beaten.Count == 0 ? string.Empty : $"{Ceilings.Flag} ({string.Join("; ", beaten)})";
+        var rows = rowAcrossJobs.ToList();
+        var beaten = rows.SelectMany(r => Ceilings.Beaten(r, results).Select(c => $"{c} at {r.Job}")).ToList();
+        var notes = new List<string>();
+        if (beaten.Count > 0)
+        {
+            notes.Add($"{Ceilings.Flag} ({string.Join("; ", beaten)})");
+        }
+
+        var shortest = rows.MinBy(r => r.ShortestIterationMilliseconds);
+        if (shortest is { ShortestIterationMilliseconds: < ShortIterationMilliseconds })
+        {
+            notes.Add(string.Create(CultureInfo.InvariantCulture, $"⚠ an iteration of {shortest.ShortestIterationMilliseconds:0} ms at {shortest.Job}"));
+        }
+
+        return string.Join("; ", notes);
     }
 }

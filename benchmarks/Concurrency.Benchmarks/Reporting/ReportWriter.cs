@@ -73,10 +73,11 @@ public static class ReportWriter
         var peers = Peers.For(scenario);
         var rows = merged.Rows(scenario, top);
         var launches = results.Where(r => r.Scenario == scenario).Select(r => r.Launches.Count).Distinct().Order();
-        var iterations = results.Where(r => r.Scenario == scenario).Select(r => r.Launches.Sum(l => l.Count)).Distinct().Order();
+        var iterations = results.Where(r => r.Scenario == scenario).Select(r => r.Samples).Distinct().Order();
+        var shortest = results.Where(r => r.Scenario == scenario).Min(r => r.ShortestIterationMilliseconds);
 
         text.AppendLine(CultureInfo.InvariantCulture, $"## {scenario}").AppendLine();
-        text.AppendLine(CultureInfo.InvariantCulture, $"Launches per row: {string.Join(", ", launches)}; measured iterations per row: {string.Join(", ", iterations)}.").AppendLine();
+        text.AppendLine(CultureInfo.InvariantCulture, $"Launches per row: {string.Join(", ", launches)}; measured iterations per row: {string.Join(", ", iterations)}; shortest measured iteration: {shortest:0} ms.").AppendLine();
         var headers = jobs.Select(j => $"msg/s, {j} [95% CI]")
             .Concat(jobs.Select(j => $"CPU ns/msg, {j}"))
             .Concat(peers.SelectMany(p => jobs.Select(j => $"× {p.Title}, {j}")))
