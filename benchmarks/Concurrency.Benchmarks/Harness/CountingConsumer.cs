@@ -19,7 +19,7 @@ public sealed class CountingConsumer
     private readonly BlockSignal _signal;
     private readonly bool _sharesWork;
     private readonly long[] _nextSequence; // per producer, the sequence expected next: consumer's thread only
-    private Padded _state;
+    private Padded _state;                 // counters: consumer's thread only; target: the runner, between blocks (see remarks)
 
     public CountingConsumer(BlockSignal signal, int producers, bool sharesWork)
     {

@@ -29,8 +29,8 @@ public abstract class PathBenchmark
 {
     public const int DefaultMessageCount = 1 << 16;
 
-    private IMessagePath? _path;
-    private WorkloadCpuListener? _cpu;
+    private IMessagePath? _path;        // set by the global setup, cleared by the global cleanup: the engine's thread only
+    private WorkloadCpuListener? _cpu;  // likewise
 
     /// <summary>Gets or sets the messages per invocation (one block); OperationsPerInvoke assumes the scenario's default.</summary>
     public int MessageCount { get; set; } = DefaultMessageCount;

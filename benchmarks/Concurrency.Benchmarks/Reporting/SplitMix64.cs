@@ -6,7 +6,7 @@ namespace Concurrency.Benchmarks.Reporting;
 /// </summary>
 public struct SplitMix64(ulong seed)
 {
-    private ulong _state = seed;
+    private ulong _state = seed; // a value type used by one caller at a time: no sharing
 
     public ulong Next()
     {
