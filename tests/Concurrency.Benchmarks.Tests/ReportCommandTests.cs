@@ -32,6 +32,20 @@ public sealed class ReportCommandTests
         Assert.False(File.Exists(Path.Combine(results.Output, "REPORT.md")));
     }
 
+    [Theory]
+    [InlineData(0, 0, 0)] // two summaries of one run of a tree with uncommitted changes: the same code
+    [InlineData(0, 30, 1)] // two runs of such a tree: the changes may differ, so they count as different code
+    public void Report_UncommittedChanges_MergedOnlyWithinOneRun(int firstRun, int secondRun, int expectedExit)
+    {
+        using var results = new ResultsFixture();
+        results.AddHeadline("first", ResultsFixture.Commit('f'), Headline, dirty: true, runStart: firstRun);
+        results.AddHeadline("second", ResultsFixture.Commit('f'), Headline, dirty: true, runStart: secondRun);
+
+        var exit = Program.Run(["report", "--results", results.Results, "--out", results.Output], new StringWriter(), new StringWriter());
+
+        Assert.Equal(expectedExit, exit);
+    }
+
     [Fact]
     public void Report_TwoCommitsWithAllowFlag_WritesReportThatSaysSoAtTheTop()
     {

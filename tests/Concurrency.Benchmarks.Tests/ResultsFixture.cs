@@ -21,8 +21,12 @@ public sealed class ResultsFixture : IDisposable
 
     public string Output { get; }
 
-    /// <summary>Writes one headline results file whose cases run at <paramref name="rates"/> msg/s, measured at <paramref name="commit"/>.</summary>
-    public void AddHeadline(string fileName, string commit, IReadOnlyDictionary<string, double> rates, double iterationMilliseconds = 250)
+    /// <summary>
+    /// Writes one headline results file whose cases run at <paramref name="rates"/> msg/s, measured at <paramref name="commit"/>
+    /// (with uncommitted changes if <paramref name="dirty"/>) by a run that started at <paramref name="runStart"/> minutes.
+    /// </summary>
+    public void AddHeadline(
+        string fileName, string commit, IReadOnlyDictionary<string, double> rates, double iterationMilliseconds = 250, bool dirty = false, int runStart = 0)
     {
         var benchmarks = rates.Select(r => new
         {
@@ -40,8 +44,8 @@ public sealed class ResultsFixture : IDisposable
         };
         var path = Path.Combine(Results, fileName + ResultFiles.FullJsonSuffix);
         File.WriteAllText(path, JsonSerializer.Serialize(json));
-        var date = new DateTime(2026, 1, 2, 3, 4, 5, DateTimeKind.Utc);
-        new RunProvenance(commit, false, ".NET test", "Test OS", "Test CPU", 2, date, date, string.Empty)
+        var date = new DateTime(2026, 1, 2, 3, 4, 5, DateTimeKind.Utc).AddMinutes(runStart);
+        new RunProvenance(commit, dirty, ".NET test", "Test OS", "Test CPU", 2, date, date, string.Empty)
             .Write(ResultFiles.SideFile(path, ResultFiles.ProvenanceSuffix));
     }
 
