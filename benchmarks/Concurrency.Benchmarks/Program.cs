@@ -1,63 +1,52 @@
 using BenchmarkDotNet.Running;
-using Concurrency.Benchmarks.Config;
+using Concurrency.Benchmarks.Cli;
 using Concurrency.Benchmarks.Reporting;
+using Concurrency.Benchmarks.Runs;
 
 namespace Concurrency.Benchmarks;
 
 /// <summary>
 /// <c>dotnet run -c Release --project benchmarks/Concurrency.Benchmarks [-- --cores 1,2,4 --filter *Topology*]</c> runs
 /// benchmarks (the headline set when no filter is given, never an interactive menu) and exits non-zero if any failed;
-/// <c>-- report</c> turns the JSON results into results/REPORT.md and charts.
+/// <c>-- report</c> turns the results into results/REPORT.md, results/README-table.md and charts. <c>--help</c> says more.
 /// </summary>
 public static class Program
 {
-    public static int Main(string[] args)
-    {
-        if (args.Length > 0 && args[0] == "report")
-        {
-            return ReportCommand.Run(args[1..]);
-        }
+    public static int Main(string[] args) => Run(args, Console.Out, Console.Error);
 
-        var rest = new List<string>(args);
-        string? cores = null;
-        var at = rest.IndexOf("--cores");
-        if (at >= 0)
+    /// <summary>The whole program with its output streams given, so tests can read what it printed and its exit code.</summary>
+    public static int Run(string[] args, TextWriter output, TextWriter error)
+    {
+        try
         {
-            if (at + 1 >= rest.Count)
+            if (args is ["report", .. var reportArguments])
             {
-                Console.Error.WriteLine("--cores needs a list, for example --cores 1,2,4,8");
-                return 2;
+                var report = ReportOptions.Parse(reportArguments);
+                if (report.Help)
+                {
+                    output.Write(HelpText.Run);
+                    return 0;
+                }
+
+                return ReportCommand.Run(report, output, error);
             }
 
-            cores = rest[at + 1];
-            rest.RemoveRange(at, 2);
-        }
+            var options = RunArguments.Parse(args, Environment.ProcessorCount);
+            if (options.Help)
+            {
+                output.Write(HelpText.Run);
+                output.WriteLine("BenchmarkDotNet's options:");
+                output.Flush();
+                BenchmarkSwitcher.FromAssembly(typeof(Program).Assembly).Run(["--help"]);
+                return 0;
+            }
 
-        var selects = rest.Any(a => a is "--filter" or "-f" or "--allCategories" or "--anyCategories");
-        var runs = !rest.Any(a => a is "--list" or "--help" or "-h" or "--info" or "--version");
-        if (!selects && runs)
+            return BenchmarkRun.Execute(options, output, error);
+        }
+        catch (UsageException usage)
         {
-            rest.AddRange(["--filter", "*HeadlineBenchmarks*"]);
+            error.WriteLine(usage.Message);
+            return UsageException.ExitCode;
         }
-
-        var summaries = BenchmarkSwitcher.FromAssembly(typeof(Program).Assembly)
-            .Run([.. rest], BenchmarkConfig.Create(BenchmarkConfig.ParseCores(cores)))
-            .ToList();
-        if (runs && summaries.Count == 0)
-        {
-            Console.Error.WriteLine($"No benchmark ran: nothing matched '{string.Join(' ', rest)}'.");
-            return 1;
-        }
-
-        // A case with no report at all (its build failed) counts as failed too.
-        var failed = summaries
-            .Where(s => s.HasCriticalValidationErrors || s.Reports.Length < s.BenchmarksCases.Length || s.Reports.Any(r => !r.Success))
-            .ToList();
-        foreach (var summary in failed)
-        {
-            Console.Error.WriteLine($"FAILED: {summary.Title}: {string.Join(", ", summary.Reports.Where(r => !r.Success).Select(r => r.BenchmarkCase.DisplayInfo))}");
-        }
-
-        return failed.Count == 0 ? 0 : 1;
     }
 }

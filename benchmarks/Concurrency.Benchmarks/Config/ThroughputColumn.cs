@@ -4,7 +4,7 @@ using BenchmarkDotNet.Running;
 
 namespace Concurrency.Benchmarks.Config;
 
-/// <summary>Messages per second: the inverse of the mean time per operation (each operation is one message).</summary>
+/// <summary>Messages per second: the inverse of the median time per operation (each operation is one message).</summary>
 public sealed class ThroughputColumn : IColumn
 {
     public string Id => nameof(ThroughputColumn);
@@ -21,12 +21,12 @@ public sealed class ThroughputColumn : IColumn
 
     public UnitType UnitType => UnitType.Dimensionless;
 
-    public string Legend => "Messages moved end to end per second (1 / mean time per message)";
+    public string Legend => "Messages moved end to end per second (1 / median time per message)";
 
     public static double? MessagesPerSecond(Summary summary, BenchmarkCase benchmarkCase)
     {
-        var mean = summary[benchmarkCase]?.ResultStatistics?.Mean;
-        return mean is > 0 ? 1e9 / mean : null;
+        var median = summary[benchmarkCase]?.ResultStatistics?.Median;
+        return median is > 0 ? 1e9 / median : null;
     }
 
     public string GetValue(Summary summary, BenchmarkCase benchmarkCase)

@@ -3,33 +3,67 @@ using System.Runtime.InteropServices;
 namespace Concurrency.Benchmarks.Harness;
 
 /// <summary>
-/// Counts and checksums what one consumer handled. The two hot fields sit alone on their cache lines: a producer that
-/// shares a line with them would pay for every message the consumer counts (false sharing), and the benchmark would
-/// measure the harness instead of the pipe.
+/// Counts, checksums and order-checks what one consumer handled, over the whole life of a path (totals never reset, so
+/// the runner compares them before and after each block). Order is checked per producer: each message names the sequence
+/// its producer posts next, and a message that is not the one expected from its producer counts as out of order.
 /// </summary>
+/// <remarks>
+/// Concurrency rule: <see cref="Handle"/> runs on the consumer's thread only, and only that thread writes the counters and
+/// the per-producer sequences. The runner writes the target before it posts a block (the path's handoff publishes it to
+/// the consumer with the first message) and reads the counters only after the block's <see cref="BlockSignal"/> released
+/// it (the signal publishes them back). The hot fields sit alone on their cache lines: a producer sharing a line with
+/// them would pay for every message the consumer counts, and the benchmark would measure the harness.
+/// </remarks>
 public sealed class CountingConsumer
 {
-    private Padded _state;
+    private readonly BlockSignal _signal;
+    private readonly bool _sharesWork;
+    private readonly long[] _nextSequence; // per producer, the sequence expected next: consumer's thread only
+    private Padded _state;                 // counters: consumer's thread only; target: the runner, between blocks (see remarks)
+
+    public CountingConsumer(BlockSignal signal, int producers, bool sharesWork)
+    {
+        ArgumentOutOfRangeException.ThrowIfNegativeOrZero(producers);
+        _signal = signal;
+        _sharesWork = sharesWork;
+        _nextSequence = new long[producers];
+    }
 
     public long Count => Volatile.Read(ref _state.Count);
 
     public long Checksum => Volatile.Read(ref _state.Checksum);
 
-    /// <summary>Gets how many messages did not follow their predecessor's id (meaningful for one ordered producer).</summary>
+    /// <summary>Gets how many messages were not the next one from their producer (not counted when consumers share work).</summary>
     public long OutOfOrder => Volatile.Read(ref _state.OutOfOrder);
 
     /// <summary>Runs on the consumer's thread only.</summary>
     public void Handle(Message message)
     {
-        _state.Count++;
-        _state.Checksum += message.Id;
-        if (message.Id != _state.Last + 1)
+        ref var state = ref _state;
+        state.Count++;
+        state.Checksum += message.Id;
+        if (_sharesWork)
         {
-            _state.OutOfOrder++;
+            // A share sees gaps in every producer's sequence, so there is no order to check; the runner checks the sum.
+            _signal.HandledShared();
+            return;
         }
 
-        _state.Last = message.Id;
+        ref var next = ref _nextSequence[message.Producer];
+        if (message.Sequence != next)
+        {
+            state.OutOfOrder++;
+        }
+
+        next = message.NextSequence;
+        if (state.Count == state.Target)
+        {
+            _signal.Arrive();
+        }
     }
+
+    /// <summary>Runner only, before it posts a block: the total count at which this consumer has handled the block.</summary>
+    internal void Expect(long total) => Volatile.Write(ref _state.Target, total);
 
     [StructLayout(LayoutKind.Explicit, Size = 192)]
     private struct Padded
@@ -41,9 +75,9 @@ public sealed class CountingConsumer
         public long Checksum;
 
         [FieldOffset(80)]
-        public long Last;
+        public long OutOfOrder;
 
         [FieldOffset(88)]
-        public long OutOfOrder;
+        public long Target;
     }
 }

@@ -1,22 +1,22 @@
 namespace Concurrency.Benchmarks.Harness;
 
 /// <summary>
-/// N producer threads started outside the measurement and parked on a barrier; <see cref="Run"/> releases them to post their
-/// slice of the messages and returns when all have posted. So thread start-up is never timed.
+/// N producer threads started once per case and parked on a barrier between blocks; <see cref="Run"/> releases them to
+/// post their slice of a block and returns when all have posted. So thread start-up is never timed.
 /// </summary>
 public sealed class ProducerThreads : IDisposable
 {
     private readonly Thread[] _threads;
-    private readonly Barrier _barrier; // the runner plus every producer: one phase to start a run, one to end it
+    private readonly Barrier _barrier; // the runner plus every producer: one phase to start a block, one to end it
     private Message[] _messages = [];  // written by the runner before the start phase, read by producers after it
-    private Action<Message>? _post;
+    private Action<Message>? _post;    // likewise
     private bool _stopping;            // likewise published by the barrier
     private Exception? _failure;       // the first producer's exception (Interlocked), read by the runner after the end phase
 
     public ProducerThreads(int count)
     {
         _barrier = new Barrier(count + 1);
-        _threads = Enumerable.Range(0, count).Select(i => new Thread(() => Produce(i)) { IsBackground = true, Name = $"producer {i}" }).ToArray();
+        _threads = [.. Enumerable.Range(0, count).Select(i => new Thread(() => Produce(i)) { IsBackground = true, Name = $"producer {i}" })];
         foreach (var thread in _threads)
         {
             thread.Start();
@@ -53,6 +53,19 @@ public sealed class ProducerThreads : IDisposable
         _barrier.Dispose();
     }
 
+    /// <summary>
+    /// One producer's slice of a block. A method of its own, called once per block, so tiered compilation promotes it (with
+    /// dynamic PGO, like the contenders' code) during BenchmarkDotNet's warm-up; the thread's own loop below is entered once
+    /// and could only ever reach optimized code through on-stack replacement.
+    /// </summary>
+    private static void PostSlice(Message[] messages, Action<Message> post, int first, int stride)
+    {
+        for (var i = first; i < messages.Length; i += stride)
+        {
+            post(messages[i]);
+        }
+    }
+
     private void Phase(string what)
     {
         if (!_barrier.SignalAndWait(RunLimit.Timeout))
@@ -71,14 +84,9 @@ public sealed class ProducerThreads : IDisposable
                 return;
             }
 
-            var messages = _messages;
-            var post = _post!;
             try
             {
-                for (var i = index; i < messages.Length; i += _threads.Length)
-                {
-                    post(messages[i]);
-                }
+                PostSlice(_messages, _post!, index, _threads.Length);
             }
             catch (Exception ex)
             {

@@ -1,8 +1,8 @@
 namespace Concurrency.Benchmarks.Harness;
 
 /// <summary>
-/// The longest any wait in a run may take. The slowest case moves its messages in about a second here, so a run still
-/// waiting after this is stuck: it throws, and the benchmark (or the CI test) fails instead of hanging.
+/// The longest any wait in a run may take. The slowest case moves a block in well under a second here, so a wait still
+/// going after this is stuck: it throws, and the benchmark (or the CI test) fails instead of hanging.
 /// </summary>
 public static class RunLimit
 {

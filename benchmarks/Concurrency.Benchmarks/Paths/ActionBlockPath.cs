@@ -6,17 +6,18 @@ namespace Concurrency.Benchmarks.Paths;
 /// <summary>TPL Dataflow's ActionBlock, the other path .NET users pick: one producer, one consumer, unbounded.</summary>
 public sealed class ActionBlockPath : IMessagePath
 {
-    private readonly CountingConsumer _consumer = new();
     private readonly ActionBlock<Message> _block;
 
     public ActionBlockPath()
-        => _block = new ActionBlock<Message>(_consumer.Handle, new ExecutionDataflowBlockOptions { SingleProducerConstrained = true });
+    {
+        Consumers = new ConsumerGroup(1, 1, sharesWork: false);
+        _block = new ActionBlock<Message>(Consumers.Members[0].Handle, new ExecutionDataflowBlockOptions { SingleProducerConstrained = true });
+        Consumers.Signal.FailWhenFaulted(_block.Completion, "The ActionBlock");
+    }
 
-    public IReadOnlyList<CountingConsumer> Consumers => [_consumer];
+    public ConsumerGroup Consumers { get; }
 
-    public bool SharesWork => false;
-
-    public void Run(Message[] messages)
+    public void Post(Message[] messages)
     {
         foreach (var message in messages)
         {
@@ -25,10 +26,17 @@ public sealed class ActionBlockPath : IMessagePath
                 throw new InvalidOperationException("The ActionBlock refused a message.");
             }
         }
-
-        _block.Complete();
-        RunLimit.Wait(_block.Completion, "The ActionBlock's drain");
     }
 
-    public void Dispose() => _block.Complete();
+    public void Complete()
+    {
+        _block.Complete();
+        RunLimit.Wait(_block.Completion, "The ActionBlock's completion");
+    }
+
+    public void Dispose()
+    {
+        _block.Complete();
+        Consumers.Dispose();
+    }
 }

@@ -3,35 +3,44 @@ using Concurrency.Messaging.Connectors;
 
 namespace Concurrency.Benchmarks.Paths;
 
-/// <summary>A connector's own overhead: OnNext fanned out to N subscribers on the producer's thread, no thread hop.</summary>
+/// <summary>
+/// A connector's own overhead: OnNext fanned out to N subscribers on the producer's thread, no thread hop, each call
+/// serialized and each subscriber isolated from the others' exceptions (a throwing subscriber fails the benchmark here).
+/// </summary>
 public sealed class ConnectorPath : IMessagePath
 {
-    private readonly IConnector<Message> _connector = Connector.Create<Message>();
-    private readonly CountingConsumer[] _consumers;
+    private readonly IConnector<Message> _connector;
 
     public ConnectorPath(int subscribers)
     {
-        _consumers = Enumerable.Range(0, subscribers).Select(_ => new CountingConsumer()).ToArray();
-        foreach (var consumer in _consumers)
+        Consumers = new ConsumerGroup(subscribers, 1, sharesWork: false);
+        _connector = Connector.Create<Message>(new ConnectorOptions { SubscriberFaulted = Consumers.Signal.Fail });
+        foreach (var consumer in Consumers.Members)
         {
-            _connector.Output.Subscribe(consumer.Handle);
+            _connector.Output.Subscribe(consumer.Handle, Consumers.Signal.Fail, Consumers.CountCompletion);
         }
     }
 
-    public IReadOnlyList<CountingConsumer> Consumers => _consumers;
+    public ConsumerGroup Consumers { get; }
 
-    public bool SharesWork => false;
-
-    public void Run(Message[] messages)
+    public void Post(Message[] messages)
     {
         var input = _connector.Input;
         foreach (var message in messages)
         {
             input.OnNext(message);
         }
-
-        input.OnCompleted();
     }
 
-    public void Dispose() => _connector.Dispose();
+    public void Complete()
+    {
+        _connector.Input.OnCompleted();
+        Consumers.VerifyEveryCompletion("The connector");
+    }
+
+    public void Dispose()
+    {
+        _connector.Dispose();
+        Consumers.Dispose();
+    }
 }

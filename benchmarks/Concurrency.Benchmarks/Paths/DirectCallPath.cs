@@ -2,25 +2,34 @@ using Concurrency.Benchmarks.Harness;
 
 namespace Concurrency.Benchmarks.Paths;
 
-/// <summary>The first ceiling: the consumer's handler called directly on the producer's thread, no handoff at all.</summary>
+/// <summary>
+/// The first ceiling: the consumer's handler called directly on the producer's thread, no handoff at all. Called through a
+/// delegate, as every contender calls its handler, so the ceiling does not gain an inlining the others cannot have.
+/// </summary>
 public sealed class DirectCallPath : IMessagePath
 {
-    private readonly CountingConsumer _consumer = new();
+    private readonly Action<Message> _handle;
 
-    public IReadOnlyList<CountingConsumer> Consumers => [_consumer];
-
-    public bool SharesWork => false;
-
-    public void Run(Message[] messages)
+    public DirectCallPath()
     {
-        var handle = (Action<Message>)_consumer.Handle;
+        Consumers = new ConsumerGroup(1, 1, sharesWork: false);
+        _handle = Consumers.Members[0].Handle;
+    }
+
+    public ConsumerGroup Consumers { get; }
+
+    public void Post(Message[] messages)
+    {
+        var handle = _handle;
         foreach (var message in messages)
         {
             handle(message);
         }
     }
 
-    public void Dispose()
+    public void Complete()
     {
     }
+
+    public void Dispose() => Consumers.Dispose();
 }

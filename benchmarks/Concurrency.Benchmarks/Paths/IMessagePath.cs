@@ -3,20 +3,23 @@ using Concurrency.Benchmarks.Harness;
 namespace Concurrency.Benchmarks.Paths;
 
 /// <summary>
-/// One way of moving messages from producers to consumers, built outside the measurement (threads started, pipe created,
-/// subscription made) and used for exactly one measured <see cref="Run"/>.
+/// One way of moving messages from producers to consumers, built once per benchmark case (threads started, pipe created,
+/// subscription made) and kept alive across every invocation: each <see cref="Post"/> moves one block, and
+/// <see cref="Complete"/> ends the path's life once, in the global cleanup.
 /// </summary>
 public interface IMessagePath : IDisposable
 {
-    /// <summary>Gets the consumers the path delivers to.</summary>
-    IReadOnlyList<CountingConsumer> Consumers { get; }
+    /// <summary>Gets the consumers the path delivers to, and the runner's wait and checks for each block.</summary>
+    ConsumerGroup Consumers { get; }
 
-    /// <summary>Gets whether consumers share the messages (each handled once) rather than each handling all of them.</summary>
-    bool SharesWork { get; }
+    /// <summary>Gets how many producers post concurrently; message p, p + N, … belongs to producer p.</summary>
+    int Producers => 1;
 
-    /// <summary>Gets whether each consumer must see the messages in posting order (one producer, no sharing).</summary>
-    bool Ordered => !SharesWork;
+    /// <summary>The measured part: posts every message of a block; delivery may still be under way when it returns.</summary>
+    void Post(Message[] messages);
 
-    /// <summary>The measured part: posts every message, completes, and returns once the last one was handled.</summary>
-    void Run(Message[] messages);
+    /// <summary>
+    /// Completes the path (Complete, OnCompleted) and waits, bounded, for its final completion, rethrowing its failure.
+    /// </summary>
+    void Complete();
 }

@@ -3,49 +3,55 @@ using Concurrency.Messaging.Pipes;
 
 namespace Concurrency.Benchmarks.Paths;
 
-/// <summary>A library pipe of any kind and topology; producers beyond the first are pre-started threads.</summary>
+/// <summary>A library pipe of any kind and topology; with more than one producer, the producers are pre-started threads.</summary>
 public sealed class PipePath : IMessagePath
 {
+    private readonly PipeKind _kind;
     private readonly IPipe<Message> _pipe;
-    private readonly CountingConsumer[] _consumers;
     private readonly ProducerThreads? _producers;
+    private readonly Action<Message> _post; // cached, so a block allocates no delegate
 
     public PipePath(PipeKind kind, PipeOptions options, int consumers = 1)
     {
-        _consumers = Enumerable.Range(0, consumers).Select(_ => new CountingConsumer()).ToArray();
-        SharesWork = consumers > 1 && options.Distribution == PipeDistribution.WorkSharing;
-        _pipe = Pipe.Create(kind, _consumers.Select(c => (Action<Message>)c.Handle).ToArray(), options);
+        _kind = kind;
+        Producers = options.Producers;
+        Consumers = new ConsumerGroup(consumers, options.Producers, sharesWork: consumers > 1 && options.Distribution == PipeDistribution.WorkSharing);
+        _pipe = Pipe.Create(kind, Consumers.Members.Select(c => (Action<Message>)c.Handle).ToArray(), options);
+        Consumers.Signal.FailWhenFaulted(_pipe.Completion, $"The {kind} pipe");
         _producers = options.Producers > 1 ? new ProducerThreads(options.Producers) : null;
+        _post = message => _pipe.Post(message);
     }
 
-    public IReadOnlyList<CountingConsumer> Consumers => _consumers;
+    public ConsumerGroup Consumers { get; }
 
-    public bool SharesWork { get; }
+    public int Producers { get; }
 
-    public bool Ordered => !SharesWork && _producers is null;
-
-    public void Run(Message[] messages)
+    public void Post(Message[] messages)
     {
-        if (_producers is null)
+        if (_producers is not null)
         {
-            foreach (var message in messages)
-            {
-                _pipe.Post(message);
-            }
-        }
-        else
-        {
-            _producers.Run(messages, message => _pipe.Post(message));
+            _producers.Run(messages, _post);
+            return;
         }
 
+        var pipe = _pipe;
+        foreach (var message in messages)
+        {
+            pipe.Post(message);
+        }
+    }
+
+    public void Complete()
+    {
         _pipe.Complete();
-        RunLimit.Wait(_pipe.Completion, $"The {_pipe.Kind} pipe's drain");
+        RunLimit.Wait(_pipe.Completion, $"The {_kind} pipe's completion");
     }
 
     public void Dispose()
     {
-        // After a run the pipe is already drained; after a failed one this stops its consumers before the next path starts.
-        RunLimit.Wait(_pipe.DisposeAsync().AsTask(), $"Disposing the {_pipe.Kind} pipe");
+        // After Complete the pipe is already drained; after a failure this stops its consumers before the process moves on.
+        RunLimit.Wait(_pipe.DisposeAsync().AsTask(), $"Disposing the {_kind} pipe");
         _producers?.Dispose();
+        Consumers.Dispose();
     }
 }

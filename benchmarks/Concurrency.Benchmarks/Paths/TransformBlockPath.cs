@@ -9,24 +9,23 @@ namespace Concurrency.Benchmarks.Paths;
 /// </summary>
 public sealed class TransformBlockPath : IMessagePath
 {
-    private readonly CountingConsumer _consumer = new();
     private readonly TransformBlock<Message, Message> _transform;
     private readonly ActionBlock<Message> _sink;
 
     public TransformBlockPath(Func<Message, Message> selector, int degreeOfParallelism)
     {
+        Consumers = new ConsumerGroup(1, 1, sharesWork: false);
         _transform = new TransformBlock<Message, Message>(
             selector,
             new ExecutionDataflowBlockOptions { EnsureOrdered = true, MaxDegreeOfParallelism = degreeOfParallelism, SingleProducerConstrained = true });
-        _sink = new ActionBlock<Message>(_consumer.Handle);
+        _sink = new ActionBlock<Message>(Consumers.Members[0].Handle);
         _transform.LinkTo(_sink, new DataflowLinkOptions { PropagateCompletion = true });
+        Consumers.Signal.FailWhenFaulted(_sink.Completion, "The TransformBlock → ActionBlock chain");
     }
 
-    public IReadOnlyList<CountingConsumer> Consumers => [_consumer];
+    public ConsumerGroup Consumers { get; }
 
-    public bool SharesWork => false;
-
-    public void Run(Message[] messages)
+    public void Post(Message[] messages)
     {
         foreach (var message in messages)
         {
@@ -35,10 +34,17 @@ public sealed class TransformBlockPath : IMessagePath
                 throw new InvalidOperationException("The TransformBlock refused a message.");
             }
         }
-
-        _transform.Complete();
-        RunLimit.Wait(_sink.Completion, "The TransformBlock → ActionBlock drain");
     }
 
-    public void Dispose() => _transform.Complete();
+    public void Complete()
+    {
+        _transform.Complete();
+        RunLimit.Wait(_sink.Completion, "The TransformBlock → ActionBlock completion");
+    }
+
+    public void Dispose()
+    {
+        _transform.Complete();
+        Consumers.Dispose();
+    }
 }

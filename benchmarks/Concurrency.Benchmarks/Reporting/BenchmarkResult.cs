@@ -1,43 +1,80 @@
 using System.Globalization;
 using System.Text.Json;
 using System.Text.RegularExpressions;
+using Concurrency.Benchmarks.Cpu;
 
 namespace Concurrency.Benchmarks.Reporting;
 
 /// <summary>
-/// One benchmark case on one job, read from BenchmarkDotNet's full JSON export. <see cref="Spread"/> is the standard
-/// deviation over the mean of the iterations' times, so a reader sees which numbers a busy machine shook.
+/// One benchmark case on one job, read from BenchmarkDotNet's full JSON export: the msg/s of every measured iteration
+/// (the raw "Workload/Actual" measurements, grouped by launch) and the case's side data.
 /// </summary>
+/// <param name="Scenario">The benchmark class, e.g. HeadlineBenchmarks.</param>
+/// <param name="Benchmark">BenchmarkDotNet's full name of the case, which the CPU side file is keyed by.</param>
+/// <param name="Contender">The value of the parameter naming the contender (Path, Case or Kind).</param>
+/// <param name="Parameters">The other parameters, as "Name=Value", in BenchmarkDotNet's order.</param>
+/// <param name="Job">The job's id, e.g. "2 cores".</param>
+/// <param name="Cores">The job's core count, or 0 when its id names none.</param>
+/// <param name="Launches">Messages per second of each measured iteration, per launch.</param>
+/// <param name="ShortestIterationMilliseconds">The shortest measured iteration, which should not be under 100 ms.</param>
+/// <param name="CpuNanosecondsPerMessage">Process CPU per message over the measured iterations, launches pooled.</param>
 public sealed partial record BenchmarkResult(
     string Scenario,
-    string Case,
+    string Benchmark,
+    string Contender,
+    IReadOnlyList<string> Parameters,
+    string Job,
     int Cores,
-    double MessagesPerSecond,
-    double Spread,
+    IReadOnlyList<IReadOnlyList<double>> Launches,
+    double ShortestIterationMilliseconds,
+    double? CpuNanosecondsPerMessage,
     double? BytesPerMessage,
     double? WorkItemsPerMessage,
     double? LockContentionsPerMessage)
 {
-    /// <summary>Reads every benchmark with statistics from one <c>*-report-full.json</c> file.</summary>
-    public static IEnumerable<BenchmarkResult> Read(JsonElement root)
+    private static readonly string[] ContenderParameters = ["Path", "Case", "Kind"];
+    private Estimate? _throughput; // computed on first use: a bootstrap is cheap, but the report asks many times
+
+    /// <summary>Gets the row label: the contender, then the other parameters.</summary>
+    public string Label => string.Join(", ", [Contender, .. Parameters]);
+
+    /// <summary>Gets the other parameters as one string, to match a case with its peer under the same conditions.</summary>
+    public string Conditions => string.Join(", ", Parameters);
+
+    /// <summary>Gets how many measured iterations there are, over every launch.</summary>
+    public int Samples => Launches.Sum(l => l.Count);
+
+    /// <summary>Gets the median msg/s and its interval (computed once).</summary>
+    public Estimate Throughput => _throughput ??= Bootstrap.Median(Launches);
+
+    /// <summary>Reads every benchmark with measurements from one <c>*-report-full.json</c> file.</summary>
+    public static IEnumerable<BenchmarkResult> Read(JsonElement root, IReadOnlyList<CpuSample> cpu)
     {
         foreach (var benchmark in root.GetProperty("Benchmarks").EnumerateArray())
         {
-            if (!benchmark.TryGetProperty("Statistics", out var statistics) || statistics.ValueKind != JsonValueKind.Object)
+            var measured = Measured(benchmark);
+            if (measured.Count == 0)
             {
-                continue; // a failed benchmark has no statistics; the run itself reported it
+                continue; // a failed benchmark has no measurements; the run itself reported it
             }
 
-            var mean = statistics.GetProperty("Mean").GetDouble();
-            var deviation = statistics.GetProperty("StandardDeviation").GetDouble();
+            var fullName = benchmark.GetProperty("FullName").GetString() ?? string.Empty;
             var display = benchmark.GetProperty("DisplayInfo").GetString() ?? string.Empty;
-            var cores = CoresPattern().Match(display) is { Success: true } match ? int.Parse(match.Groups[1].Value, CultureInfo.InvariantCulture) : 0;
+            var job = JobPattern().Match(display) is { Success: true } match ? match.Groups[1].Value : "?";
+            var cores = CoresPattern().Match(job) is { Success: true } count ? int.Parse(count.Groups[1].Value, CultureInfo.InvariantCulture) : 0;
+            var parameters = ParseParameters(fullName);
+            var contender = parameters.FirstOrDefault(p => ContenderParameters.Contains(p.Name));
+            contender = contender.Name is null && parameters.Count > 0 ? parameters[0] : contender;
             yield return new BenchmarkResult(
                 benchmark.GetProperty("Type").GetString() ?? "?",
-                CaseName(benchmark.GetProperty("FullName").GetString() ?? string.Empty),
+                fullName,
+                contender.Value ?? benchmark.GetProperty("Method").GetString() ?? "?",
+                [.. parameters.Where(p => p != contender).Select(p => $"{p.Name}={p.Value}")],
+                job,
                 cores,
-                mean > 0 ? 1e9 / mean : 0,
-                mean > 0 ? deviation / mean : 0,
+                [.. measured.GroupBy(m => m.Launch).OrderBy(g => g.Key).Select(g => (IReadOnlyList<double>)[.. g.Select(m => m.Operations * 1e9 / m.Nanoseconds)])],
+                measured.Min(m => m.Nanoseconds) / 1e6,
+                CpuSample.PerMessage(cpu.Where(s => s.Benchmark == fullName && s.Job == job)),
                 Memory(benchmark),
                 Metric(benchmark, "CompletedWorkItemCount"),
                 Metric(benchmark, "LockContentionCount"));
@@ -45,20 +82,64 @@ public sealed partial record BenchmarkResult(
     }
 
     /// <summary>
-    /// The case from the full name, "Ns.Type.Method(Kind: Ring, Capacity: 16)" read as "Ring, Capacity=16": the first
-    /// parameter names the contender, the rest say where it was measured. The full name, unlike the "Parameters" field,
-    /// never shortens a long value.
+    /// The parameters from the full name, "Ns.Type.Method(Kind: Ring, Case: \"Channel 2->1\")": the full name, unlike the
+    /// "Parameters" field, never shortens a long value.
     /// </summary>
-    private static string CaseName(string fullName)
+    public static IReadOnlyList<(string Name, string Value)> ParseParameters(string fullName)
     {
         var open = fullName.IndexOf('(', StringComparison.Ordinal);
         if (open < 0 || !fullName.EndsWith(')'))
         {
-            return "default";
+            return [];
         }
 
-        var parameters = fullName[(open + 1)..^1].Split(", ").Select(p => p.Split(": ", 2)).ToList();
-        return string.Join(", ", parameters.Select((p, i) => i == 0 || p.Length < 2 ? p[^1] : $"{p[0]}={p[1]}"));
+        var parameters = new List<(string, string)>();
+        var text = fullName[(open + 1)..^1];
+        var at = 0;
+        while (at < text.Length)
+        {
+            var colon = text.IndexOf(": ", at, StringComparison.Ordinal);
+            if (colon < 0)
+            {
+                break;
+            }
+
+            var name = text[at..colon].Trim();
+            var start = colon + 2;
+            int end;
+            string value;
+            if (start < text.Length && text[start] == '"')
+            {
+                end = text.IndexOf('"', start + 1);
+                end = end < 0 ? text.Length : end + 1;
+                value = text[(start + 1)..Math.Max(start + 1, end - 1)];
+            }
+            else
+            {
+                end = text.IndexOf(", ", start, StringComparison.Ordinal);
+                end = end < 0 ? text.Length : end;
+                value = text[start..end];
+            }
+
+            parameters.Add((name, value));
+            at = text.IndexOf(", ", end, StringComparison.Ordinal) is var next and >= 0 ? next + 2 : text.Length;
+        }
+
+        return parameters;
+    }
+
+    /// <summary>The raw measured iterations (Workload/Actual, before BenchmarkDotNet subtracts its overhead estimate).</summary>
+    private static List<(int Launch, double Operations, double Nanoseconds)> Measured(JsonElement benchmark)
+    {
+        if (!benchmark.TryGetProperty("Measurements", out var measurements) || measurements.ValueKind != JsonValueKind.Array)
+        {
+            return [];
+        }
+
+        return [.. measurements.EnumerateArray()
+            .Where(m => m.GetProperty("IterationMode").GetString() == "Workload" && m.GetProperty("IterationStage").GetString() == "Actual")
+            .Select(m => (m.GetProperty("LaunchIndex").GetInt32(), m.GetProperty("Operations").GetDouble(), m.GetProperty("Nanoseconds").GetDouble()))
+            .Where(m => m.Item3 > 0)];
     }
 
     private static double? Memory(JsonElement benchmark)
@@ -86,6 +167,9 @@ public sealed partial record BenchmarkResult(
         return null;
     }
 
-    [GeneratedRegex(@": (\d+) cores?")]
+    [GeneratedRegex(@"^[^:]+: (.+?)\(")]
+    private static partial Regex JobPattern();
+
+    [GeneratedRegex(@"^(\d+) cores?$")]
     private static partial Regex CoresPattern();
 }

@@ -15,9 +15,14 @@ public static class Charts
     private static readonly Color Dataflow = new(0x2C, 0xA0, 0x2C);
     private static readonly Color Ours = new(0x1F, 0x77, 0xB4);
 
-    /// <summary>One bar per case, fastest on top, coloured by family: ceilings, Rx, TPL Dataflow, this library.</summary>
-    public static void Bars(string path, string title, IReadOnlyList<(string Label, double MessagesPerSecond)> rows)
+    /// <summary>One bar per case, in the order given (top first), coloured by family: ceilings grey, Rx and TPL Dataflow as peers, ours blue.</summary>
+    public static void Bars(string path, string title, IReadOnlyList<(string Label, double MessagesPerSecond, ContenderFamily Family)> rows)
     {
+        if (rows.Count == 0)
+        {
+            return;
+        }
+
         var plot = new Plot();
         var logs = rows.Select(r => Math.Log10(Math.Max(r.MessagesPerSecond, 1))).ToList();
         var floor = Math.Floor(logs.Min());
@@ -26,7 +31,7 @@ public static class Charts
             Position = rows.Count - 1 - i,
             ValueBase = floor,
             Value = logs[i],
-            FillColor = Family(row.Label),
+            FillColor = Colour(row.Family),
             Label = row.MessagesPerSecond.ToString("N0", CultureInfo.InvariantCulture),
         }).ToList();
         var barPlot = plot.Add.Bars(bars);
@@ -36,9 +41,9 @@ public static class Charts
         LogTicks(plot.Axes.Bottom);
         plot.Legend.ManualItems.AddRange([
             new LegendItem { LabelText = "ceiling", FillColor = Ceiling },
-            new LegendItem { LabelText = "Rx", FillColor = Rx },
-            new LegendItem { LabelText = "TPL Dataflow", FillColor = Dataflow },
-            new LegendItem { LabelText = "Concurrency", FillColor = Ours },
+            new LegendItem { LabelText = "Rx (peer)", FillColor = Rx },
+            new LegendItem { LabelText = "TPL Dataflow (peer)", FillColor = Dataflow },
+            new LegendItem { LabelText = "Concurrency (ours)", FillColor = Ours },
         ]);
         plot.ShowLegend(Alignment.LowerRight);
         plot.Title(title);
@@ -48,6 +53,11 @@ public static class Charts
     /// <summary>One line per case: msg/s at each core count measured.</summary>
     public static void Lines(string path, string title, IReadOnlyDictionary<string, IReadOnlyList<(int Cores, double MessagesPerSecond)>> series)
     {
+        if (series.Count == 0)
+        {
+            return;
+        }
+
         var plot = new Plot();
         var palette = new ScottPlot.Palettes.Category20();
         var shapes = new[] { MarkerShape.FilledCircle, MarkerShape.FilledSquare, MarkerShape.FilledTriangleUp, MarkerShape.FilledDiamond };
@@ -74,11 +84,11 @@ public static class Charts
         plot.SavePng(path, 1200, 700);
     }
 
-    private static Color Family(string label) => label switch
+    private static Color Colour(ContenderFamily family) => family switch
     {
-        _ when label.StartsWith("DirectCall", StringComparison.Ordinal) || label.StartsWith("RawRing", StringComparison.Ordinal) => Ceiling,
-        _ when label.StartsWith("Rx", StringComparison.Ordinal) => Rx,
-        _ when label.StartsWith("Dataflow", StringComparison.Ordinal) => Dataflow,
+        ContenderFamily.Ceiling => Ceiling,
+        ContenderFamily.Rx => Rx,
+        ContenderFamily.Dataflow => Dataflow,
         _ => Ours,
     };
 

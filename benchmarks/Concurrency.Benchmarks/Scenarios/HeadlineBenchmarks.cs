@@ -10,7 +10,8 @@ namespace Concurrency.Benchmarks.Scenarios;
 
 /// <summary>
 /// The seed's experiment, redone and widened: small preallocated messages from one producer thread to one consumer on
-/// another, through every path, beside the two ceilings (a direct call, and a raw busy-spinning ring).
+/// another, through every path, beside the two ceilings (a direct call, and a raw busy-spinning ring). Every bounded
+/// contender gets the same capacity.
 /// </summary>
 public class HeadlineBenchmarks : PathBenchmark
 {
@@ -29,14 +30,14 @@ public class HeadlineBenchmarks : PathBenchmark
         HeadlinePath.RxObserveOnTaskPool => new ObservablePath(s => s.ObserveOn(TaskPoolScheduler.Default)),
         HeadlinePath.RxObserveOnThreadPool => new ObservablePath(s => s.ObserveOn(ThreadPoolScheduler.Instance)),
         HeadlinePath.RxObserveOnEventLoop => EventLoop(),
-        HeadlinePath.ObserveOnRing => new ObservablePath(s => s.ObserveOnRing()),
+        HeadlinePath.ObserveOnRing => new ObservablePath(s => s.ObserveOnRing(Capacities.Bounded)),
         HeadlinePath.ObserveOnLockedQueue => new ObservablePath(s => s.ObserveOnLockedQueue()),
         HeadlinePath.ObserveOnChannel => new ObservablePath(s => s.ObserveOnChannel()),
         HeadlinePath.ReaderWriterLockQueue => new PipePath(PipeKind.ReaderWriterLockQueue, new PipeOptions()),
         HeadlinePath.BatchDrainQueue => new PipePath(PipeKind.BatchDrainQueue, new PipeOptions()),
-        HeadlinePath.Ring => new PipePath(PipeKind.Ring, new PipeOptions()),
+        HeadlinePath.Ring => new PipePath(PipeKind.Ring, new PipeOptions { Capacity = Capacities.Bounded }),
         HeadlinePath.ChannelUnbounded => new PipePath(PipeKind.Channel, new PipeOptions()),
-        HeadlinePath.ChannelBounded => new PipePath(PipeKind.Channel, new PipeOptions { Capacity = Pipe.DefaultRingCapacity }),
+        HeadlinePath.ChannelBounded => new PipePath(PipeKind.Channel, new PipeOptions { Capacity = Capacities.Bounded }),
         HeadlinePath.BlockingCollection => new PipePath(PipeKind.BlockingCollection, new PipeOptions()),
         HeadlinePath.DataflowActionBlock => new ActionBlockPath(),
         _ => throw new ArgumentOutOfRangeException(nameof(Path), Path, "Unknown headline path."),

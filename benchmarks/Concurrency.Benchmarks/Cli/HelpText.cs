@@ -1,0 +1,36 @@
+namespace Concurrency.Benchmarks.Cli;
+
+/// <summary>What <c>--help</c> prints before BenchmarkDotNet's own help, and <c>report --help</c> prints alone.</summary>
+public static class HelpText
+{
+    public const string Run = """
+        Concurrency benchmarks: messages moved between threads through every path, each block verified.
+
+        Usage:
+          dotnet run -c Release --project benchmarks/Concurrency.Benchmarks [-- OPTIONS] [BENCHMARKDOTNET OPTIONS]
+          dotnet run -c Release --project benchmarks/Concurrency.Benchmarks -- report [REPORT OPTIONS]
+
+        With no arguments it runs the Headline scenario at 1 core and at all cores, unattended (about
+        16 minutes on a quiet 2-core machine, up to 25 on a busy one), and exits non-zero if any
+        benchmark failed or nothing matched.
+
+        Options:
+          --cores LIST           core counts to run at, one job each, e.g. --cores 1,2,4
+                                 (default: 1 and all; capped at this machine's count)
+          --job, -j NAME         measurement settings for every core count: default (steady state,
+                                 4 launches x 15 iterations of ~250 ms, 6 warm-up), dry (one quick
+                                 pass, to check a change), short, medium, long
+          --help, -h             this help, then BenchmarkDotNet's
+
+        Scenarios, chosen with BenchmarkDotNet's --filter:
+          *Headline*  *Topology*  *Connector*  *OrderedParallel*  *CapacitySweep*
+
+        Report options (after "report"):
+          --results DIR          BenchmarkDotNet's results (default: BenchmarkDotNet.Artifacts/results)
+          --out DIR              where REPORT.md, README-table.md and the charts go (default: results)
+          --allow-mixed-commits  merge results measured at different commits (REPORT.md says so)
+
+        Exit codes: 0 done; 1 a benchmark failed, nothing matched, or the report refused; 2 bad arguments.
+
+        """;
+}

@@ -1,0 +1,22 @@
+namespace Concurrency.Benchmarks.Reporting;
+
+/// <summary>
+/// A contender's family from its own name (the Path, Case or Kind parameter), never from a table label, whose first word
+/// may be another parameter. "ObserveOn 2->1" in the topologies is Rx's ObserveOn behind the pipe interface, so Rx; our
+/// operators are named ObserveOnRing, ObserveOnChannel, … and stay ours.
+/// </summary>
+public static class Families
+{
+    public static ContenderFamily Of(string contender)
+    {
+        var name = contender.Split(' ', 2)[0];
+        return name switch
+        {
+            "DirectCall" or "RawRing" => ContenderFamily.Ceiling,
+            "ObserveOn" => ContenderFamily.Rx,
+            _ when name.StartsWith("Rx", StringComparison.Ordinal) => ContenderFamily.Rx,
+            _ when name.StartsWith("Dataflow", StringComparison.Ordinal) => ContenderFamily.Dataflow,
+            _ => ContenderFamily.Ours,
+        };
+    }
+}

@@ -1,0 +1,38 @@
+namespace Concurrency.Benchmarks.Reporting;
+
+/// <summary>
+/// Which peers each scenario's rows are measured against: the Rx and TPL Dataflow way of doing the same thing, measured in
+/// the same run on the same job (and, where a scenario has other parameters, under the same ones).
+/// </summary>
+public static class Peers
+{
+    public const string Headline = "HeadlineBenchmarks";
+
+    public static readonly Peer RxObserveOn = new("Rx ObserveOn (TaskPool)", Headline, _ => "RxObserveOnTaskPool", SameConditions: false);
+
+    public static readonly Peer DataflowActionBlock = new("Dataflow ActionBlock", Headline, _ => "DataflowActionBlock", SameConditions: false);
+
+    public static IReadOnlyList<Peer> For(string scenario) => scenario switch
+    {
+        "OrderedParallelBenchmarks" =>
+        [
+            new("Rx ObserveOn + Select", scenario, _ => "RxObserveOnThenSelect", SameConditions: true),
+            new("Dataflow TransformBlock", scenario, _ => "DataflowTransformBlock", SameConditions: true),
+        ],
+        "ConnectorBenchmarks" =>
+        [
+            new("Rx Subject", scenario, _ => "RxSubject", SameConditions: true),
+            new("Rx Subject.Synchronize", scenario, _ => "RxSubjectSynchronized", SameConditions: true),
+        ],
+        "TopologyBenchmarks" =>
+        [
+            // "Ring 1->2 broadcast" against "ObserveOn 1->2 broadcast": Rx's ObserveOn in the same shape, where it has one.
+            new("Rx ObserveOn, same topology", scenario, r => r.Contender.Split(' ', 2) is [_, var shape] ? $"ObserveOn {shape}" : null, SameConditions: true),
+        ],
+        "CapacitySweepBenchmarks" =>
+        [
+            new("Channel, same capacity", scenario, _ => "Channel", SameConditions: true),
+        ],
+        _ => [RxObserveOn, DataflowActionBlock],
+    };
+}

@@ -1,0 +1,37 @@
+using Concurrency.Benchmarks.Reporting;
+using Xunit;
+
+namespace Concurrency.Benchmarks.Tests;
+
+/// <summary>Chart colours come from the contender's name, whatever parameter the table label starts with.</summary>
+public sealed class FamiliesTests
+{
+    [Theory]
+    [InlineData("DirectCall", ContenderFamily.Ceiling)]
+    [InlineData("RawRing", ContenderFamily.Ceiling)]
+    [InlineData("RxObserveOnThenSelect", ContenderFamily.Rx)]
+    [InlineData("RxSubjectSynchronized", ContenderFamily.Rx)]
+    [InlineData("ObserveOn 2->1", ContenderFamily.Rx)]
+    [InlineData("DataflowTransformBlock", ContenderFamily.Dataflow)]
+    [InlineData("ObserveOnParallel", ContenderFamily.Ours)]
+    [InlineData("ObserveOnRing", ContenderFamily.Ours)]
+    [InlineData("Ring 1->2 broadcast", ContenderFamily.Ours)]
+    [InlineData("Connector", ContenderFamily.Ours)]
+    public void Of_ContenderName_Family(string contender, ContenderFamily expected) => Assert.Equal(expected, Families.Of(contender));
+
+    [Fact]
+    public void ParseParameters_OrderedParallelCase_ContenderIsThePathWhateverComesFirst()
+    {
+        var parameters = BenchmarkResult.ParseParameters("Ns.OrderedParallelBenchmarks.Select(SelectorMicroseconds: 1, Path: RxObserveOnThenSelect)");
+
+        Assert.Equal([("SelectorMicroseconds", "1"), ("Path", "RxObserveOnThenSelect")], parameters);
+    }
+
+    [Fact]
+    public void ParseParameters_QuotedString_KeepsItWhole()
+    {
+        var parameters = BenchmarkResult.ParseParameters("Ns.TopologyBenchmarks.Topology(Case: \"BatchDrainQueue 1->4 work-sharing\")");
+
+        Assert.Equal([("Case", "BatchDrainQueue 1->4 work-sharing")], parameters);
+    }
+}
