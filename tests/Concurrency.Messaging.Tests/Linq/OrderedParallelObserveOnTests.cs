@@ -119,44 +119,50 @@ public sealed class OrderedParallelObserveOnTests
     {
         const int degree = 2;
         var started = 0;
+        var bothStarted = NewSignal();
         var release = NewSignal();
-        var secondDone = NewSignal();
         var observer = new RecordingObserver<int>();
         using var subject = new Subject<int>();
         var parallel = asynchronous
             ? subject.ObserveOnParallel(
                 async (int i, CancellationToken ct) =>
                 {
-                    Interlocked.Increment(ref started);
+                    CountStart(ref started, degree, bothStarted);
                     if (i == 0)
                     {
                         await release.Task.WaitAsync(ct);
                     }
 
-                    return After(i, secondDone);
+                    return i;
                 },
                 degree)
             : subject.ObserveOnParallel(
                 i =>
                 {
-                    Interlocked.Increment(ref started);
+                    CountStart(ref started, degree, bothStarted);
                     if (i == 0)
                     {
                         SpinWait.SpinUntil(() => release.Task.IsCompleted, TestTimeouts.Default);
                     }
 
-                    return After(i, secondDone);
+                    return i;
                 },
                 degree);
-        using var subscription = parallel.Subscribe(observer);
+        using var subscription = (OrderedParallelSink<int, int>)parallel.Subscribe(observer);
 
         for (var i = 0; i < 100; i++)
         {
             subject.OnNext(i);
         }
 
-        // Element 1 finishes but its result waits for element 0: the window of 2 is full, so nothing else may start.
-        await secondDone.Task.DefaultTimeout();
+        // Elements 0 and 1 both start (in either order); 1 finishes and its result is stored, but waits for 0. The sink
+        // hands out the next element in the same step that stores a result, so once the result is stored, a third start
+        // would already show in its count: the window of 2 is full, so nothing else may have started.
+        await bothStarted.Task.DefaultTimeout();
+        Assert.True(
+            SpinWait.SpinUntil(() => subscription.Progress.Stored > 0, TestTimeouts.Default),
+            "no result was ever stored");
+        Assert.Equal((Started: 2L, Emitted: 0L, Stored: 1), subscription.Progress);
         Assert.Equal(degree, Volatile.Read(ref started));
         Assert.Empty(observer.Values);
 
@@ -410,14 +416,13 @@ public sealed class OrderedParallelObserveOnTests
         return Enumerable.Range(0, count).Select(_ => random.Next(maxExclusive)).ToArray();
     }
 
-    private static int After(int i, TaskCompletionSource secondDone)
+    /// <summary>Counts a selector's start; the start that reaches <paramref name="expected"/> signals.</summary>
+    private static void CountStart(ref int started, int expected, TaskCompletionSource reached)
     {
-        if (i == 1)
+        if (Interlocked.Increment(ref started) == expected)
         {
-            secondDone.TrySetResult();
+            reached.TrySetResult();
         }
-
-        return i;
     }
 
     /// <summary>Counts selectors running at once and remembers the most; called from many threads.</summary>
