@@ -311,33 +311,18 @@ public sealed class OrderedParallelObserveOnTests
     [Fact]
     public async Task Dispose_InFlightAsyncWork_TokenCancelledAndNothingMoreEmitted()
     {
-        var testToken = TestContext.Current.CancellationToken; // selectors run where TestContext.Current does not flow
         var started = 0;
         var bothRunning = NewSignal();
         var secondCancelled = NewSignal();
-        var release = NewSignal();
-        var firstReturned = NewSignal();
+        var first = new HeldResult<int>(); // ignores the token: finishes after the dispose, when the test says
         var observer = new RecordingObserver<int>();
         using var subject = new Subject<int>();
         var subscription = subject
             .ObserveOnParallel(
-                async (int i, CancellationToken ct) =>
+                (int i, CancellationToken ct) =>
                 {
-                    if (Interlocked.Increment(ref started) == 2)
-                    {
-                        bothRunning.TrySetResult();
-                    }
-
-                    if (i == 0)
-                    {
-                        await release.Task.WaitAsync(testToken); // ignores ct: finishes after the dispose
-                        firstReturned.TrySetResult();
-                        return i;
-                    }
-
-                    using var registration = ct.Register(() => secondCancelled.TrySetResult());
-                    await Task.Delay(Timeout.Infinite, ct);
-                    return i;
+                    CountStart(ref started, 2, bothRunning);
+                    return i == 0 ? first.AsValueTask() : WaitForCancellationAsync(i, secondCancelled, ct);
                 },
                 2)
             .Subscribe(observer);
@@ -346,11 +331,13 @@ public sealed class OrderedParallelObserveOnTests
         subject.OnNext(1);
         subject.OnNext(2); // waits: the window is full
         await bothRunning.Task.DefaultTimeout();
+        await first.Awaited.DefaultTimeout();
 
         subscription.Dispose();
         await secondCancelled.Task.DefaultTimeout();
-        release.SetResult();
-        await firstReturned.Task.DefaultTimeout();
+
+        // Element 0 is the head: had the dispose not stopped emission, this call would emit it before it returns.
+        first.SetResult(0);
 
         Assert.False(subject.HasObservers);
         Assert.Equal(2, Volatile.Read(ref started));
@@ -414,6 +401,13 @@ public sealed class OrderedParallelObserveOnTests
     {
         var random = new Random(seed);
         return Enumerable.Range(0, count).Select(_ => random.Next(maxExclusive)).ToArray();
+    }
+
+    private static async ValueTask<int> WaitForCancellationAsync(int i, TaskCompletionSource cancelled, CancellationToken ct)
+    {
+        using var registration = ct.Register(() => cancelled.TrySetResult());
+        await Task.Delay(Timeout.Infinite, ct);
+        return i;
     }
 
     /// <summary>Counts a selector's start; the start that reaches <paramref name="expected"/> signals.</summary>
