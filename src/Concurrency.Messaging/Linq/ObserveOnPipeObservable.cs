@@ -6,10 +6,17 @@ namespace Concurrency.Messaging.Linq;
 /// <summary>The observable behind <see cref="PipeObservable"/>: one pipe and one consumer per subscription.</summary>
 internal sealed class ObserveOnPipeObservable<T>(IObservable<T> source, PipeKind kind, PipeOptions options) : IObservable<T>
 {
+    /// <summary>
+    /// For tests: called on the subscribing thread with each subscription's delivery task, which finishes once the pipe's
+    /// consumer has exited and the observer's terminal call, if there is one, has returned.
+    /// </summary>
+    internal Action<Task>? DeliveryStarted { get; set; }
+
     public IDisposable Subscribe(IObserver<T> observer)
     {
         ArgumentNullException.ThrowIfNull(observer);
         var sink = new Sink(observer, kind, options);
+        DeliveryStarted?.Invoke(sink.Delivery);
         sink.Run(source);
         return sink;
     }
@@ -30,13 +37,16 @@ internal sealed class ObserveOnPipeObservable<T>(IObservable<T> source, PipeKind
         {
             _observer = observer;
             _pipe = Pipe.Create<T>(kind, observer.OnNext, options with { AbortToken = _abort.Token });
-            _pipe.Completion.ContinueWith(
+            Delivery = _pipe.Completion.ContinueWith(
                 static (completion, state) => ((Sink)state!).OnPipeFinished(completion),
                 this,
                 CancellationToken.None,
                 TaskContinuationOptions.ExecuteSynchronously,
                 TaskScheduler.Default);
         }
+
+        /// <summary>Gets a task that finishes once the consumer has exited and the terminal call, if any, has returned.</summary>
+        public Task Delivery { get; }
 
         public void Run(IObservable<T> source)
         {
