@@ -50,7 +50,18 @@ internal sealed class ObserveOnPipeObservable<T>(IObservable<T> source, PipeKind
 
         public void Run(IObservable<T> source)
         {
-            var upstream = source.Subscribe(this);
+            IDisposable upstream;
+            try
+            {
+                upstream = source.Subscribe(this);
+            }
+            catch
+            {
+                // The caller gets no subscription to dispose: abort the pipe here, or its consumer waits forever.
+                Dispose();
+                throw;
+            }
+
             if (Interlocked.CompareExchange(ref _upstream, upstream, null) is not null)
             {
                 // Disposed (or faulted) while subscribing.

@@ -12,6 +12,7 @@ namespace Concurrency.Messaging.Linq;
 /// If the downstream observer's OnNext throws, delivery stops, the source subscription is disposed and that exception is
 /// delivered to the same observer's OnError; messages still queued are not delivered.
 /// A bounded pipe (the ring, a bounded channel) applies back-pressure: the source's OnNext waits while the pipe is full.
+/// If subscribing to the source throws, the pipe is aborted (its consumer exits) and the exception reaches the caller.
 /// </remarks>
 public static class PipeObservable
 {

@@ -167,6 +167,22 @@ public abstract class PipeOperatorContractTests
     }
 
     [Fact]
+    public async Task Subscribe_SourceSubscribeThrows_ExceptionReachesCallerAndConsumerExits()
+    {
+        var boom = new InvalidOperationException("subscribe failed");
+        var observer = new RecordingObserver<int>();
+        var observable = Apply<int>(new ThrowOnSubscribe(boom));
+        var delivery = WatchDelivery(observable);
+
+        var thrown = Assert.Throws<InvalidOperationException>(() => observable.Subscribe(observer));
+
+        Assert.Same(boom, thrown);
+        await delivery().DefaultTimeout(); // the pipe the subscription started is closed and its consumer has exited
+        Assert.False(observer.Terminated.IsCompleted);
+        Assert.Empty(observer.Values);
+    }
+
+    [Fact]
     public void Operator_NullSource_Throws()
         => Assert.Throws<ArgumentNullException>(() => Apply<int>(null!));
 
@@ -191,5 +207,10 @@ public abstract class PipeOperatorContractTests
         Task? delivery = null;
         ((ObserveOnPipeObservable<T>)observable).DeliveryStarted = task => delivery = task;
         return () => delivery ?? throw new InvalidOperationException("Nothing subscribed.");
+    }
+
+    private sealed class ThrowOnSubscribe(Exception error) : IObservable<int>
+    {
+        public IDisposable Subscribe(IObserver<int> observer) => throw error;
     }
 }
