@@ -1,4 +1,5 @@
 using System.Reactive.Disposables;
+using System.Runtime.ExceptionServices;
 using Concurrency.Messaging.Pipes;
 
 namespace Concurrency.Messaging.Linq;
@@ -109,20 +110,28 @@ internal sealed class ObserveOnPipeObservable<T>(IObservable<T> source, PipeKind
                 return; // disposed: no more notifications
             }
 
-            if (completion.Exception?.InnerException is MessageHandlerException { InnerException: { } downstreamFault })
+            try
             {
-                DisposeUpstream();
-                _observer.OnError(downstreamFault);
-                return;
+                if (completion.Exception?.InnerException is MessageHandlerException { InnerException: { } downstreamFault })
+                {
+                    DisposeUpstream();
+                    _observer.OnError(downstreamFault);
+                }
+                else if (_sourceError is { } error)
+                {
+                    _observer.OnError(error);
+                }
+                else
+                {
+                    _observer.OnCompleted();
+                }
             }
-
-            if (_sourceError is { } error)
+            catch (Exception ex)
             {
-                _observer.OnError(error);
-            }
-            else
-            {
-                _observer.OnCompleted();
+                // An observer whose terminal call throws (Rx's default onError rethrows) crashes the process under Rx's
+                // ObserveOn. Thrown here, it would vanish into this continuation's task; throw it on a pool thread instead.
+                var fault = ExceptionDispatchInfo.Capture(ex);
+                ThreadPool.UnsafeQueueUserWorkItem(static fault => fault.Throw(), fault, preferLocal: false);
             }
         }
     }

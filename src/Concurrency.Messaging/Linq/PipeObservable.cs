@@ -13,6 +13,8 @@ namespace Concurrency.Messaging.Linq;
 /// delivered to the same observer's OnError; messages still queued are not delivered.
 /// A bounded pipe (the ring, a bounded channel) applies back-pressure: the source's OnNext waits while the pipe is full.
 /// If subscribing to the source throws, the pipe is aborted (its consumer exits) and the exception reaches the caller.
+/// If the observer's OnError or OnCompleted throws (Rx's default onError rethrows), the exception is rethrown on a
+/// thread-pool thread as an unhandled exception, which ends the process, as it does with Rx's own ObserveOn.
 /// </remarks>
 public static class PipeObservable
 {
