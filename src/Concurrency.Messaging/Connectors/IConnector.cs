@@ -19,7 +19,9 @@ namespace Concurrency.Messaging.Connectors;
 /// <para>Delivery holds a re-entrant lock: a subscriber that calls <see cref="Input"/> from its own OnNext re-enters delivery
 /// on that thread (as with Rx's Subject), and one that blocks, blocks every producer.</para>
 /// <para>Disposing the connector drops every subscription without a terminal notification and ignores further input;
-/// subscribing afterwards throws <see cref="ObjectDisposedException"/>.</para>
+/// subscribing afterwards throws <see cref="ObjectDisposedException"/>. Dispose does not wait for a delivery in progress
+/// (a subscriber may call it, or wait for a thread that does, from inside OnNext): that delivery stops before its next
+/// subscriber, and once Dispose has returned no notification starts.</para>
 /// </remarks>
 public interface IConnector<T> : IDisposable
 {

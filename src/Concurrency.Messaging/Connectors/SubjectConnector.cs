@@ -4,15 +4,21 @@ namespace Concurrency.Messaging.Connectors;
 /// A Subject that serializes its producers: every notification, subscription and replay happens under one monitor, so
 /// subscribers never see overlapping calls and a late subscriber's replay is exact (no gap, no duplicate).
 /// </summary>
+/// <remarks>
+/// <see cref="Dispose"/> is the one operation that does not take the monitor: a subscriber may be inside a delivery,
+/// waiting for the very thread that disposes. It raises <c>_disposed</c> and swaps the subscribers out atomically; a
+/// delivery in progress checks the flag before each subscriber, and whoever holds the monitor next clears the replay.
+/// </remarks>
 internal sealed class SubjectConnector<T>(int replayCount, Action<Exception>? subscriberFaulted)
     : IConnector<T>, IObserver<T>, IObservable<T>
 {
     private readonly Lock _gate = new();
     private readonly Queue<T> _replay = new();            // guarded by _gate: the last replayCount messages
-    private IObserver<T>[] _subscribers = [];             // guarded by _gate: replaced, never mutated, so a delivery loop can run over a snapshot
+    private IObserver<T>[] _subscribers = [];             // replaced, never mutated, so a delivery loop can run over a snapshot;
+                                                          // written under _gate (Interlocked) and by Dispose without it
     private bool _done;                                   // guarded by _gate
     private Exception? _error;                            // guarded by _gate
-    private bool _disposed;                               // guarded by _gate
+    private int _disposed;                                // 0 → 1 once, by Dispose (Volatile); read anywhere
 
     public IObserver<T> Input => this;
 
@@ -20,11 +26,13 @@ internal sealed class SubjectConnector<T>(int replayCount, Action<Exception>? su
 
     public int SubscriberCount => Volatile.Read(ref _subscribers).Length;
 
+    private bool IsDisposed => Volatile.Read(ref _disposed) != 0;
+
     public void OnNext(T value)
     {
         lock (_gate)
         {
-            if (_done || _disposed)
+            if (_done || ReleaseIfDisposed())
             {
                 return;
             }
@@ -42,6 +50,11 @@ internal sealed class SubjectConnector<T>(int replayCount, Action<Exception>? su
             List<Exception>? faults = null;
             foreach (var subscriber in _subscribers)
             {
+                if (IsDisposed)
+                {
+                    break;
+                }
+
                 try
                 {
                     subscriber.OnNext(value);
@@ -53,6 +66,7 @@ internal sealed class SubjectConnector<T>(int replayCount, Action<Exception>? su
                 }
             }
 
+            ReleaseIfDisposed();
             Report(faults);
         }
     }
@@ -70,39 +84,35 @@ internal sealed class SubjectConnector<T>(int replayCount, Action<Exception>? su
         ArgumentNullException.ThrowIfNull(observer);
         lock (_gate)
         {
-            ObjectDisposedException.ThrowIf(_disposed, this);
             try
             {
-                foreach (var value in _replay)
-                {
-                    observer.OnNext(value);
-                }
-
-                if (_done)
-                {
-                    Deliver(observer, _error);
-                    return Unsubscriber.None;
-                }
+                return SubscribeUnderGate(observer);
             }
-            catch (Exception ex)
+            finally
             {
-                // The same rule as a live message: a subscriber that throws is not (or no longer) subscribed.
-                Report([ex]);
-                return Unsubscriber.None;
+                ReleaseIfDisposed(); // a replayed subscriber may have disposed the connector
             }
-
-            _subscribers = [.. _subscribers, observer];
-            return new Unsubscriber(this, observer);
         }
     }
 
+    /// <summary>Never waits for the monitor: a delivery in progress stops before its next subscriber.</summary>
     public void Dispose()
     {
-        lock (_gate)
+        Volatile.Write(ref _disposed, 1);
+        Interlocked.Exchange(ref _subscribers, []);
+
+        // Clear the replay now if nobody holds the monitor; otherwise its holder (this thread too, when a subscriber
+        // disposes from inside a delivery or a replay) does on the way out.
+        if (!_gate.IsHeldByCurrentThread && _gate.TryEnter())
         {
-            _disposed = true;
-            _subscribers = [];
-            _replay.Clear();
+            try
+            {
+                ReleaseIfDisposed();
+            }
+            finally
+            {
+                _gate.Exit();
+            }
         }
     }
 
@@ -110,7 +120,7 @@ internal sealed class SubjectConnector<T>(int replayCount, Action<Exception>? su
     {
         lock (_gate)
         {
-            if (_done || _disposed)
+            if (_done || ReleaseIfDisposed())
             {
                 return;
             }
@@ -118,10 +128,15 @@ internal sealed class SubjectConnector<T>(int replayCount, Action<Exception>? su
             _done = true;
             _error = error;
             var subscribers = _subscribers;
-            _subscribers = [];
+            Publish([]);
             List<Exception>? faults = null;
             foreach (var subscriber in subscribers)
             {
+                if (IsDisposed)
+                {
+                    break;
+                }
+
                 try
                 {
                     Deliver(subscriber, error);
@@ -132,8 +147,41 @@ internal sealed class SubjectConnector<T>(int replayCount, Action<Exception>? su
                 }
             }
 
+            ReleaseIfDisposed();
             Report(faults);
         }
+    }
+
+    private Unsubscriber SubscribeUnderGate(IObserver<T> observer)
+    {
+        ObjectDisposedException.ThrowIf(IsDisposed, this);
+        try
+        {
+            foreach (var value in _replay)
+            {
+                if (IsDisposed)
+                {
+                    return Unsubscriber.None;
+                }
+
+                observer.OnNext(value);
+            }
+
+            if (_done)
+            {
+                Deliver(observer, _error);
+                return Unsubscriber.None;
+            }
+        }
+        catch (Exception ex)
+        {
+            // The same rule as a live message: a subscriber that throws is not (or no longer) subscribed.
+            Report([ex]);
+            return Unsubscriber.None;
+        }
+
+        // Disposed during the replay: as if disposed just after subscribing, the subscription is dropped silently.
+        return Publish([.. _subscribers, observer]) ? new Unsubscriber(this, observer) : Unsubscriber.None;
     }
 
     private static void Deliver(IObserver<T> observer, Exception? error)
@@ -146,6 +194,36 @@ internal sealed class SubjectConnector<T>(int replayCount, Action<Exception>? su
         {
             observer.OnError(error);
         }
+    }
+
+    /// <summary>
+    /// Under the gate: replaces the subscribers. Dispose swaps them without the gate, so a replacement that lands after
+    /// Dispose's swap is undone (Dispose raises its flag before swapping, and the exchange here is a full fence).
+    /// </summary>
+    /// <returns><see langword="false"/> if the connector has been disposed.</returns>
+    private bool Publish(IObserver<T>[] subscribers)
+    {
+        Interlocked.Exchange(ref _subscribers, subscribers);
+        if (!IsDisposed)
+        {
+            return true;
+        }
+
+        Interlocked.Exchange(ref _subscribers, []);
+        return false;
+    }
+
+    /// <summary>Under the gate: once disposed, drops the replayed messages (Dispose itself may not take the gate).</summary>
+    /// <returns>Whether the connector has been disposed.</returns>
+    private bool ReleaseIfDisposed()
+    {
+        if (!IsDisposed)
+        {
+            return false;
+        }
+
+        _replay.Clear();
+        return true;
     }
 
     // Called after the delivery loop, so a callback that throws cannot cost the other subscribers this notification.
@@ -169,7 +247,7 @@ internal sealed class SubjectConnector<T>(int replayCount, Action<Exception>? su
             var index = Array.IndexOf(_subscribers, observer);
             if (index >= 0)
             {
-                _subscribers = [.. _subscribers[..index], .. _subscribers[(index + 1)..]];
+                Publish([.. _subscribers[..index], .. _subscribers[(index + 1)..]]);
             }
         }
     }

@@ -1,4 +1,5 @@
 using System.Reactive.Disposables;
+using System.Runtime.ExceptionServices;
 using Concurrency.Messaging.Pipes;
 
 namespace Concurrency.Messaging.Linq;
@@ -6,10 +7,17 @@ namespace Concurrency.Messaging.Linq;
 /// <summary>The observable behind <see cref="PipeObservable"/>: one pipe and one consumer per subscription.</summary>
 internal sealed class ObserveOnPipeObservable<T>(IObservable<T> source, PipeKind kind, PipeOptions options) : IObservable<T>
 {
+    /// <summary>
+    /// For tests: called on the subscribing thread with each subscription's delivery task, which finishes once the pipe's
+    /// consumer has exited and the observer's terminal call, if there is one, has returned.
+    /// </summary>
+    internal Action<Task>? DeliveryStarted { get; set; }
+
     public IDisposable Subscribe(IObserver<T> observer)
     {
         ArgumentNullException.ThrowIfNull(observer);
         var sink = new Sink(observer, kind, options);
+        DeliveryStarted?.Invoke(sink.Delivery);
         sink.Run(source);
         return sink;
     }
@@ -30,7 +38,7 @@ internal sealed class ObserveOnPipeObservable<T>(IObservable<T> source, PipeKind
         {
             _observer = observer;
             _pipe = Pipe.Create<T>(kind, observer.OnNext, options with { AbortToken = _abort.Token });
-            _pipe.Completion.ContinueWith(
+            Delivery = _pipe.Completion.ContinueWith(
                 static (completion, state) => ((Sink)state!).OnPipeFinished(completion),
                 this,
                 CancellationToken.None,
@@ -38,9 +46,23 @@ internal sealed class ObserveOnPipeObservable<T>(IObservable<T> source, PipeKind
                 TaskScheduler.Default);
         }
 
+        /// <summary>Gets a task that finishes once the consumer has exited and the terminal call, if any, has returned.</summary>
+        public Task Delivery { get; }
+
         public void Run(IObservable<T> source)
         {
-            var upstream = source.Subscribe(this);
+            IDisposable upstream;
+            try
+            {
+                upstream = source.Subscribe(this);
+            }
+            catch
+            {
+                // The caller gets no subscription to dispose: abort the pipe here, or its consumer waits forever.
+                Dispose();
+                throw;
+            }
+
             if (Interlocked.CompareExchange(ref _upstream, upstream, null) is not null)
             {
                 // Disposed (or faulted) while subscribing.
@@ -88,20 +110,28 @@ internal sealed class ObserveOnPipeObservable<T>(IObservable<T> source, PipeKind
                 return; // disposed: no more notifications
             }
 
-            if (completion.Exception?.InnerException is MessageHandlerException { InnerException: { } downstreamFault })
+            try
             {
-                DisposeUpstream();
-                _observer.OnError(downstreamFault);
-                return;
+                if (completion.Exception?.InnerException is MessageHandlerException { InnerException: { } downstreamFault })
+                {
+                    DisposeUpstream();
+                    _observer.OnError(downstreamFault);
+                }
+                else if (_sourceError is { } error)
+                {
+                    _observer.OnError(error);
+                }
+                else
+                {
+                    _observer.OnCompleted();
+                }
             }
-
-            if (_sourceError is { } error)
+            catch (Exception ex)
             {
-                _observer.OnError(error);
-            }
-            else
-            {
-                _observer.OnCompleted();
+                // An observer whose terminal call throws (Rx's default onError rethrows) crashes the process under Rx's
+                // ObserveOn. Thrown here, it would vanish into this continuation's task; throw it on a pool thread instead.
+                var fault = ExceptionDispatchInfo.Capture(ex);
+                ThreadPool.UnsafeQueueUserWorkItem(static fault => fault.Throw(), fault, preferLocal: false);
             }
         }
     }

@@ -96,6 +96,21 @@ internal sealed class OrderedParallelSink<TSource, TResult> : IObserver<TSource>
     }
 
     /// <summary>
+    /// Read under the gate, for tests: elements handed to a worker, elements taken for emission, and outcomes stored in the
+    /// window that are not taken yet.
+    /// </summary>
+    internal (long Started, long Emitted, int Stored) Progress
+    {
+        get
+        {
+            lock (_gate)
+            {
+                return (_started, _emitted, _window.Count(outcome => outcome.Done));
+            }
+        }
+    }
+
+    /// <summary>
     /// Called by <paramref name="worker"/> with its element's outcome. Returns <see langword="true"/> when the worker has
     /// been given another element; otherwise it is idle again and its caller must not touch it.
     /// </summary>

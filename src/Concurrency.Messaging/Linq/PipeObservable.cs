@@ -16,6 +16,9 @@ namespace Concurrency.Messaging.Linq;
 /// <see cref="InvalidOperationException"/> instead.
 /// A source that breaks the grammar by calling OnNext from several threads at once loses nothing: as Rx's own ObserveOn
 /// tolerates it, these operators serialize such calls (the ring detects the second thread and switches to a lock).
+/// If subscribing to the source throws, the pipe is aborted (its consumer exits) and the exception reaches the caller.
+/// If the observer's OnError or OnCompleted throws (Rx's default onError rethrows), the exception is rethrown on a
+/// thread-pool thread as an unhandled exception, which ends the process, as it does with Rx's own ObserveOn.
 /// </remarks>
 public static class PipeObservable
 {

@@ -289,6 +289,66 @@ public sealed class ConnectorTests
     }
 
     [Fact]
+    public async Task Dispose_SubscriberInOnNextWaitsForTheDisposingThread_DisposeReturnsAndNothingMoreArrives()
+    {
+        var testToken = TestContext.Current.CancellationToken;
+        var connector = Connector.Create<int>(new ConnectorOptions { Replay = ConnectorReplay.Latest });
+        var received = new List<int>();
+        Task? disposer = null;
+        var disposeReturned = false;
+        using var disposed = new ManualResetEventSlim(false);
+        var waiting = Observer.Create<int>(value =>
+        {
+            received.Add(value);
+            disposer = Task.Run(() =>
+            {
+                connector.Dispose();
+                disposed.Set();
+            }, testToken);
+            disposeReturned = disposed.Wait(TestTimeouts.Default);
+        });
+        var next = new RecordingObserver<int>(); // after the waiting subscriber in delivery order
+        connector.Output.Subscribe(waiting);
+        connector.Output.Subscribe(next);
+
+        await Task.Run(() => connector.Input.OnNext(1), testToken).DefaultTimeout();
+        await disposer!.DefaultTimeout();
+        connector.Input.OnNext(2);
+        connector.Input.OnCompleted();
+
+        Assert.True(disposeReturned, "Dispose waited for the delivery in progress, which waited for Dispose");
+        Assert.Equal([1], received);
+        Assert.Empty(next.Values); // the delivery in progress stopped at the dispose
+        Assert.False(next.Terminated.IsCompleted);
+        Assert.Equal(0, connector.SubscriberCount);
+        Assert.Throws<ObjectDisposedException>(() => connector.Output.Subscribe(new RecordingObserver<int>()));
+    }
+
+    [Fact]
+    public void Dispose_FromInsideAReplay_ReplayStopsAndNoFaultReported()
+    {
+        var faults = new List<Exception>();
+        var connector = Connector.Create<int>(new ConnectorOptions { Replay = ConnectorReplay.LastN, ReplayCount = 3, SubscriberFaulted = faults.Add });
+        connector.Input.OnNext(1);
+        connector.Input.OnNext(2);
+        connector.Input.OnNext(3);
+        var received = new List<int>();
+
+        var subscription = connector.Output.Subscribe(value =>
+        {
+            received.Add(value);
+            connector.Dispose();
+        });
+        subscription.Dispose();
+        connector.Input.OnNext(4);
+
+        Assert.Equal([1], received);
+        Assert.Empty(faults);
+        Assert.Equal(0, connector.SubscriberCount);
+        Assert.Throws<ObjectDisposedException>(() => connector.Output.Subscribe(new RecordingObserver<int>()));
+    }
+
+    [Fact]
     public void Create_BadArguments_Throw()
     {
         Assert.Throws<ArgumentOutOfRangeException>(() => Connector.Create<int>(new ConnectorOptions { Replay = ConnectorReplay.LastN, ReplayCount = 0 }));

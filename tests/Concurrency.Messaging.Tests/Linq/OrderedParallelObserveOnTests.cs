@@ -119,44 +119,50 @@ public sealed class OrderedParallelObserveOnTests
     {
         const int degree = 2;
         var started = 0;
+        var bothStarted = NewSignal();
         var release = NewSignal();
-        var secondDone = NewSignal();
         var observer = new RecordingObserver<int>();
         using var subject = new Subject<int>();
         var parallel = asynchronous
             ? subject.ObserveOnParallel(
                 async (int i, CancellationToken ct) =>
                 {
-                    Interlocked.Increment(ref started);
+                    CountStart(ref started, degree, bothStarted);
                     if (i == 0)
                     {
                         await release.Task.WaitAsync(ct);
                     }
 
-                    return After(i, secondDone);
+                    return i;
                 },
                 degree)
             : subject.ObserveOnParallel(
                 i =>
                 {
-                    Interlocked.Increment(ref started);
+                    CountStart(ref started, degree, bothStarted);
                     if (i == 0)
                     {
                         SpinWait.SpinUntil(() => release.Task.IsCompleted, TestTimeouts.Default);
                     }
 
-                    return After(i, secondDone);
+                    return i;
                 },
                 degree);
-        using var subscription = parallel.Subscribe(observer);
+        using var subscription = (OrderedParallelSink<int, int>)parallel.Subscribe(observer);
 
         for (var i = 0; i < 100; i++)
         {
             subject.OnNext(i);
         }
 
-        // Element 1 finishes but its result waits for element 0: the window of 2 is full, so nothing else may start.
-        await secondDone.Task.DefaultTimeout();
+        // Elements 0 and 1 both start (in either order); 1 finishes and its result is stored, but waits for 0. The sink
+        // hands out the next element in the same step that stores a result, so once the result is stored, a third start
+        // would already show in its count: the window of 2 is full, so nothing else may have started.
+        await bothStarted.Task.DefaultTimeout();
+        Assert.True(
+            SpinWait.SpinUntil(() => subscription.Progress.Stored > 0, TestTimeouts.Default),
+            "no result was ever stored");
+        Assert.Equal((Started: 2L, Emitted: 0L, Stored: 1), subscription.Progress);
         Assert.Equal(degree, Volatile.Read(ref started));
         Assert.Empty(observer.Values);
 
@@ -305,33 +311,18 @@ public sealed class OrderedParallelObserveOnTests
     [Fact]
     public async Task Dispose_InFlightAsyncWork_TokenCancelledAndNothingMoreEmitted()
     {
-        var testToken = TestContext.Current.CancellationToken; // selectors run where TestContext.Current does not flow
         var started = 0;
         var bothRunning = NewSignal();
         var secondCancelled = NewSignal();
-        var release = NewSignal();
-        var firstReturned = NewSignal();
+        var first = new HeldResult<int>(); // ignores the token: finishes after the dispose, when the test says
         var observer = new RecordingObserver<int>();
         using var subject = new Subject<int>();
         var subscription = subject
             .ObserveOnParallel(
-                async (int i, CancellationToken ct) =>
+                (int i, CancellationToken ct) =>
                 {
-                    if (Interlocked.Increment(ref started) == 2)
-                    {
-                        bothRunning.TrySetResult();
-                    }
-
-                    if (i == 0)
-                    {
-                        await release.Task.WaitAsync(testToken); // ignores ct: finishes after the dispose
-                        firstReturned.TrySetResult();
-                        return i;
-                    }
-
-                    using var registration = ct.Register(() => secondCancelled.TrySetResult());
-                    await Task.Delay(Timeout.Infinite, ct);
-                    return i;
+                    CountStart(ref started, 2, bothRunning);
+                    return i == 0 ? first.AsValueTask() : WaitForCancellationAsync(i, secondCancelled, ct);
                 },
                 2)
             .Subscribe(observer);
@@ -340,11 +331,13 @@ public sealed class OrderedParallelObserveOnTests
         subject.OnNext(1);
         subject.OnNext(2); // waits: the window is full
         await bothRunning.Task.DefaultTimeout();
+        await first.Awaited.DefaultTimeout();
 
         subscription.Dispose();
         await secondCancelled.Task.DefaultTimeout();
-        release.SetResult();
-        await firstReturned.Task.DefaultTimeout();
+
+        // Element 0 is the head: had the dispose not stopped emission, this call would emit it before it returns.
+        first.SetResult(0);
 
         Assert.False(subject.HasObservers);
         Assert.Equal(2, Volatile.Read(ref started));
@@ -410,14 +403,20 @@ public sealed class OrderedParallelObserveOnTests
         return Enumerable.Range(0, count).Select(_ => random.Next(maxExclusive)).ToArray();
     }
 
-    private static int After(int i, TaskCompletionSource secondDone)
+    private static async ValueTask<int> WaitForCancellationAsync(int i, TaskCompletionSource cancelled, CancellationToken ct)
     {
-        if (i == 1)
-        {
-            secondDone.TrySetResult();
-        }
-
+        using var registration = ct.Register(() => cancelled.TrySetResult());
+        await Task.Delay(Timeout.Infinite, ct);
         return i;
+    }
+
+    /// <summary>Counts a selector's start; the start that reaches <paramref name="expected"/> signals.</summary>
+    private static void CountStart(ref int started, int expected, TaskCompletionSource reached)
+    {
+        if (Interlocked.Increment(ref started) == expected)
+        {
+            reached.TrySetResult();
+        }
     }
 
     /// <summary>Counts selectors running at once and remembers the most; called from many threads.</summary>

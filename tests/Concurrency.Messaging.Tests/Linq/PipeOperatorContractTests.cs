@@ -1,6 +1,7 @@
 using System.Reactive.Concurrency;
 using System.Reactive.Linq;
 using System.Reactive.Subjects;
+using Concurrency.Messaging.Linq;
 using Xunit;
 
 namespace Concurrency.Messaging.Tests.Linq;
@@ -100,15 +101,17 @@ public abstract class PipeOperatorContractTests
     }
 
     [Fact]
-    public void Dispose_WhileDelivering_StopsDeliveryAndFreesConsumer()
+    public async Task Dispose_WhileDelivering_StopsDeliveryAndFreesConsumer()
     {
         using var inHandler = new ManualResetEventSlim(false);
         using var release = new ManualResetEventSlim(false);
         Thread? consumer = null;
         var delivered = 0;
-        var terminated = false;
+        var terminated = 0;
         using var subject = new Subject<int>();
-        var subscription = Apply(subject).Subscribe(
+        var observable = Apply(subject);
+        var delivery = WatchDelivery(observable);
+        var subscription = observable.Subscribe(
             _ =>
             {
                 consumer = Thread.CurrentThread;
@@ -116,8 +119,8 @@ public abstract class PipeOperatorContractTests
                 inHandler.Set();
                 Assert.True(release.Wait(TestTimeouts.Default));
             },
-            _ => terminated = true,
-            () => terminated = true);
+            _ => Interlocked.Increment(ref terminated),
+            () => Interlocked.Increment(ref terminated));
 
         for (var i = 0; i < 100; i++)
         {
@@ -131,13 +134,16 @@ public abstract class PipeOperatorContractTests
         subject.OnNext(100);
         subject.OnCompleted();
 
+        // Until the consumer has exited and the completion has been handled, another message or a terminal call could
+        // still come: wait for that before checking that none did.
+        await delivery().DefaultTimeout();
         if (UsesDedicatedThread)
         {
             Assert.True(consumer!.Join(TestTimeouts.Default));
         }
 
         Assert.Equal(1, Volatile.Read(ref delivered));
-        Assert.False(terminated);
+        Assert.Equal(0, Volatile.Read(ref terminated));
     }
 
     [Fact]
@@ -161,6 +167,22 @@ public abstract class PipeOperatorContractTests
     }
 
     [Fact]
+    public async Task Subscribe_SourceSubscribeThrows_ExceptionReachesCallerAndConsumerExits()
+    {
+        var boom = new InvalidOperationException("subscribe failed");
+        var observer = new RecordingObserver<int>();
+        var observable = Apply<int>(new ThrowOnSubscribe(boom));
+        var delivery = WatchDelivery(observable);
+
+        var thrown = Assert.Throws<InvalidOperationException>(() => observable.Subscribe(observer));
+
+        Assert.Same(boom, thrown);
+        await delivery().DefaultTimeout(); // the pipe the subscription started is closed and its consumer has exited
+        Assert.False(observer.Terminated.IsCompleted);
+        Assert.Empty(observer.Values);
+    }
+
+    [Fact]
     public void Operator_NullSource_Throws()
         => Assert.Throws<ArgumentNullException>(() => Apply<int>(null!));
 
@@ -174,5 +196,21 @@ public abstract class PipeOperatorContractTests
         await observer.Terminated.DefaultTimeout();
 
         Assert.Equal(Enumerable.Range(0, 20_000), observer.Values);
+    }
+
+    /// <summary>
+    /// Hooks the operator so that the returned function gives the delivery task of its last subscription: it finishes once
+    /// that subscription's consumer has exited and the terminal call, if any, has returned.
+    /// </summary>
+    private static Func<Task> WatchDelivery<T>(IObservable<T> observable)
+    {
+        Task? delivery = null;
+        ((ObserveOnPipeObservable<T>)observable).DeliveryStarted = task => delivery = task;
+        return () => delivery ?? throw new InvalidOperationException("Nothing subscribed.");
+    }
+
+    private sealed class ThrowOnSubscribe(Exception error) : IObservable<int>
+    {
+        public IDisposable Subscribe(IObserver<int> observer) => throw error;
     }
 }
