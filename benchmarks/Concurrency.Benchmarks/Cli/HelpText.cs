@@ -9,6 +9,7 @@ public static class HelpText
         Usage:
           dotnet run -c Release --project benchmarks/Concurrency.Benchmarks [-- OPTIONS] [BENCHMARKDOTNET OPTIONS]
           dotnet run -c Release --project benchmarks/Concurrency.Benchmarks -- report [REPORT OPTIONS]
+          dotnet run -c Release --project benchmarks/Concurrency.Benchmarks -- idle [--seconds N] [--out DIR]
 
         With no arguments it runs the Headline scenario at 1 core and at all cores, unattended (about
         16 minutes on a quiet 2-core machine, up to 25 on a busy one), and exits non-zero if any
@@ -29,6 +30,10 @@ public static class HelpText
           --results DIR          BenchmarkDotNet's results (default: BenchmarkDotNet.Artifacts/results)
           --out DIR              where REPORT.md, README-table.md and the charts go (default: results)
           --allow-mixed-commits  merge results measured at different commits (REPORT.md says so)
+
+        Idle command: what an idle consumer costs. Builds 1 and 100 of each pipe, operator and peer,
+        hands each one message, then reads process CPU time over 3 windows of N seconds (default 2)
+        and writes IDLE.md (default folder: results).
 
         Exit codes: 0 done; 1 a benchmark failed, nothing matched, or the report refused; 2 bad arguments.
 

@@ -40,7 +40,7 @@ public class TopologyBenchmarks : PathBenchmark
                 }
 
                 yield return $"{name} 1->{n} broadcast";
-                if (kind is not (PipeKind.Ring or PipeKind.ObserveOn))
+                if (kind is not PipeKind.ObserveOn)
                 {
                     yield return $"{name} 1->{n} work-sharing";
                 }

@@ -1,0 +1,109 @@
+using System.Globalization;
+using System.Text;
+using Concurrency.Benchmarks.Runs;
+
+namespace Concurrency.Benchmarks.Idle;
+
+/// <summary>
+/// <c>-- idle [--seconds N] [--out DIR]</c>: what an idle consumer costs. For each contender it builds 1 and then 100
+/// instances, hands each one message, waits until they went idle, then reads this process's CPU time over several windows
+/// and prints the median share of one core with the lowest and highest window, beside a baseline with no instance at all.
+/// Writes results/IDLE.md with the machine and commit.
+/// </summary>
+public static class IdleCommand
+{
+    private static readonly int[] Counts = [1, 100];
+
+    private const int Windows = 3;
+
+    /// <summary>Long enough for every contender's idle wait (spin, yield, then park) to have run out.</summary>
+    private static readonly TimeSpan Settle = TimeSpan.FromSeconds(1);
+
+    public static int Run(IReadOnlyList<string> args, TextWriter output)
+    {
+        var seconds = 2.0;
+        var outDirectory = "results";
+        for (var i = 0; i < args.Count; i++)
+        {
+            switch (args[i])
+            {
+                case "--seconds" when i + 1 < args.Count && double.TryParse(args[i + 1], NumberStyles.Float, CultureInfo.InvariantCulture, out var s) && s > 0:
+                    seconds = s;
+                    i++;
+                    break;
+                case "--out" when i + 1 < args.Count:
+                    outDirectory = args[++i];
+                    break;
+                default:
+                    throw new Cli.UsageException($"idle: unknown or incomplete option '{args[i]}'; see --help.");
+            }
+        }
+
+        var window = TimeSpan.FromSeconds(seconds);
+        var provenance = RunProvenance.Capture(["idle", .. args]);
+        var table = new StringBuilder();
+        table.AppendLine("| idle consumers | 1 instance, % of one core | 100 instances, % of one core |");
+        table.AppendLine("|---|---:|---:|");
+        table.AppendLine(CultureInfo.InvariantCulture, $"| none (this process's baseline) | {Measure(window)} | |");
+        foreach (var contender in IdleContender.All)
+        {
+            var cells = Counts.Select(count => MeasureIdle(contender, count, window)).ToList();
+            table.AppendLine(CultureInfo.InvariantCulture, $"| {contender.Name} | {string.Join(" | ", cells)} |");
+            output.WriteLine($"{contender.Name}: {string.Join(", ", cells)}");
+        }
+
+        var text = new StringBuilder()
+            .AppendLine("# What an idle consumer costs")
+            .AppendLine()
+            .AppendLine(CultureInfo.InvariantCulture, $"Process CPU time over {Windows} windows of {seconds:0.#} s each, after each instance handled one message and {Settle.TotalSeconds:0} s passed; the median window as a share of one core, [lowest, highest].")
+            .AppendLine(CultureInfo.InvariantCulture, $"Machine: {provenance.Cpu}, {provenance.LogicalCores} logical cores, {provenance.Os}, {provenance.Runtime}. Commit {provenance.CommitLabel}.")
+            .AppendLine(CultureInfo.InvariantCulture, $"Command: `dotnet run -c Release --project benchmarks/Concurrency.Benchmarks -- {provenance.Arguments}`")
+            .AppendLine()
+            .Append(table)
+            .ToString();
+        Directory.CreateDirectory(outDirectory);
+        var path = Path.Combine(outDirectory, "IDLE.md");
+        File.WriteAllText(path, text);
+        output.WriteLine(text);
+        output.WriteLine($"Wrote {path}.");
+        return 0;
+    }
+
+    private static string MeasureIdle(IdleContender contender, int count, TimeSpan window)
+    {
+        var handled = 0;
+        var instances = Enumerable.Range(0, count).Select(_ => contender.Create(() => Interlocked.Increment(ref handled))).ToList();
+        try
+        {
+            if (!SpinWait.SpinUntil(() => Volatile.Read(ref handled) == count, TimeSpan.FromSeconds(30)))
+            {
+                throw new TimeoutException($"{contender.Name}: {count - handled} of {count} instances never handled their message.");
+            }
+
+            Thread.Sleep(Settle);
+            return Measure(window);
+        }
+        finally
+        {
+            foreach (var instance in instances)
+            {
+                instance.Dispose();
+            }
+        }
+    }
+
+    /// <summary>The median, lowest and highest share of one core this process used over <see cref="Windows"/> windows.</summary>
+    private static string Measure(TimeSpan window)
+    {
+        var shares = new List<double>();
+        for (var i = 0; i < Windows; i++)
+        {
+            var before = Environment.CpuUsage.TotalTime;
+            Thread.Sleep(window);
+            shares.Add(100 * (Environment.CpuUsage.TotalTime - before).TotalSeconds / window.TotalSeconds);
+        }
+
+        shares.Sort();
+        return string.Create(CultureInfo.InvariantCulture, $"{shares[Windows / 2]:0.00}% [{shares[0]:0.00}, {shares[^1]:0.00}]");
+    }
+}
