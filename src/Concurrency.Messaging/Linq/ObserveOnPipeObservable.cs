@@ -31,6 +31,7 @@ internal sealed class ObserveOnPipeObservable<T>(IObservable<T> source, PipeKind
         private readonly IObserver<T> _observer;
         private readonly CancellationTokenSource _abort = new();
         private readonly IPipe<T> _pipe;
+        private readonly RingPipe<T>? _ring; // the same pipe when it is a ring: posted to directly, without the interface call
         private IDisposable? _upstream;   // set once by Run; disposed by Dispose or after a downstream fault (Interlocked)
         private Exception? _sourceError;  // written by the producer before it completes the pipe; read after Completion
 
@@ -38,6 +39,7 @@ internal sealed class ObserveOnPipeObservable<T>(IObservable<T> source, PipeKind
         {
             _observer = observer;
             _pipe = Pipe.Create<T>(kind, observer.OnNext, options with { AbortToken = _abort.Token });
+            _ring = _pipe as RingPipe<T>;
             Delivery = _pipe.Completion.ContinueWith(
                 static (completion, state) => ((Sink)state!).OnPipeFinished(completion),
                 this,
@@ -71,6 +73,14 @@ internal sealed class ObserveOnPipeObservable<T>(IObservable<T> source, PipeKind
         }
 
         public void OnNext(T value)
+        {
+            if (_ring is null || !_ring.TryPostInline(value))
+            {
+                PostWaiting(value);
+            }
+        }
+
+        private void PostWaiting(T value)
         {
             try
             {

@@ -1,3 +1,5 @@
+using System.Runtime.CompilerServices;
+
 namespace Concurrency.Messaging.Pipes;
 
 /// <summary>
@@ -9,6 +11,9 @@ namespace Concurrency.Messaging.Pipes;
 internal sealed class BatchDrainQueuePipe<T>(IReadOnlyList<Action<T>> handlers, PipeOptions options)
     : LanedQueuePipe<T, BatchDrainQueuePipe<T>.Lane>(PipeKind.BatchDrainQueue, handlers, options)
 {
+    // Runs once per consumer for the pipe's whole life: compiled fully optimized from the start, not left in tier-0 or
+    // on-stack-replacement code that a loop entered once would otherwise run in.
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     protected override void Consume(Lane lane, Action<T> handler)
     {
         var batch = new T[Lane.InitialCapacity];

@@ -1,4 +1,5 @@
 using System.Collections.Concurrent;
+using System.Runtime.CompilerServices;
 
 namespace Concurrency.Messaging.Pipes;
 
@@ -136,6 +137,9 @@ internal sealed class BlockingCollectionPipe<T> : PipeBase<T>
         return false;
     }
 
+    // Runs once per consumer for the pipe's whole life: compiled fully optimized from the start, not left in tier-0 or
+    // on-stack-replacement code that a loop entered once would otherwise run in.
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     private void Consume(int consumer)
     {
         var index = _sharing ? 0 : consumer;

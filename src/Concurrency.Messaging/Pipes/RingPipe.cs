@@ -53,6 +53,10 @@ internal sealed class RingPipe<T> : PipeBase<T>
 
     public override bool TryPost(T message) => TryPostCore(message);
 
+    /// <summary><see cref="TryPost"/> inlined into the caller: the Rx operator's OnNext, which is this pipe's hottest caller.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal bool TryPostInline(T message) => TryPostCore(message);
+
     public override void Post(T message, CancellationToken cancellationToken = default)
     {
         if (!TryPostCore(message))
@@ -334,6 +338,8 @@ internal sealed class RingPipe<T> : PipeBase<T>
         }
     }
 
+    // Called once per batch from the consumer loop: compiled fully optimized from the first batch, as the loop is.
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     private long HandleBatch(SingleProducerRing<T> ring, Action<T> handler, long head, long end)
     {
         try
