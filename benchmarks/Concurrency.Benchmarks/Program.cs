@@ -31,6 +31,11 @@ public static class Program
                 return ReportCommand.Run(report, output, error);
             }
 
+            if (args is ["loop", .. var loopArguments])
+            {
+                return PlainLoop.LoopCommand.Run(loopArguments, output);
+            }
+
             if (args is ["idle", .. var idleArguments])
             {
                 return Idle.IdleCommand.Run(idleArguments, output);

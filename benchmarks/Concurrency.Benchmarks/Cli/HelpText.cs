@@ -10,6 +10,7 @@ public static class HelpText
           dotnet run -c Release --project benchmarks/Concurrency.Benchmarks [-- OPTIONS] [BENCHMARKDOTNET OPTIONS]
           dotnet run -c Release --project benchmarks/Concurrency.Benchmarks -- report [REPORT OPTIONS]
           dotnet run -c Release --project benchmarks/Concurrency.Benchmarks -- idle [--seconds N] [--out DIR]
+          dotnet run -c Release --project benchmarks/Concurrency.Benchmarks -- loop [--messages N] [--runs N] [--out DIR]
 
         With no arguments it runs the Headline scenario at 1 core and at all cores, unattended (about
         16 minutes on a quiet 2-core machine, up to 25 on a busy one), and exits non-zero if any
@@ -30,6 +31,10 @@ public static class HelpText
           --results DIR          BenchmarkDotNet's results (default: BenchmarkDotNet.Artifacts/results)
           --out DIR              where REPORT.md, README-table.md and the charts go (default: results)
           --allow-mixed-commits  merge results measured at different commits (REPORT.md says so)
+
+        Loop command: the headline contenders as a plain loop outside BenchmarkDotNet: one producer
+        posts N messages (default 10,000,000) in one loop, 2 warm-up runs, then the median of --runs
+        (default 5) with the lowest and highest. Prefix taskset -c 0 for one core. Writes LOOP-<cores>.md.
 
         Idle command: what an idle consumer costs. Builds 1 and 100 of each pipe, operator and peer,
         hands each one message, then reads process CPU time over 3 windows of N seconds (default 2)

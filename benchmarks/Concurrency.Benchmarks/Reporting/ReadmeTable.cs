@@ -28,7 +28,8 @@ public static class ReadmeTable
         text.AppendLine();
         var headers = jobs.Select(j => $"msg/s, {j} [95% CI]")
             .Concat(jobs.Select(j => $"CPU ns/msg, {j}"))
-            .Concat([$"× {Peers.RxObserveOn.Title}, {top}", $"× {Peers.DataflowActionBlock.Title}, {top}"])
+            .Concat(jobs.Select(j => $"× {Peers.RxObserveOn.Title}, {j}"))
+            .Concat(jobs.Select(j => $"× {Peers.DataflowActionBlock.Title}, {j}"))
             .ToList();
         text.AppendLine("| path | " + string.Join(" | ", headers) + " |");
         text.AppendLine("|---|" + string.Concat(headers.Select(_ => "---:|")));
@@ -38,7 +39,8 @@ public static class ReadmeTable
             var name = Families.Of(row.First().Contender) == ContenderFamily.Ceiling ? $"{row.Key} (ceiling)" : row.Key;
             var cells = jobs.Select(j => Cells.Rate(At(j)))
                 .Concat(jobs.Select(j => Cells.Cpu(At(j))))
-                .Concat([Cells.Ratio(At(top), Peers.RxObserveOn, results), Cells.Ratio(At(top), Peers.DataflowActionBlock, results)]);
+                .Concat(jobs.Select(j => Cells.Ratio(At(j), Peers.RxObserveOn, results)))
+                .Concat(jobs.Select(j => Cells.Ratio(At(j), Peers.DataflowActionBlock, results)));
             text.AppendLine(CultureInfo.InvariantCulture, $"| {name} | {string.Join(" | ", cells)} |");
         }
 

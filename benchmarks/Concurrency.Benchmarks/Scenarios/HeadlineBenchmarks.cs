@@ -23,7 +23,10 @@ public class HeadlineBenchmarks : PathBenchmark
     [Benchmark(OperationsPerInvoke = DefaultMessageCount)]
     public void OneToOne() => Transfer();
 
-    protected override IMessagePath CreatePath() => Path switch
+    protected override IMessagePath CreatePath() => Create(Path);
+
+    /// <summary>Builds a headline contender; the loop command builds them the same way.</summary>
+    public static IMessagePath Create(HeadlinePath path) => path switch
     {
         HeadlinePath.DirectCall => new DirectCallPath(),
         HeadlinePath.RawRing => new RawRingPath(),
@@ -40,7 +43,7 @@ public class HeadlineBenchmarks : PathBenchmark
         HeadlinePath.ChannelBounded => new PipePath(PipeKind.Channel, new PipeOptions { Capacity = Capacities.Bounded }),
         HeadlinePath.BlockingCollection => new PipePath(PipeKind.BlockingCollection, new PipeOptions()),
         HeadlinePath.DataflowActionBlock => new ActionBlockPath(),
-        _ => throw new ArgumentOutOfRangeException(nameof(Path), Path, "Unknown headline path."),
+        _ => throw new ArgumentOutOfRangeException(nameof(path), path, "Unknown headline path."),
     };
 
     private static ObservablePath EventLoop()

@@ -3,7 +3,7 @@ using System.Runtime.CompilerServices;
 namespace Concurrency.Messaging.Pipes;
 
 /// <summary>
-/// An array behind a lock, drained in one step: producers append under the lock; the consumer swaps the whole array for its
+/// An array behind a spin lock, drained in one step: producers append under the lock; the consumer swaps the whole array for its
 /// empty one and handles the batch outside the lock. When there is nothing to take it pauses, yields, then parks (see
 /// <see cref="IdleWait"/>), and producers signal only a consumer that parked. Broadcast gives each consumer its own lane;
 /// work-sharing shares one lane, each consumer taking its share of the backlog.
@@ -16,7 +16,7 @@ internal sealed class BatchDrainQueuePipe<T>(IReadOnlyList<Action<T>> handlers, 
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     protected override void Consume(Lane lane, Action<T> handler)
     {
-        var batch = new T[Lane.InitialCapacity];
+        var batch = new Slot<T>[Lane.InitialCapacity];
         while (lane.TakeBatch(ref batch, ConsumersPerLane, out var count))
         {
             var handled = 0;
@@ -25,7 +25,7 @@ internal sealed class BatchDrainQueuePipe<T>(IReadOnlyList<Action<T>> handlers, 
                 // Stopping is checked per message, so a fault or abort stops delivery mid-batch.
                 for (; handled < count && !IsStopping; handled++)
                 {
-                    handler(batch[handled]);
+                    handler(batch[handled].Value);
                 }
 
                 CountUnhandled(count - handled);
@@ -51,9 +51,9 @@ internal sealed class BatchDrainQueuePipe<T>(IReadOnlyList<Action<T>> handlers, 
         /// <summary>The consumer's pause between looks (see <see cref="IdleWait"/>): long, so a batch builds up in between.</summary>
         private const int Pause = 200;
 
-        private readonly Lock _gate = new();
+        private SpinGate _gate;                         // guards the fields below: each critical section is a few stores
         private readonly SemaphoreSlim _wake = new(0); // released once for each parked consumer a producer wakes
-        private T[] _items = new T[InitialCapacity];   // guarded by _gate: the accepted messages are _items[_head.._count)
+        private Slot<T>[] _items = new Slot<T>[InitialCapacity]; // guarded by _gate: the accepted messages are _items[_head.._count)
         private int _head;                             // guarded by _gate: where consumers sharing the lane take from
         private int _count;                            // written under _gate; read without it as a hint by an idle consumer
         private bool _accepting = true;                // guarded by _gate
@@ -62,7 +62,9 @@ internal sealed class BatchDrainQueuePipe<T>(IReadOnlyList<Action<T>> handlers, 
 
         public bool TryEnqueue(T message)
         {
-            lock (_gate)
+            int wake;
+            _gate.Enter();
+            try
             {
                 if (!_accepting)
                 {
@@ -74,30 +76,35 @@ internal sealed class BatchDrainQueuePipe<T>(IReadOnlyList<Action<T>> handlers, 
                     Array.Resize(ref _items, _items.Length * 2);
                 }
 
-                _items[_count] = message;
+                _items[_count].Value = message;
                 Volatile.Write(ref _count, _count + 1);
-                if (_parked > 0)
-                {
-                    _parked--;
-                    _wake.Release();
-                }
-
-                return true;
+                wake = TakeParked(1);
             }
+            finally
+            {
+                _gate.Exit();
+            }
+
+            Wake(wake);
+            return true;
         }
 
         public void Close()
         {
-            lock (_gate)
+            int wake;
+            _gate.Enter();
+            try
             {
                 _accepting = false;
                 _closed = true;
-                if (_parked > 0)
-                {
-                    _wake.Release(_parked);
-                    _parked = 0;
-                }
+                wake = TakeParked(int.MaxValue);
             }
+            finally
+            {
+                _gate.Exit();
+            }
+
+            Wake(wake);
         }
 
         /// <summary>
@@ -107,7 +114,7 @@ internal sealed class BatchDrainQueuePipe<T>(IReadOnlyList<Action<T>> handlers, 
         /// not hoard the backlog.
         /// </summary>
         /// <returns><see langword="false"/> when the lane is closed and empty: the consumer exits.</returns>
-        public bool TakeBatch(ref T[] batch, int sharers, out int count)
+        public bool TakeBatch(ref Slot<T>[] batch, int sharers, out int count)
         {
             var wait = default(IdleWait);
             while (true)
@@ -117,21 +124,39 @@ internal sealed class BatchDrainQueuePipe<T>(IReadOnlyList<Action<T>> handlers, 
                     continue;
                 }
 
-                lock (_gate)
+                var wake = 0;
+                var closedAndEmpty = false;
+                count = 0;
+                _gate.Enter();
+                try
                 {
                     if (_count > _head)
                     {
-                        count = Take(ref batch, sharers);
-                        return true;
+                        count = Take(ref batch, sharers, out wake);
                     }
-
-                    if (!_accepting)
+                    else if (!_accepting)
                     {
-                        count = 0;
-                        return false;
+                        closedAndEmpty = true;
                     }
+                    else
+                    {
+                        _parked++;
+                    }
+                }
+                finally
+                {
+                    _gate.Exit();
+                }
 
-                    _parked++;
+                if (count > 0)
+                {
+                    Wake(wake);
+                    return true;
+                }
+
+                if (closedAndEmpty)
+                {
+                    return false;
                 }
 
                 _wake.Wait();
@@ -139,9 +164,27 @@ internal sealed class BatchDrainQueuePipe<T>(IReadOnlyList<Action<T>> handlers, 
             }
         }
 
-        /// <summary>Under the gate, with messages available.</summary>
-        private int Take(ref T[] batch, int sharers)
+        /// <summary>Under the gate: counts off up to <paramref name="most"/> parked consumers, for the caller to wake after leaving the gate.</summary>
+        private int TakeParked(int most)
         {
+            var wake = Math.Min(_parked, most);
+            _parked -= wake;
+            return wake;
+        }
+
+        /// <summary>Outside the gate: the semaphore takes its own lock, which must not be taken while others spin on ours.</summary>
+        private void Wake(int consumers)
+        {
+            if (consumers > 0)
+            {
+                _wake.Release(consumers);
+            }
+        }
+
+        /// <summary>Under the gate, with messages available.</summary>
+        private int Take(ref Slot<T>[] batch, int sharers, out int wake)
+        {
+            wake = 0;
             if (sharers == 1)
             {
                 var count = _count;
@@ -154,7 +197,7 @@ internal sealed class BatchDrainQueuePipe<T>(IReadOnlyList<Action<T>> handlers, 
             var share = (available + sharers - 1) / sharers;
             if (batch.Length < share)
             {
-                batch = new T[Math.Max(share, batch.Length * 2)];
+                batch = new Slot<T>[Math.Max(share, batch.Length * 2)];
             }
 
             Array.Copy(_items, _head, batch, 0, share);
@@ -165,11 +208,10 @@ internal sealed class BatchDrainQueuePipe<T>(IReadOnlyList<Action<T>> handlers, 
                 _head = 0;
                 _count = 0;
             }
-            else if (_parked > 0)
+            else
             {
                 // Leave the rest for the others; one of them may be parked.
-                _parked--;
-                _wake.Release();
+                wake = TakeParked(1);
             }
 
             return share;

@@ -12,14 +12,14 @@ namespace Concurrency.Messaging.Pipes;
 /// </remarks>
 internal sealed class SingleProducerRing<T>
 {
-    private readonly T[] _slots;
+    private readonly Slot<T>[] _slots; // a struct per slot: storing T into it needs no array covariance check, storing into a T[] does
     private readonly long _mask;
     private PaddedIndexes _producer; // Index = tail (producer writes, consumer reads); CachedOther = head the producer last saw
     private PaddedIndexes _consumer; // Index = head (consumer writes, producer reads); CachedOther unused; Parked = consumer parked
 
     public SingleProducerRing(int capacity)
     {
-        _slots = new T[capacity];
+        _slots = new Slot<T>[capacity];
         _mask = capacity - 1;
     }
 
@@ -47,7 +47,7 @@ internal sealed class SingleProducerRing<T>
     public void Publish(T message)
     {
         var tail = _producer.Index;
-        _slots[tail & _mask] = message;
+        _slots[tail & _mask].Value = message;
         Volatile.Write(ref _producer.Index, tail + 1);
     }
 
@@ -74,7 +74,7 @@ internal sealed class SingleProducerRing<T>
     /// producer is filling back to this core. A ring keeps at most its capacity of handled messages reachable until they are
     /// overwritten, or until <see cref="Clear"/> when the consumer exits.
     /// </summary>
-    public T Take(long index) => _slots[index & _mask];
+    public T Take(long index) => _slots[index & _mask].Value;
 
     /// <summary>Consumer only, once it will read no more: drops the references the ring still holds.</summary>
     public void Clear() => Array.Clear(_slots);

@@ -1,5 +1,3 @@
-using System.Reactive.Subjects;
-using Concurrency.Messaging.Linq;
 using Concurrency.Messaging.Pipes;
 using Concurrency.Messaging.Tests.Pipes;
 using Xunit;
@@ -64,47 +62,8 @@ public sealed class ConcurrentProducerTests
         Assert.Equal(accepted.Cast<bool>().Count(a => !a), refusals.Sum());
     }
 
-    public static TheoryData<string> Operators() => ["Ring", "Ring-16", "Channel", "Channel-16", "LockedQueue", "BlockingCollection-16", "Pipe-Ring-1"];
-
     [Theory]
-    [MemberData(nameof(Operators))]
-    public async Task Operator_SourceCallsOnNextFromTwoThreads_EveryMessageOnceInEachThreadsOrder(string name)
-    {
-        var log = new DeliveryLog(2, PerProducer / 4);
-        var completed = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-        using var subject = new Subject<long>();
-        using var subscription = Apply(subject, name).Subscribe(log.Record, error => completed.TrySetException(error), () => completed.TrySetResult());
-        using var start = new Barrier(2);
-
-        var producers = Enumerable.Range(0, 2).Select(p => Task.Factory.StartNew(
-            () =>
-            {
-                start.SignalAndWait(TestTimeouts.Default);
-                for (var i = 0; i < PerProducer / 4; i++)
-                {
-                    subject.OnNext(DeliveryLog.Message(p, i)); // no serialization: this breaks the Rx grammar on purpose
-                }
-            },
-            TestContext.Current.CancellationToken,
-            TaskCreationOptions.LongRunning,
-            TaskScheduler.Default)).ToArray();
-        await Task.WhenAll(producers).DefaultTimeout();
-        subject.OnCompleted();
-        await completed.Task.DefaultTimeout();
-
-        log.AssertExactlyOnce(2, PerProducer / 4);
-        Assert.Equal(0, log.OutOfOrder);
-    }
-
-    private static IObservable<long> Apply(IObservable<long> source, string name) => name switch
-    {
-        "Ring" => source.ObserveOnRing(),
-        "Ring-16" => source.ObserveOnRing(16),
-        "Channel" => source.ObserveOnChannel(),
-        "Channel-16" => source.ObserveOnChannel(16),
-        "LockedQueue" => source.ObserveOnLockedQueue(),
-        "BlockingCollection-16" => source.ObserveOnPipe(PipeKind.BlockingCollection, new PipeOptions { Capacity = 16 }),
-        "Pipe-Ring-1" => source.ObserveOnPipe(PipeKind.Ring, new PipeOptions { Capacity = 1 }),
-        _ => throw new ArgumentOutOfRangeException(nameof(name), name, "Unknown operator."),
-    };
+    [MemberData(nameof(UnserializedSource.Operators), MemberType = typeof(UnserializedSource))]
+    public Task Operator_SourceCallsOnNextFromTwoThreads_EveryMessageOnceInEachThreadsOrder(string name)
+        => UnserializedSource.RunAsync(name, PerProducer / 4, TestTimeouts.Default);
 }

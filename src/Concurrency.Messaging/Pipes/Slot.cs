@@ -1,0 +1,11 @@
+namespace Concurrency.Messaging.Pipes;
+
+/// <summary>
+/// One element of a queue's array, wrapped in a struct. Storing a reference into a <c>T[]</c> makes the runtime check
+/// that the array really is an array of that type (arrays are covariant), a helper call on every post for shared generic
+/// code; storing into a field of a struct element needs no such check.
+/// </summary>
+internal struct Slot<T>
+{
+    public T Value;
+}
