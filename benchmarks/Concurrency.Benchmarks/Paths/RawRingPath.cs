@@ -9,8 +9,11 @@ namespace Concurrency.Benchmarks.Paths;
 /// single-producer single-consumer ring in which each side owns one padded line and caches the other's index, reading the
 /// other's line only when its cached copy says it has run out (full, or empty). The producer knows the whole block, so it
 /// publishes its tail once per <see cref="PublishBatch"/> messages and at the end of the block; the consumer handles up to
-/// <see cref="ReleaseBatch"/> messages between releases of its head. Both sides busy-spin with short pauses on two or more
-/// cores and yield on one, where spinning would only burn the time the other side needs. On two or more cores a side that
+/// <see cref="ReleaseBatch"/> messages between releases of its head. Both sides busy-spin on two or more cores, pausing
+/// <see cref="PauseIterations"/> spin iterations (a few microseconds) between looks so that a batch builds up and each look
+/// moves the other side's line once per batch rather than once per message (short pauses measured slower than our own
+/// batch-drain queue, which a ceiling must not be), and yield on one core, where spinning would only burn the time the
+/// other side needs. On two or more cores a side that
 /// has found nothing for <see cref="PausesBeforeYield"/> pauses in a row also yields once: a no-op when its core has nothing
 /// else to run, but when the machine's other work has left both sides on one core it hands the core to the side it is
 /// waiting for instead of spinning out its time slice (without it, iterations on a shared 2-core machine swung from 5 to
@@ -26,8 +29,8 @@ public sealed class RawRingPath : IMessagePath
     private const int Capacity = 1 << 14;
     private const int Mask = Capacity - 1;
     private const int PublishBatch = 32;
-    private const int ReleaseBatch = 256;
-    private const int PauseIterations = 8;
+    private const int ReleaseBatch = 1024;
+    private const int PauseIterations = 100;
     private const int PausesBeforeYield = 64;
     private static readonly bool OneCore = Environment.ProcessorCount == 1;
 
