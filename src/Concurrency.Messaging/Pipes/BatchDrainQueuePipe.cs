@@ -17,7 +17,8 @@ internal sealed class BatchDrainQueuePipe<T>(IReadOnlyList<Action<T>> handlers, 
     protected override void Consume(Lane lane, Action<T> handler)
     {
         var batch = new Slot<T>[Lane.InitialCapacity];
-        while (lane.TakeBatch(ref batch, ConsumersPerLane, out var count))
+        var spin = IdleWait.SpinsFor(ConsumerCount + ProducerCount);
+        while (lane.TakeBatch(ref batch, ConsumersPerLane, spin, out var count))
         {
             var handled = 0;
             try
@@ -114,9 +115,9 @@ internal sealed class BatchDrainQueuePipe<T>(IReadOnlyList<Action<T>> handlers, 
         /// not hoard the backlog.
         /// </summary>
         /// <returns><see langword="false"/> when the lane is closed and empty: the consumer exits.</returns>
-        public bool TakeBatch(ref Slot<T>[] batch, int sharers, out int count)
+        public bool TakeBatch(ref Slot<T>[] batch, int sharers, bool spin, out int count)
         {
-            var wait = default(IdleWait);
+            var wait = new IdleWait(spin);
             while (true)
             {
                 if (Volatile.Read(ref _count) == 0 && !_closed && wait.Wait(Pause))

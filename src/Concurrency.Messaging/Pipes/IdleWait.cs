@@ -12,7 +12,10 @@ namespace Concurrency.Messaging.Pipes;
 /// </para>
 /// <para>
 /// On one core pausing only burns the time the other side needs: the wait yields from the start, so the producer fills and
-/// the consumer drains in large batches, one context switch each way per batch.
+/// the consumer drains in large batches, one context switch each way per batch. The same holds whenever the threads that
+/// take part outnumber the cores (a producer and three broadcast consumers on two cores): a pausing thread holds a core
+/// that another party needs, and a ring of capacity 1 fell to one message per 350 µs that way. Such a wait yields from
+/// the start too (see <see cref="SpinsFor"/>).
 /// </para>
 /// <para>
 /// Parking costs a process-wide barrier and a wake-up later, so it comes last: about 100 µs of pausing, then
@@ -26,10 +29,15 @@ internal struct IdleWait
 
     private const int YieldsBeforePark = 40;
 
-    private static readonly bool MultiCore = Environment.ProcessorCount > 1;
+    private readonly bool _spin; // whether pausing can pay off: every party has a core of its own
+    private int _paused;         // SpinWait iterations spent since the last reset
+    private int _yielded;        // yields since the last reset
 
-    private int _paused;  // SpinWait iterations spent since the last reset
-    private int _yielded; // yields since the last reset
+    /// <summary>Creates a wait that pauses before it yields only if <paramref name="spin"/> (see <see cref="SpinsFor"/>).</summary>
+    public IdleWait(bool spin) => _spin = spin;
+
+    /// <summary>Whether a wait among <paramref name="threads"/> busy threads (producers and consumers) should pause: only when each has a core.</summary>
+    public static bool SpinsFor(int threads) => Environment.ProcessorCount > 1 && threads <= Environment.ProcessorCount;
 
     /// <summary>The pause, in <see cref="Thread.SpinWait(int)"/> iterations (about 27 ns each here), that fits a ring of <paramref name="capacity"/>.</summary>
     /// <remarks>
@@ -43,7 +51,7 @@ internal struct IdleWait
     /// <returns><see langword="false"/> once pausing and yielding have run out: the caller should park.</returns>
     public bool Wait(int pause)
     {
-        if (MultiCore && _paused < PauseBudget)
+        if (_spin && _paused < PauseBudget)
         {
             Thread.SpinWait(pause);
             _paused += pause;
@@ -61,5 +69,9 @@ internal struct IdleWait
     }
 
     /// <summary>Starts over, after the side found work (or was woken).</summary>
-    public void Reset() => this = default;
+    public void Reset()
+    {
+        _paused = 0;
+        _yielded = 0;
+    }
 }

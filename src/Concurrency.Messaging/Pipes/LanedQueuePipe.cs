@@ -18,6 +18,8 @@ internal abstract class LanedQueuePipe<T, TLane> : PipeBase<T>
     {
         _handlers = [.. handlers];
         ConsumersPerLane = options.Distribution == PipeDistribution.WorkSharing ? _handlers.Length : 1;
+        ConsumerCount = _handlers.Length;
+        ProducerCount = options.Producers;
         _lanes = new TLane[_handlers.Length / ConsumersPerLane];
         for (var i = 0; i < _lanes.Length; i++)
         {
@@ -31,6 +33,12 @@ internal abstract class LanedQueuePipe<T, TLane> : PipeBase<T>
 
     /// <summary>Gets how many consumers take from each lane: 1 for broadcast, all of them for work-sharing.</summary>
     protected int ConsumersPerLane { get; }
+
+    /// <summary>Gets how many consumers the pipe has.</summary>
+    protected int ConsumerCount { get; }
+
+    /// <summary>Gets how many producers were declared to post concurrently.</summary>
+    protected int ProducerCount { get; }
 
     public sealed override bool TryPost(T message)
     {

@@ -22,6 +22,7 @@ internal sealed class RingPipe<T> : PipeBase<T>
     private readonly RoomSignal _room = new();
     private readonly Func<bool> _isDrainable;
     private readonly int _pause;          // IdleWait's pause for this capacity
+    private readonly bool _spin;          // IdleWait may pause: the producer and every consumer have a core each
     private readonly int _batchLimit;     // a consumer releases room at least this often, so the producer can refill meanwhile
     private readonly bool _sharing;       // work-sharing: each post goes to one ring
     private SingleProducerGate _gate;     // who may post; closed
@@ -42,6 +43,7 @@ internal sealed class RingPipe<T> : PipeBase<T>
         _single = _rings.Length == 1 ? _rings[0] : null;
         _sharing = _rings.Length > 1 && options.Distribution == PipeDistribution.WorkSharing;
         _pause = IdleWait.PauseFor(capacity);
+        _spin = IdleWait.SpinsFor(_rings.Length + 1);
         _batchLimit = Math.Max(1, capacity / 2);
         _gate.Initialize(options.ToleratesConcurrentProducers);
         _isDrainable = () => Volatile.Read(ref _drainable) != 0;
@@ -226,7 +228,7 @@ internal sealed class RingPipe<T> : PipeBase<T>
     [MethodImpl(MethodImplOptions.NoInlining)]
     private void PostSlow(T message, CancellationToken cancellationToken)
     {
-        var wait = default(IdleWait);
+        var wait = new IdleWait(_spin);
         while (true)
         {
             ThrowIfClosed();
@@ -301,7 +303,7 @@ internal sealed class RingPipe<T> : PipeBase<T>
         var ring = _rings[consumer];
         var handler = _handlers[consumer];
         var head = ring.Head;
-        var wait = default(IdleWait);
+        var wait = new IdleWait(_spin);
         while (true)
         {
             var tail = ring.ReadTail();
