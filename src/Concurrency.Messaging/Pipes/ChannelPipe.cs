@@ -185,7 +185,7 @@ internal sealed class ChannelPipe<T> : PipeBase<T>
     /// deliver cannot strand the caller. The same wait is kept across looks, so an idle side leaves no abandoned waiters.
     /// </summary>
     /// <returns>The wait's answer, or <see langword="true"/> ("look again") when <paramref name="ready"/> said so first.</returns>
-    private static async Task<bool> WatchAsync(ValueTask<bool> wait, Func<bool> ready, CancellationToken cancellationToken)
+    internal static async Task<bool> WatchAsync(ValueTask<bool> wait, Func<bool> ready, CancellationToken cancellationToken)
     {
         if (wait.IsCompleted)
         {
