@@ -34,7 +34,8 @@ public sealed record RunProvenance(
     public static RunProvenance Capture(IEnumerable<string> arguments)
     {
         var commit = Git("rev-parse", "HEAD") is { Length: 40 } hash ? hash : Unknown;
-        var dirty = commit != Unknown && Git("status", "--porcelain") is { Length: > 0 };
+        // What our own commands write into results/ is output, not a change to what was measured.
+        var dirty = commit != Unknown && Git("status", "--porcelain", "--", ":(top,exclude)results") is { Length: > 0 };
         var now = DateTime.UtcNow;
         return new RunProvenance(
             commit,

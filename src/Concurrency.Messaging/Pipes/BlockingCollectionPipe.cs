@@ -35,29 +35,28 @@ internal sealed class BlockingCollectionPipe<T> : PipeBase<T>
         }
 
         _room = options.Capacity is int capacity ? new LaneRoom(_lanes.Length, capacity) : null;
-        _gate = _lanes.Length > 1 ? new Lock() : null;
+        _gate = _lanes.Length > 1 || _room is not null ? new Lock() : null; // bounded: room is reserved under the gate
         StartConsumerThreads(_handlers.Length, Consume);
     }
 
-    public override bool TryPost(T message)
-    {
-        if (_room is not null && !_room.TryReserve())
-        {
-            return false;
-        }
-
-        return WriteReserved(message);
-    }
+    public override bool TryPost(T message) => TryWriteNow(message, out _);
 
     public override void Post(T message, CancellationToken cancellationToken = default)
     {
-        if (_room is not null && !_room.TryReserve())
+        if (TryWriteNow(message, out var closed))
         {
-            cancellationToken.ThrowIfCancellationRequested();
-            ThrowIfWaitingOnItself();
-            _room.Reserve(cancellationToken);
+            return;
         }
 
+        if (closed)
+        {
+            throw new PipeClosedException();
+        }
+
+        // Full: only a bounded pipe gets here.
+        cancellationToken.ThrowIfCancellationRequested();
+        ThrowIfWaitingOnItself();
+        _room!.Reserve(cancellationToken);
         if (!WriteReserved(message))
         {
             throw new PipeClosedException();
@@ -71,12 +70,12 @@ internal sealed class BlockingCollectionPipe<T> : PipeBase<T>
             return ValueTask.FromCanceled(cancellationToken);
         }
 
-        if (_room is null || _room.TryReserve())
+        if (TryWriteNow(message, out var closed))
         {
-            return WriteReserved(message) ? default : ValueTask.FromException(new PipeClosedException());
+            return default;
         }
 
-        return PostSlowAsync(message, cancellationToken);
+        return closed ? ValueTask.FromException(new PipeClosedException()) : PostSlowAsync(message, cancellationToken);
     }
 
     protected override void Close()
@@ -107,7 +106,38 @@ internal sealed class BlockingCollectionPipe<T> : PipeBase<T>
         }
     }
 
-    /// <summary>Adds to every lane (room, if bounded, is already reserved), or to none if the pipe is closed.</summary>
+    /// <summary>
+    /// Without waiting: reserves room (if bounded) and adds to every lane, or does nothing and says why
+    /// (<paramref name="closed"/>, or full). A bounded pipe reserves under the gate: a reservation taken outside it could make
+    /// a concurrent post find the pipe full and then be refused itself because a close came between, so a post would have
+    /// been refused for room that no accepted message ever took.
+    /// </summary>
+    private bool TryWriteNow(T message, out bool closed)
+    {
+        if (_gate is null)
+        {
+            closed = !_lanes[0].TryAddUnlessCompleted(message); // unbounded, one lane
+            return !closed;
+        }
+
+        lock (_gate)
+        {
+            closed = _closed;
+            if (closed || (_room is not null && !_room.TryReserve()))
+            {
+                return false;
+            }
+
+            foreach (var lane in _lanes)
+            {
+                lane.Add(message); // unbounded, or room reserved; not completed (the close takes this gate): never waits
+            }
+
+            return true;
+        }
+    }
+
+    /// <summary>Room already reserved (after a wait): adds to every lane, or to none if the pipe is closed.</summary>
     private bool WriteReserved(T message)
     {
         if (_gate is null)

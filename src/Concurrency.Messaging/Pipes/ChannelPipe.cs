@@ -94,25 +94,27 @@ internal sealed class ChannelPipe<T> : PipeBase<T>
             return _lanes[0].Writer.TryWrite(message);
         }
 
-        if (_room is not null && !_room.TryReserve())
-        {
-            return false;
-        }
-
-        return WriteAll(message);
+        return TryWriteAllNow(message, out _);
     }
 
     public override void Post(T message, CancellationToken cancellationToken = default)
     {
         if (_gate is not null)
         {
-            if (_room is not null && !_room.TryReserve())
+            if (TryWriteAllNow(message, out var closed))
             {
-                cancellationToken.ThrowIfCancellationRequested();
-                ThrowIfWaitingOnItself();
-                _room.Reserve(cancellationToken);
+                return;
             }
 
+            if (closed)
+            {
+                throw new PipeClosedException();
+            }
+
+            // Full: only a bounded broadcast with room kept apart gets here.
+            cancellationToken.ThrowIfCancellationRequested();
+            ThrowIfWaitingOnItself();
+            _room!.Reserve(cancellationToken);
             if (!WriteAll(message))
             {
                 throw new PipeClosedException();
@@ -152,12 +154,12 @@ internal sealed class ChannelPipe<T> : PipeBase<T>
             return writer.TryWrite(message) ? default : WriteOneAsync(writer, message, cancellationToken);
         }
 
-        if (_room is null || _room.TryReserve())
+        if (TryWriteAllNow(message, out var closed))
         {
-            return WriteAll(message) ? default : ValueTask.FromException(new PipeClosedException());
+            return default;
         }
 
-        return PostReservedAsync(message, cancellationToken);
+        return closed ? ValueTask.FromException(new PipeClosedException()) : PostReservedAsync(message, cancellationToken);
     }
 
     protected override void Close()
@@ -221,7 +223,32 @@ internal sealed class ChannelPipe<T> : PipeBase<T>
         }
     }
 
-    /// <summary>Several lanes: writes to every lane (room, if bounded, is already reserved), or to none if the pipe is closed.</summary>
+    /// <summary>
+    /// Several lanes, without waiting: under the gate, reserves room (if bounded) and writes to every lane, or does nothing
+    /// and says why (<paramref name="closed"/>, or full). Reserving under the gate matters: a reservation taken outside it
+    /// could make a concurrent post find the pipe full and then be refused itself because a close came between, so a post
+    /// would have been refused for room that no accepted message ever took.
+    /// </summary>
+    private bool TryWriteAllNow(T message, out bool closed)
+    {
+        lock (_gate!)
+        {
+            closed = _closed;
+            if (closed || (_room is not null && !_room.TryReserve()))
+            {
+                return false;
+            }
+
+            foreach (var lane in _lanes)
+            {
+                lane.Writer.TryWrite(message); // unbounded, or room reserved; not completed (the close takes this gate)
+            }
+
+            return true;
+        }
+    }
+
+    /// <summary>Several lanes, room already reserved (after a wait): writes to every lane, or to none if the pipe is closed.</summary>
     private bool WriteAll(T message)
     {
         lock (_gate!)
