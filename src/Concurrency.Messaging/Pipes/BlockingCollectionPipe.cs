@@ -80,7 +80,6 @@ internal sealed class BlockingCollectionPipe<T> : PipeBase<T>
 
     protected override void Close()
     {
-        _room?.Close();
         if (_gate is null)
         {
             _lanes[0].CompleteAdding();
@@ -95,6 +94,10 @@ internal sealed class BlockingCollectionPipe<T> : PipeBase<T>
                 lane.CompleteAdding();
             }
         }
+
+        // Only now wake the posts waiting for room: one refused as closed must not be followed by an accepted post of its
+        // own thread, which it would be if the gate were still open when it woke.
+        _room?.Close();
     }
 
     private async ValueTask PostSlowAsync(T message, CancellationToken cancellationToken)

@@ -164,7 +164,6 @@ internal sealed class ChannelPipe<T> : PipeBase<T>
 
     protected override void Close()
     {
-        _room?.Close();
         if (_gate is null)
         {
             _lanes[0].Writer.TryComplete();
@@ -179,6 +178,10 @@ internal sealed class ChannelPipe<T> : PipeBase<T>
                 lane.Writer.TryComplete();
             }
         }
+
+        // Only now wake the posts waiting for room: one refused as closed must not be followed by an accepted post of its
+        // own thread, which it would be if the gate were still open when it woke.
+        _room?.Close();
     }
 
     /// <summary>
