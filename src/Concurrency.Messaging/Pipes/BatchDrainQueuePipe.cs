@@ -6,17 +6,18 @@ namespace Concurrency.Messaging.Pipes;
 /// An array behind a spin lock, drained in one step: producers append under the lock; the consumer swaps the whole array for its
 /// empty one and handles the batch outside the lock. When there is nothing to take it pauses, yields, then parks (see
 /// <see cref="IdleWait"/>), and producers signal only a consumer that parked. Broadcast gives each consumer its own lane;
-/// work-sharing shares one lane, each consumer taking its share of the backlog.
+/// work-sharing shares one lane, each consumer taking its share of the backlog. With <see cref="PipeRunner.ThreadPool"/> each
+/// consumer runs as turns on the thread pool instead (see <see cref="ScheduledConsumer"/>).
 /// </summary>
 internal sealed class BatchDrainQueuePipe<T>(IReadOnlyList<Action<T>> handlers, PipeOptions options)
-    : LanedQueuePipe<T, BatchDrainQueuePipe<T>.Lane>(PipeKind.BatchDrainQueue, handlers, options)
+    : LanedQueuePipe<T, BatchDrainLane<T>>(PipeKind.BatchDrainQueue, handlers, options)
 {
     // Runs once per consumer for the pipe's whole life: compiled fully optimized from the start, not left in tier-0 or
     // on-stack-replacement code that a loop entered once would otherwise run in.
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
-    protected override void Consume(Lane lane, Action<T> handler)
+    protected override void Consume(BatchDrainLane<T> lane, Action<T> handler)
     {
-        var batch = new Slot<T>[Lane.InitialCapacity];
+        var batch = new Slot<T>[BatchDrainLane<T>.InitialCapacity];
         var spin = IdleWait.SpinsFor(ConsumerCount + ProducerCount);
         while (lane.TakeBatch(ref batch, ConsumersPerLane, spin, out var count))
         {
@@ -42,180 +43,95 @@ internal sealed class BatchDrainQueuePipe<T>(IReadOnlyList<Action<T>> handlers, 
         }
     }
 
-    // The semaphore is not disposed on purpose: a post after completion must return false, not throw
-    // ObjectDisposedException; it holds no kernel handle unless one is asked for.
-    [System.Diagnostics.CodeAnalysis.SuppressMessage("Design", "CA1001", Justification = "Late posts must not see a disposed semaphore.")]
-    internal sealed class Lane : IQueueLane<T>
+    protected override void StartConsumers(BatchDrainLane<T>[] lanes, Action<T>[] handlers, PipeOptions options)
     {
-        public const int InitialCapacity = 256;
-
-        /// <summary>The consumer's pause between looks (see <see cref="IdleWait"/>): long, so a batch builds up in between.</summary>
-        private const int Pause = 200;
-
-        private SpinGate _gate;                         // guards the fields below: each critical section is a few stores
-        private readonly SemaphoreSlim _wake = new(0); // released once for each parked consumer a producer wakes
-        private Slot<T>[] _items = new Slot<T>[InitialCapacity]; // guarded by _gate: the accepted messages are _items[_head.._count)
-        private int _head;                             // guarded by _gate: where consumers sharing the lane take from
-        private int _count;                            // written under _gate; read without it as a hint by an idle consumer
-        private bool _accepting = true;                // guarded by _gate
-        private volatile bool _closed;                 // set under _gate with _accepting: lets an idle consumer stop pausing
-        private int _parked;                           // guarded by _gate: consumers parked (or about to) on _wake
-
-        public bool TryEnqueue(T message)
+        if (options.Runner != PipeRunner.ThreadPool)
         {
-            int wake;
-            _gate.Enter();
+            base.StartConsumers(lanes, handlers, options);
+            return;
+        }
+
+        // Broadcast (or a single consumer): one lane per consumer, checked by Pipe.Validate. Nothing is posted yet.
+        StartConsumers(handlers.Length);
+        for (var i = 0; i < handlers.Length; i++)
+        {
+            lanes[i].UseScheduledConsumer(new ScheduledConsumer(this, lanes[i], handlers[i], options.MessagesPerTurn));
+        }
+    }
+
+    /// <summary>
+    /// A consumer run as turns on the thread pool. The lane schedules a turn when a post finds the consumer idle (or the lane
+    /// closes); a turn handles up to its budget, then queues the next turn itself if there is more, or tells the lane it is
+    /// idle. At most one turn of a consumer is queued or running at a time, so its fields need no lock.
+    /// </summary>
+    private sealed class ScheduledConsumer(BatchDrainQueuePipe<T> pipe, BatchDrainLane<T> lane, Action<T> handler, int budget)
+        : IScheduledConsumer, IThreadPoolWorkItem
+    {
+        private Slot<T>[] _batch = [];  // owned by the running turn: messages taken but not yet handled are _batch[_next.._count)
+        private int _next;              // owned by the running turn
+        private int _count;             // owned by the running turn
+
+        public void Schedule() => ThreadPool.UnsafeQueueUserWorkItem(this, preferLocal: false);
+
+        public void Execute()
+        {
+            pipe.BeginConsuming();
             try
             {
-                if (!_accepting)
-                {
-                    return false;
-                }
-
-                if (_count == _items.Length)
-                {
-                    Array.Resize(ref _items, _items.Length * 2);
-                }
-
-                _items[_count].Value = message;
-                Volatile.Write(ref _count, _count + 1);
-                wake = TakeParked(1);
+                RunTurn();
             }
             finally
             {
-                _gate.Exit();
+                EndConsuming();
             }
-
-            Wake(wake);
-            return true;
         }
 
-        public void Close()
+        private void RunTurn()
         {
-            int wake;
-            _gate.Enter();
-            try
-            {
-                _accepting = false;
-                _closed = true;
-                wake = TakeParked(int.MaxValue);
-            }
-            finally
-            {
-                _gate.Exit();
-            }
-
-            Wake(wake);
-        }
-
-        /// <summary>
-        /// Waits until there is work or the lane is closed and empty: first pausing and yielding without the lock, watching
-        /// the count, then parked on the semaphore (a producer that appends under the lock sees the park). A sole consumer
-        /// swaps arrays with its empty batch; consumers sharing the lane each copy out a fair share, so one of them does
-        /// not hoard the backlog.
-        /// </summary>
-        /// <returns><see langword="false"/> when the lane is closed and empty: the consumer exits.</returns>
-        public bool TakeBatch(ref Slot<T>[] batch, int sharers, bool spin, out int count)
-        {
-            var wait = new IdleWait(spin);
+            var left = budget;
             while (true)
             {
-                if (Volatile.Read(ref _count) == 0 && !_closed && wait.Wait(Pause))
+                if (_next == _count)
                 {
-                    continue;
+                    Array.Clear(_batch, 0, _count); // the lane reuses this array: drop the references it still holds
+                    _next = 0;
+                    switch (lane.TryTakeBatch(ref _batch, out _count))
+                    {
+                        case LaneTake.Idle:
+                            return; // the next post schedules a turn
+                        case LaneTake.Completed:
+                            pipe.ConsumerExited();
+                            return;
+                    }
                 }
 
-                var wake = 0;
-                var closedAndEmpty = false;
-                count = 0;
-                _gate.Enter();
+                if (left == 0)
+                {
+                    Schedule(); // more is waiting: yield the thread to other work and come back
+                    return;
+                }
+
+                var end = Math.Min(_count, _next + left);
+                left -= end - _next;
                 try
                 {
-                    if (_count > _head)
+                    // Stopping is checked per message, so a fault or abort stops delivery mid-batch.
+                    for (; _next < end && !pipe.IsStopping; _next++)
                     {
-                        count = Take(ref batch, sharers, out wake);
+                        handler(_batch[_next].Value);
                     }
-                    else if (!_accepting)
-                    {
-                        closedAndEmpty = true;
-                    }
-                    else
-                    {
-                        _parked++;
-                    }
+
+                    pipe.CountUnhandled(end - _next);
                 }
-                finally
+                catch (Exception ex)
                 {
-                    _gate.Exit();
+                    // The message at _next threw; it and the rest of this turn's share are not handled.
+                    pipe.CountUnhandled(end - _next);
+                    pipe.Fault(ex);
                 }
 
-                if (count > 0)
-                {
-                    Wake(wake);
-                    return true;
-                }
-
-                if (closedAndEmpty)
-                {
-                    return false;
-                }
-
-                _wake.Wait();
-                wait.Reset();
+                _next = end;
             }
-        }
-
-        /// <summary>Under the gate: counts off up to <paramref name="most"/> parked consumers, for the caller to wake after leaving the gate.</summary>
-        private int TakeParked(int most)
-        {
-            var wake = Math.Min(_parked, most);
-            _parked -= wake;
-            return wake;
-        }
-
-        /// <summary>Outside the gate: the semaphore takes its own lock, which must not be taken while others spin on ours.</summary>
-        private void Wake(int consumers)
-        {
-            if (consumers > 0)
-            {
-                _wake.Release(consumers);
-            }
-        }
-
-        /// <summary>Under the gate, with messages available.</summary>
-        private int Take(ref Slot<T>[] batch, int sharers, out int wake)
-        {
-            wake = 0;
-            if (sharers == 1)
-            {
-                var count = _count;
-                (_items, batch) = (batch, _items);
-                _count = 0;
-                return count;
-            }
-
-            var available = _count - _head;
-            var share = (available + sharers - 1) / sharers;
-            if (batch.Length < share)
-            {
-                batch = new Slot<T>[Math.Max(share, batch.Length * 2)];
-            }
-
-            Array.Copy(_items, _head, batch, 0, share);
-            Array.Clear(_items, _head, share);
-            _head += share;
-            if (_head == _count)
-            {
-                _head = 0;
-                _count = 0;
-            }
-            else
-            {
-                // Leave the rest for the others; one of them may be parked.
-                wake = TakeParked(1);
-            }
-
-            return share;
         }
     }
 }

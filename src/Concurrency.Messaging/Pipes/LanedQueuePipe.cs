@@ -28,7 +28,7 @@ internal abstract class LanedQueuePipe<T, TLane> : PipeBase<T>
 
         _fanOutGate = _lanes.Length > 1 ? new Lock() : null;
 
-        StartConsumerThreads(_handlers.Length, consumer => Consume(_lanes[consumer / ConsumersPerLane], _handlers[consumer]));
+        StartConsumers(_lanes, _handlers, options);
     }
 
     /// <summary>Gets how many consumers take from each lane: 1 for broadcast, all of them for work-sharing.</summary>
@@ -88,6 +88,13 @@ internal abstract class LanedQueuePipe<T, TLane> : PipeBase<T>
             }
         }
     }
+
+    /// <summary>
+    /// Starts the consumers; called once, from the constructor. By default each runs <see cref="Consume"/> on a dedicated
+    /// thread; an implementation that supports other runners overrides this.
+    /// </summary>
+    protected virtual void StartConsumers(TLane[] lanes, Action<T>[] handlers, PipeOptions options) =>
+        StartConsumerThreads(handlers.Length, consumer => Consume(lanes[consumer / ConsumersPerLane], handlers[consumer]));
 
     /// <summary>One consumer's loop: take from <paramref name="lane"/> until it is closed and empty.</summary>
     protected abstract void Consume(TLane lane, Action<T> handler);

@@ -85,6 +85,12 @@ public static class Pipe
             ArgumentOutOfRangeException.ThrowIfGreaterThan(capacity, 1 << 30, "options.Capacity");
         }
 
+        ArgumentOutOfRangeException.ThrowIfLessThan(options.MessagesPerTurn, 1, "options.MessagesPerTurn");
+        if (!Enum.IsDefined(options.Runner))
+        {
+            throw new ArgumentOutOfRangeException(nameof(options), options.Runner, "Unknown pipe runner.");
+        }
+
         var sharing = consumers > 1 && options.Distribution == PipeDistribution.WorkSharing;
         var bounded = options.Capacity is not null || kind == PipeKind.Ring;
         switch (kind)
@@ -95,6 +101,10 @@ public static class Pipe
                 throw new ArgumentException($"A {kind} pipe cannot share work between consumers; use broadcast or another kind.", nameof(options));
             case PipeKind.ObserveOn or PipeKind.ReaderWriterLockQueue or PipeKind.BatchDrainQueue when options.Capacity is not null:
                 throw new ArgumentException($"A {kind} pipe is unbounded; leave Capacity unset.", nameof(options));
+            case not PipeKind.BatchDrainQueue when options.Runner == PipeRunner.ThreadPool:
+                throw new ArgumentException($"A {kind} pipe runs its consumers on dedicated threads; {options.Runner} is supported by {PipeKind.BatchDrainQueue}.", nameof(options));
+            case PipeKind.BatchDrainQueue when options.Runner == PipeRunner.ThreadPool && sharing:
+                throw new ArgumentException($"{options.Runner} consumers cannot share one queue; use broadcast or {PipeRunner.DedicatedThread}.", nameof(options));
             case not PipeKind.Channel when options.FullMode != PipeFullMode.Wait:
                 throw new ArgumentException($"Only a bounded Channel pipe supports {options.FullMode}.", nameof(options));
             case PipeKind.Channel when options.FullMode != PipeFullMode.Wait && !bounded:

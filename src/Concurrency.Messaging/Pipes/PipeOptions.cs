@@ -22,6 +22,18 @@ public sealed record PipeOptions
     /// <summary>Gets the scheduler of a <see cref="PipeKind.ObserveOn"/> pipe. Defaults to <see cref="PipeScheduler.TaskPool"/>.</summary>
     public PipeScheduler Scheduler { get; init; } = PipeScheduler.TaskPool;
 
+    /// <summary>Gets how the consumers run. Defaults to <see cref="PipeRunner.DedicatedThread"/>.</summary>
+    public PipeRunner Runner { get; init; } = PipeRunner.DedicatedThread;
+
+    /// <summary>
+    /// Gets how many messages a <see cref="PipeRunner.ThreadPool"/> consumer handles in one turn before it yields its thread
+    /// to other work. Defaults to <see cref="DefaultMessagesPerTurn"/>.
+    /// </summary>
+    public int MessagesPerTurn { get; init; } = DefaultMessagesPerTurn;
+
+    /// <summary>The default of <see cref="MessagesPerTurn"/>.</summary>
+    public const int DefaultMessagesPerTurn = 1024;
+
     /// <summary>
     /// Gets a token that aborts the pipe: consumers stop, what they had not handled is counted in
     /// <see cref="IPipe{T}.UnhandledCount"/>, and <see cref="IPipe{T}.Completion"/> is cancelled.

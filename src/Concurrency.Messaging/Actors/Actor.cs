@@ -1,0 +1,41 @@
+using Concurrency.Messaging.Pipes;
+
+namespace Concurrency.Messaging.Actors;
+
+/// <summary>
+/// An actor's behaviour: <see cref="Receive"/> handles one message at a time, never two at once, so the actor's state
+/// needs no lock. Actors run as turns on a shared pool (an actor is not a thread); create one with
+/// <see cref="ActorSystem.Spawn{T}(Func{Actor{T}}, ActorOptions?)"/>.
+/// </summary>
+/// <typeparam name="T">The message type.</typeparam>
+public abstract class Actor<T>
+{
+    private Mailbox<T>? _mailbox; // set once, before the first message, by the mailbox that runs this actor
+
+    /// <summary>Gets the running actor's context: itself, and the reply to the request being handled.</summary>
+    /// <exception cref="InvalidOperationException">The actor was not spawned by an <see cref="ActorSystem"/>.</exception>
+    protected ActorContext<T> Context =>
+        new(_mailbox ?? throw new InvalidOperationException("The actor is not running: spawn it with ActorSystem.Spawn."));
+
+    /// <summary>Handles one message. A throw goes to the actor's supervisor (see <see cref="ActorOptions.Supervisor"/>).</summary>
+    /// <param name="message">The message.</param>
+    protected internal abstract void Receive(T message);
+
+    internal void Attach(Mailbox<T> mailbox) => _mailbox = mailbox;
+
+    /// <summary>
+    /// Handles the messages in <paramref name="batch"/> from <paramref name="next"/> to <paramref name="end"/>, advancing
+    /// <paramref name="next"/> past each message before handing it over, so that after a throw it points past the message
+    /// (or the run) that threw.
+    /// </summary>
+    internal virtual void ReceiveBatch(Mailbox<T> mailbox, Slot<Envelope<T>>[] batch, ref int next, int end)
+    {
+        while (next < end && !mailbox.IsDiscarding)
+        {
+            ref var envelope = ref batch[next++].Value;
+            mailbox.CurrentReply = envelope.Reply;
+            Receive(envelope.Message);
+            mailbox.AfterReceive();
+        }
+    }
+}

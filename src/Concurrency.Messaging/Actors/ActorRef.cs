@@ -1,0 +1,98 @@
+namespace Concurrency.Messaging.Actors;
+
+/// <summary>
+/// The address of a running actor: tell it messages from any thread, ask it for replies, stop it, await its end.
+/// Messages from one sender are handled in the order that sender told them.
+/// </summary>
+/// <typeparam name="T">The actor's message type.</typeparam>
+public abstract class ActorRef<T>
+{
+    private readonly long _id;  // the system's number for the actor, for a name made up on demand
+    private string? _name;      // given, or made up on first request (a race makes the same string twice, harmlessly)
+
+    private protected ActorRef(string? name, long id)
+    {
+        _name = name;
+        _id = id;
+    }
+
+    /// <summary>Gets the actor's name (given in <see cref="ActorOptions.Name"/>, or made up by the system from its number).</summary>
+    public string Name => _name ??= $"actor-{_id}";
+
+    /// <summary>Gets the mailbox's queue.</summary>
+    public abstract MailboxKind MailboxKind { get; }
+
+    /// <summary>Gets whether the actor no longer accepts messages (it was stopped, or is terminated).</summary>
+    public abstract bool IsStopped { get; }
+
+    /// <summary>Gets the number of messages the actor discarded when it stopped without draining.</summary>
+    public abstract long DiscardedCount { get; }
+
+    /// <summary>
+    /// Gets a task that finishes when the actor has terminated: after a drain, its last message was handled. It faults with
+    /// the handler's exception if the supervisor stopped the actor.
+    /// </summary>
+    public abstract Task Termination { get; }
+
+    /// <summary>
+    /// Sends a message without waiting for it to be handled. A message to a stopped actor is a dead letter: counted and
+    /// reported on <see cref="ActorSystem.DeadLetters"/>, not thrown.
+    /// </summary>
+    /// <param name="message">The message.</param>
+    /// <exception cref="MailboxFullException">A bounded mailbox with <see cref="MailboxFullMode.Reject"/> is full.</exception>
+    /// <exception cref="InvalidOperationException">A bounded mailbox with <see cref="MailboxFullMode.Wait"/> is full and the
+    /// caller is the actor itself: it would wait for its own turn to end, forever.</exception>
+    /// <remarks>With <see cref="MailboxFullMode.Wait"/> this blocks the calling thread while the mailbox is full; from an
+    /// actor or other pool work prefer <see cref="TellAsync"/>.</remarks>
+    public abstract void Tell(T message);
+
+    /// <summary>Sends a message if the mailbox has room now.</summary>
+    /// <returns><see langword="false"/> if a bounded mailbox is full, or the actor stopped (then the message is also a dead letter).</returns>
+    public abstract bool TryTell(T message);
+
+    /// <summary>Sends a message, waiting asynchronously while a bounded mailbox is full.</summary>
+    /// <param name="message">The message.</param>
+    /// <param name="cancellationToken">Cancels the wait for room; the message is then not sent.</param>
+    /// <exception cref="MailboxFullException">A bounded mailbox with <see cref="MailboxFullMode.Reject"/> is full.</exception>
+    /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was cancelled first.</exception>
+    public abstract ValueTask TellAsync(T message, CancellationToken cancellationToken = default);
+
+    /// <summary>
+    /// Sends a request and waits for the actor's reply (see <see cref="ActorContext{T}.Reply{TReply}"/>).
+    /// </summary>
+    /// <typeparam name="TReply">The reply type.</typeparam>
+    /// <param name="message">The request.</param>
+    /// <param name="timeout">How long to wait for the reply; <see cref="Timeout.InfiniteTimeSpan"/> for no limit.</param>
+    /// <param name="cancellationToken">Cancels the wait.</param>
+    /// <returns>The reply.</returns>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="timeout"/> is negative and not infinite.</exception>
+    /// <exception cref="TimeoutException">No reply within <paramref name="timeout"/>.</exception>
+    /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was cancelled first.</exception>
+    /// <exception cref="ActorStoppedException">The actor stopped, or was stopped, before it replied.</exception>
+    /// <exception cref="MailboxFullException">A bounded mailbox with <see cref="MailboxFullMode.Reject"/> is full.</exception>
+    /// <remarks>If the actor's handler throws while handling the request, the caller gets that exception.</remarks>
+    public abstract ValueTask<TReply> Ask<TReply>(T message, TimeSpan timeout, CancellationToken cancellationToken = default);
+
+    /// <summary>Sends a request and waits for the reply up to <see cref="ActorSystemOptions.AskTimeout"/>.</summary>
+    /// <inheritdoc cref="Ask{TReply}(T, TimeSpan, CancellationToken)"/>
+    public abstract ValueTask<TReply> Ask<TReply>(T message, CancellationToken cancellationToken = default);
+
+    /// <summary>Stops accepting messages (later ones are dead letters) and terminates after draining or discarding the mailbox.</summary>
+    /// <param name="mode">Whether to handle or discard the messages already accepted.</param>
+    /// <returns><see langword="true"/> if this call stopped the actor; <see langword="false"/> if it was already stopping.</returns>
+    public bool Stop(ActorStopMode mode = ActorStopMode.Drain) => StopCore(mode);
+
+    private protected abstract bool StopCore(ActorStopMode mode);
+
+    /// <summary>Stops the actor (see <see cref="Stop"/>) and waits for it to terminate.</summary>
+    /// <param name="mode">Whether to handle or discard the messages already accepted.</param>
+    /// <param name="cancellationToken">Cancels the wait, not the stop.</param>
+    public async Task StopAsync(ActorStopMode mode = ActorStopMode.Drain, CancellationToken cancellationToken = default)
+    {
+        Stop(mode);
+        await Termination.WaitAsync(cancellationToken).ConfigureAwait(false);
+    }
+
+    /// <inheritdoc/>
+    public override string ToString() => Name;
+}

@@ -1,0 +1,175 @@
+using System.Reactive.Subjects;
+
+namespace Concurrency.Messaging.Actors;
+
+/// <summary>
+/// Spawns actors that share the .NET thread pool: an actor with mail is scheduled for a turn of up to its throughput, then
+/// yields the thread; an idle actor is a few hundred bytes and no thread. Reports dead letters and handler failures, and
+/// stops every actor it spawned when disposed.
+/// </summary>
+public sealed class ActorSystem : IAsyncDisposable
+{
+    private readonly Lock _gate = new();
+    private readonly HashSet<IActorControl> _actors = new(ReferenceEqualityComparer.Instance); // guarded by _gate: live actors
+    private readonly ISubject<DeadLetter> _deadLetters = Subject.Synchronize(new Subject<DeadLetter>());
+    private readonly ISubject<ActorFailure> _failures = Subject.Synchronize(new Subject<ActorFailure>());
+    private long _nextId;          // Interlocked
+    private long _deadLetterCount; // Interlocked
+    private long _failureCount;    // Interlocked
+    private bool _shutDown;        // guarded by _gate: no more spawns
+
+    /// <summary>Creates an actor system.</summary>
+    /// <param name="options">Options; <see langword="null"/> for the defaults.</param>
+    /// <exception cref="ArgumentOutOfRangeException">The throughput is not positive, or the ask timeout is negative and not infinite.</exception>
+    public ActorSystem(ActorSystemOptions? options = null)
+    {
+        options ??= new ActorSystemOptions();
+        ArgumentOutOfRangeException.ThrowIfLessThan(options.Throughput, 1, "options.Throughput");
+        ArgumentNullException.ThrowIfNull(options.TimeProvider, "options.TimeProvider");
+        if (options.AskTimeout < TimeSpan.Zero && options.AskTimeout != Timeout.InfiniteTimeSpan)
+        {
+            throw new ArgumentOutOfRangeException(nameof(options), options.AskTimeout, "The ask timeout must be positive or infinite.");
+        }
+
+        Throughput = options.Throughput;
+        AskTimeout = options.AskTimeout;
+        TimeProvider = options.TimeProvider;
+    }
+
+    /// <summary>Gets the messages sent to stopped actors, as they happen. Subscribers are called on the sender's thread.</summary>
+    public IObservable<DeadLetter> DeadLetters => _deadLetters;
+
+    /// <summary>Gets every exception an actor's handler threw, with what its supervisor decided. Subscribers are called on the actor's turn.</summary>
+    public IObservable<ActorFailure> Failures => _failures;
+
+    /// <summary>Gets how many messages were sent to stopped actors.</summary>
+    public long DeadLetterCount => Interlocked.Read(ref _deadLetterCount);
+
+    /// <summary>Gets how many times an actor's handler (or factory, on restart) threw.</summary>
+    public long FailureCount => Interlocked.Read(ref _failureCount);
+
+    /// <summary>Gets how many actors are alive (spawned and not yet terminated).</summary>
+    public int ActorCount
+    {
+        get
+        {
+            lock (_gate)
+            {
+                return _actors.Count;
+            }
+        }
+    }
+
+    internal int Throughput { get; }
+
+    internal TimeSpan AskTimeout { get; }
+
+    internal TimeProvider TimeProvider { get; }
+
+    /// <summary>Creates and starts an actor.</summary>
+    /// <typeparam name="T">The actor's message type.</typeparam>
+    /// <param name="factory">Creates the actor: now, and again with fresh state each time its supervisor restarts it.</param>
+    /// <param name="options">Options; <see langword="null"/> for the defaults.</param>
+    /// <returns>The actor's reference.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="factory"/> is <see langword="null"/>.</exception>
+    /// <exception cref="ArgumentOutOfRangeException">A capacity or throughput is not positive, or an enum value is unknown.</exception>
+    /// <exception cref="ArgumentException">A capacity was given for a mailbox kind that is unbounded.</exception>
+    /// <exception cref="ObjectDisposedException">The system was shut down.</exception>
+    /// <remarks>The factory's exception, if it throws, propagates to the caller and no actor is created.</remarks>
+    public ActorRef<T> Spawn<T>(Func<Actor<T>> factory, ActorOptions? options = null)
+    {
+        ArgumentNullException.ThrowIfNull(factory);
+        options ??= new ActorOptions();
+        Validate(options);
+
+        var id = Interlocked.Increment(ref _nextId);
+        Mailbox<T> mailbox = options.Mailbox == MailboxKind.BoundedChannel
+            ? new ChannelMailbox<T>(this, factory, options, id)
+            : new BatchDrainMailbox<T>(this, factory, options, id);
+        lock (_gate)
+        {
+            if (!_shutDown)
+            {
+                _actors.Add(mailbox);
+                return mailbox;
+            }
+        }
+
+        mailbox.Stop(ActorStopMode.Discard);
+        throw new ObjectDisposedException(nameof(ActorSystem), "The actor system was shut down; it spawns no more actors.");
+    }
+
+    /// <summary>Stops every actor and waits for all of them to terminate; spawning is refused from then on.</summary>
+    /// <param name="mode">Whether the actors drain or discard their mailboxes.</param>
+    /// <param name="cancellationToken">Cancels the wait, not the stop.</param>
+    /// <remarks>Actors that a supervisor stopped have faulted terminations; this waits for them without throwing.</remarks>
+    public async Task ShutdownAsync(ActorStopMode mode = ActorStopMode.Discard, CancellationToken cancellationToken = default)
+    {
+        IActorControl[] actors;
+        lock (_gate)
+        {
+            _shutDown = true;
+            actors = [.. _actors];
+        }
+
+        var terminations = new Task[actors.Length];
+        for (var i = 0; i < actors.Length; i++)
+        {
+            terminations[i] = actors[i].StopAsync(mode);
+        }
+
+        await Task.WhenAll(terminations).WaitAsync(cancellationToken).ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing);
+        cancellationToken.ThrowIfCancellationRequested();
+    }
+
+    /// <summary>Shuts the system down, discarding what the mailboxes still hold (see <see cref="ShutdownAsync"/>).</summary>
+    public async ValueTask DisposeAsync() => await ShutdownAsync(ActorStopMode.Discard).ConfigureAwait(false);
+
+    internal void Remove(IActorControl actor)
+    {
+        lock (_gate)
+        {
+            _actors.Remove(actor);
+        }
+    }
+
+    internal void ReportDeadLetter(DeadLetter letter)
+    {
+        Interlocked.Increment(ref _deadLetterCount);
+        _deadLetters.OnNext(letter);
+    }
+
+    internal void ReportFailure(ActorFailure failure)
+    {
+        Interlocked.Increment(ref _failureCount);
+        _failures.OnNext(failure);
+    }
+
+    private static void Validate(ActorOptions options)
+    {
+        if (!Enum.IsDefined(options.Mailbox))
+        {
+            throw new ArgumentOutOfRangeException(nameof(options), options.Mailbox, "Unknown mailbox kind.");
+        }
+
+        if (!Enum.IsDefined(options.FullMode))
+        {
+            throw new ArgumentOutOfRangeException(nameof(options), options.FullMode, "Unknown mailbox full mode.");
+        }
+
+        if (options.Throughput is int throughput)
+        {
+            ArgumentOutOfRangeException.ThrowIfLessThan(throughput, 1, "options.Throughput");
+        }
+
+        if (options.Capacity is int capacity)
+        {
+            if (options.Mailbox != MailboxKind.BoundedChannel)
+            {
+                throw new ArgumentException($"A {options.Mailbox} mailbox is unbounded; leave Capacity unset or use {MailboxKind.BoundedChannel}.", nameof(options));
+            }
+
+            ArgumentOutOfRangeException.ThrowIfLessThan(capacity, 1, "options.Capacity");
+        }
+    }
+}

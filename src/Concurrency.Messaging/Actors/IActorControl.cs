@@ -1,0 +1,8 @@
+namespace Concurrency.Messaging.Actors;
+
+/// <summary>What the system needs of any actor, whatever its message type: to stop it at shutdown.</summary>
+internal interface IActorControl
+{
+    /// <summary>Stops the actor and returns its termination.</summary>
+    Task StopAsync(ActorStopMode mode);
+}

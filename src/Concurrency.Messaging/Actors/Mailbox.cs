@@ -1,0 +1,471 @@
+using Concurrency.Messaging.Pipes;
+
+namespace Concurrency.Messaging.Actors;
+
+/// <summary>
+/// An actor's mailbox and runner: a queue of the pipes' family with a consumer that runs as turns on the .NET thread pool.
+/// A post that finds the actor idle schedules one turn (the queue decides, under its own lock or wait, so a turn is never
+/// queued twice nor missed); a turn handles up to the throughput budget, then queues the next turn if more is waiting or
+/// goes idle. At most one turn runs at a time, so the fields marked "turn" need no lock, and the actor handles one message
+/// at a time.
+/// </summary>
+internal abstract class Mailbox<T> : ActorRef<T>, IThreadPoolWorkItem, IScheduledConsumer, IActorControl
+{
+    private const int Running = 0, Draining = 1, Discarding = 2, Terminated = 3;
+
+    [ThreadStatic]
+    private static object? t_running; // the mailbox whose turn this thread is running: it must not wait for its own room
+
+    private readonly ActorSystem _system;
+    private readonly Func<Actor<T>> _factory;
+    private readonly Func<Exception, SupervisionDirective>? _supervisor;
+    private readonly int _throughput;
+    private Actor<T> _actor;                   // turn: replaced on restart
+    private Slot<Envelope<T>>[] _batch = [];   // turn: messages taken but not yet handled are _batch[_next.._count)
+    private int _next;                         // turn
+    private int _count;                        // turn
+    private int _state;                        // Running → Draining | Discarding (Interlocked, once) → Terminated; Discarding also from Draining after a fatal failure
+    private long _discarded;                   // written by the turn, read by anyone (Interlocked)
+    private Exception? _failure;               // set by the turn before Terminated when the supervisor stopped the actor
+    private TaskCompletionSource? _termination; // created on first request (CompareExchange), completed once Terminated
+    private HashSet<AskPromise>? _deferred;    // asks taken out of a turn and not yet completed; guarded by lock on itself
+
+    protected Mailbox(ActorSystem system, Func<Actor<T>> factory, ActorOptions options, long id)
+        : base(options.Name, id)
+    {
+        _system = system;
+        _factory = factory;
+        _supervisor = options.Supervisor;
+        _throughput = options.Throughput ?? system.Throughput;
+        _actor = CreateActor();
+        FullMode = options.FullMode;
+    }
+
+    /// <summary>Gets the request being handled, while it awaits a reply. Turn only.</summary>
+    internal AskPromise? CurrentReply { get; set; }
+
+    protected MailboxFullMode FullMode { get; }
+
+    /// <summary>Gets whether the actor still accepts messages: set false before the queue is closed.</summary>
+    protected bool IsAccepting => Volatile.Read(ref _state) == Running;
+
+    internal bool IsDiscarding => Volatile.Read(ref _state) == Discarding;
+
+    public override bool IsStopped => Volatile.Read(ref _state) != Running;
+
+    public override long DiscardedCount => Interlocked.Read(ref _discarded);
+
+    public override Task Termination
+    {
+        get
+        {
+            var termination = Volatile.Read(ref _termination);
+            if (termination is null)
+            {
+                var created = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+                termination = Interlocked.CompareExchange(ref _termination, created, null) ?? created;
+            }
+
+            // The turn sets Terminated before it looks for a TaskCompletionSource: one of the two completes it.
+            if (Volatile.Read(ref _state) == Terminated)
+            {
+                Complete(termination);
+            }
+
+            return termination.Task;
+        }
+    }
+
+    /// <summary>Offers a message to the queue without waiting.</summary>
+    /// <param name="envelope">The message.</param>
+    /// <param name="full">When refused: <see langword="true"/> if the queue is full, <see langword="false"/> if it is closed.</param>
+    protected abstract bool TryPost(in Envelope<T> envelope, out bool full);
+
+    /// <summary>Posts, waiting asynchronously for room; <see langword="false"/> if the queue closed first.</summary>
+    protected abstract ValueTask<bool> PostWaitingAsync(Envelope<T> envelope, CancellationToken cancellationToken);
+
+    /// <summary>Refuses further posts; the turn drains what was accepted and then finds the queue completed.</summary>
+    protected abstract void CloseQueue();
+
+    /// <summary>
+    /// Takes up to <paramref name="most"/> waiting messages without waiting for more (a queue may take all it has). If there
+    /// are none, arranges for the next post to schedule a turn and returns <see cref="LaneTake.Idle"/>: the turn must end
+    /// at once, because another may already have started.
+    /// </summary>
+    protected abstract LaneTake Take(ref Slot<Envelope<T>>[] batch, int most, out int count);
+
+    public override void Tell(T message)
+    {
+        if (!TryPost(new Envelope<T>(message, null), out var full))
+        {
+            TellRefused(message, full);
+        }
+    }
+
+    public override bool TryTell(T message)
+    {
+        if (TryPost(new Envelope<T>(message, null), out var full))
+        {
+            return true;
+        }
+
+        if (!full)
+        {
+            ReportDeadLetter(message);
+        }
+
+        return false;
+    }
+
+    public override ValueTask TellAsync(T message, CancellationToken cancellationToken = default)
+    {
+        if (cancellationToken.IsCancellationRequested)
+        {
+            return ValueTask.FromCanceled(cancellationToken);
+        }
+
+        if (TryPost(new Envelope<T>(message, null), out var full))
+        {
+            return default;
+        }
+
+        if (!full)
+        {
+            ReportDeadLetter(message);
+            return default;
+        }
+
+        return FullMode == MailboxFullMode.Reject
+            ? ValueTask.FromException(new MailboxFullException(Name))
+            : TellWaitingAsync(message, cancellationToken);
+    }
+
+    public override ValueTask<TReply> Ask<TReply>(T message, CancellationToken cancellationToken = default) =>
+        Ask<TReply>(message, _system.AskTimeout, cancellationToken);
+
+    public override ValueTask<TReply> Ask<TReply>(T message, TimeSpan timeout, CancellationToken cancellationToken = default)
+    {
+        if (timeout < TimeSpan.Zero && timeout != Timeout.InfiniteTimeSpan)
+        {
+            throw new ArgumentOutOfRangeException(nameof(timeout), timeout, "The timeout must be positive or infinite.");
+        }
+
+        if (cancellationToken.IsCancellationRequested)
+        {
+            return ValueTask.FromCanceled<TReply>(cancellationToken);
+        }
+
+        var promise = new AskPromise<TReply>();
+        promise.Arm(_system.TimeProvider, timeout, cancellationToken);
+        var envelope = new Envelope<T>(message, promise);
+        if (TryPost(envelope, out var full))
+        {
+            return promise.Task;
+        }
+
+        if (!full)
+        {
+            ReportDeadLetter(message);
+            promise.TryFail(new ActorStoppedException(Name));
+            return promise.Task;
+        }
+
+        if (FullMode == MailboxFullMode.Reject)
+        {
+            promise.TryFail(new MailboxFullException(Name));
+            return promise.Task;
+        }
+
+        return AskWaitingAsync(envelope, promise, cancellationToken);
+    }
+
+    private protected override bool StopCore(ActorStopMode mode)
+    {
+        var target = mode == ActorStopMode.Discard ? Discarding : Draining;
+        if (Interlocked.CompareExchange(ref _state, target, Running) != Running)
+        {
+            return false;
+        }
+
+        CloseQueue();
+        return true;
+    }
+
+    Task IActorControl.StopAsync(ActorStopMode mode)
+    {
+        Stop(mode);
+        return Termination;
+    }
+
+    public void Schedule() => ThreadPool.UnsafeQueueUserWorkItem(this, preferLocal: false);
+
+    public void Execute()
+    {
+        t_running = this;
+        try
+        {
+            RunTurn();
+        }
+        finally
+        {
+            t_running = null;
+        }
+    }
+
+    /// <summary>Called by the actor after each message: a request handled without a reply fails its caller now, not at its timeout.</summary>
+    internal void AfterReceive()
+    {
+        if (CurrentReply is { } unanswered)
+        {
+            CurrentReply = null;
+            unanswered.TryFail(new InvalidOperationException(
+                $"The actor '{Name}' handled the request without replying: reply with Context.Reply, or take the reply with Context.DeferReply."));
+        }
+    }
+
+    /// <summary>Takes the reply of the request being handled, checking its type. Turn only.</summary>
+    internal AskPromise<TReply> TakeReply<TReply>()
+    {
+        var reply = CurrentReply
+            ?? throw new InvalidOperationException("The message being handled was not sent with Ask, or was already replied to.");
+        if (reply is not AskPromise<TReply> typed)
+        {
+            throw new InvalidOperationException($"The caller asked for a reply of type {reply.ReplyType}, not {typeof(TReply)}.");
+        }
+
+        CurrentReply = null;
+        return typed;
+    }
+
+    /// <summary>Keeps a reply taken out of the turn, so that it fails if the actor terminates before it is completed.</summary>
+    internal DeferredReply<TReply> Defer<TReply>(AskPromise<TReply> promise)
+    {
+        var deferred = Volatile.Read(ref _deferred) ?? CreateDeferred();
+        lock (deferred)
+        {
+            if (Volatile.Read(ref _state) != Terminated)
+            {
+                deferred.Add(promise);
+                return new DeferredReply<TReply>(promise, Forget);
+            }
+        }
+
+        promise.TryFail(new ActorStoppedException(Name));
+        return new DeferredReply<TReply>(promise, Forget);
+    }
+
+    private void Forget(AskPromise promise)
+    {
+        var deferred = Volatile.Read(ref _deferred)!;
+        lock (deferred)
+        {
+            deferred.Remove(promise);
+        }
+    }
+
+    private HashSet<AskPromise> CreateDeferred()
+    {
+        var created = new HashSet<AskPromise>(ReferenceEqualityComparer.Instance);
+        return Interlocked.CompareExchange(ref _deferred, created, null) ?? created;
+    }
+
+    private void RunTurn()
+    {
+        var left = _throughput;
+        while (true)
+        {
+            if (_next == _count)
+            {
+                Array.Clear(_batch, 0, _count); // the queue may reuse this array: drop the references it still holds
+                _next = 0;
+                switch (Take(ref _batch, _throughput, out _count))
+                {
+                    case LaneTake.Idle:
+                        return; // the next post schedules a turn; touch nothing more
+                    case LaneTake.Completed:
+                        Terminate();
+                        return;
+                }
+            }
+
+            if (IsDiscarding)
+            {
+                DiscardTaken();
+                continue;
+            }
+
+            if (left <= 0)
+            {
+                Schedule(); // more is waiting: give the thread to other actors and come back
+                return;
+            }
+
+            var start = _next;
+            try
+            {
+                _actor.ReceiveBatch(this, _batch, ref _next, Math.Min(_count, _next + left));
+            }
+            catch (Exception ex)
+            {
+                Failed(ex);
+            }
+
+            left -= _next - start;
+        }
+    }
+
+    private void Failed(Exception exception)
+    {
+        var reply = CurrentReply;
+        CurrentReply = null;
+        reply?.TryFail(exception);
+
+        SupervisionDirective directive;
+        try
+        {
+            directive = _supervisor?.Invoke(exception) ?? SupervisionDirective.Restart;
+        }
+        catch (Exception supervisorFailure)
+        {
+            exception = new AggregateException("The actor's handler threw, and then its supervisor threw.", exception, supervisorFailure);
+            directive = SupervisionDirective.Stop;
+        }
+
+        _system.ReportFailure(new ActorFailure(Name, exception, directive));
+        if (directive == SupervisionDirective.Restart)
+        {
+            try
+            {
+                _actor = CreateActor();
+                return;
+            }
+            catch (Exception factoryFailure)
+            {
+                exception = factoryFailure;
+                _system.ReportFailure(new ActorFailure(Name, factoryFailure, SupervisionDirective.Stop));
+                directive = SupervisionDirective.Stop;
+            }
+        }
+
+        if (directive == SupervisionDirective.Stop)
+        {
+            _failure = exception;
+            var before = Interlocked.Exchange(ref _state, Discarding);
+            if (before == Running)
+            {
+                CloseQueue();
+            }
+        }
+    }
+
+    /// <summary>Counts what the turn holds as discarded, and fails the requests among it. Turn only.</summary>
+    private void DiscardTaken()
+    {
+        for (var i = _next; i < _count; i++)
+        {
+            _batch[i].Value.Reply?.TryFail(new ActorStoppedException(Name));
+        }
+
+        Interlocked.Add(ref _discarded, _count - _next);
+        _next = _count;
+    }
+
+    private void Terminate()
+    {
+        Interlocked.Exchange(ref _state, Terminated);
+        if (Volatile.Read(ref _deferred) is { } deferred)
+        {
+            AskPromise[] pending;
+            lock (deferred)
+            {
+                pending = [.. deferred];
+                deferred.Clear();
+            }
+
+            foreach (var promise in pending)
+            {
+                promise.TryFail(new ActorStoppedException(Name));
+            }
+        }
+
+        if (Volatile.Read(ref _termination) is { } termination)
+        {
+            Complete(termination);
+        }
+
+        _system.Remove(this);
+    }
+
+    private void Complete(TaskCompletionSource termination)
+    {
+        if (_failure is { } failure)
+        {
+            termination.TrySetException(failure);
+        }
+        else
+        {
+            termination.TrySetResult();
+        }
+    }
+
+    private Actor<T> CreateActor()
+    {
+        var actor = _factory() ?? throw new InvalidOperationException($"The factory of actor '{Name}' returned null.");
+        actor.Attach(this);
+        return actor;
+    }
+
+    private void TellRefused(T message, bool full)
+    {
+        if (!full)
+        {
+            ReportDeadLetter(message);
+            return;
+        }
+
+        if (FullMode == MailboxFullMode.Reject)
+        {
+            throw new MailboxFullException(Name);
+        }
+
+        if (ReferenceEquals(t_running, this))
+        {
+            throw new InvalidOperationException(
+                $"The actor '{Name}' told itself a message while its mailbox was full: waiting for room would wait for its own turn "
+                + "to end, forever. Use TryTell, or give the mailbox more room.");
+        }
+
+        if (!PostWaitingAsync(new Envelope<T>(message, null), CancellationToken.None).AsTask().GetAwaiter().GetResult())
+        {
+            ReportDeadLetter(message);
+        }
+    }
+
+    private async ValueTask TellWaitingAsync(T message, CancellationToken cancellationToken)
+    {
+        if (!await PostWaitingAsync(new Envelope<T>(message, null), cancellationToken).ConfigureAwait(false))
+        {
+            ReportDeadLetter(message);
+        }
+    }
+
+    private async ValueTask<TReply> AskWaitingAsync<TReply>(Envelope<T> envelope, AskPromise<TReply> promise, CancellationToken cancellationToken)
+    {
+        try
+        {
+            if (!await PostWaitingAsync(envelope, cancellationToken).ConfigureAwait(false))
+            {
+                ReportDeadLetter(envelope.Message);
+                promise.TryFail(new ActorStoppedException(Name));
+            }
+        }
+        catch (Exception ex)
+        {
+            promise.TryFail(ex);
+        }
+
+        return await promise.Task.ConfigureAwait(false);
+    }
+
+    private void ReportDeadLetter(T message) => _system.ReportDeadLetter(new DeadLetter(Name, message));
+}

@@ -1,0 +1,14 @@
+namespace Concurrency.Messaging.Pipes;
+
+/// <summary>What a scheduled consumer's non-waiting take from a <see cref="BatchDrainLane{T}"/> found.</summary>
+internal enum LaneTake
+{
+    /// <summary>Messages were taken.</summary>
+    Taken,
+
+    /// <summary>Nothing waiting; the consumer is now marked idle and the next post schedules it.</summary>
+    Idle,
+
+    /// <summary>The lane is closed and empty: the consumer is done.</summary>
+    Completed,
+}
