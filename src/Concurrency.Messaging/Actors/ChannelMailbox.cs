@@ -1,19 +1,20 @@
-using System.Runtime.CompilerServices;
 using System.Threading.Channels;
 using Concurrency.Messaging.Pipes;
 
 namespace Concurrency.Messaging.Actors;
 
 /// <summary>
-/// The seed's mailbox: a bounded channel. An idle actor waits on <see cref="ChannelReader{T}.WaitToReadAsync"/>, so the
-/// channel itself decides, under its lock, that a post must wake it; the wake-up (a continuation the channel queues to the
-/// pool) runs the next turn. Nothing is polled and an idle actor holds no thread.
+/// The seed's mailbox: a bounded channel, with Proto.Actor's idle/scheduled status beside it. A post that finds the actor
+/// idle claims the status with a compare-and-swap and schedules a turn. A turn that finds the channel empty releases the
+/// status and then looks again, claiming it back if a message slipped in between: both sides write before they read, with
+/// full fences, so one of them always sees the other and no wake-up is lost.
 /// </summary>
 internal sealed class ChannelMailbox<T> : Mailbox<T>
 {
+    private const int Idle = 0, Scheduled = 1;
+
     private readonly Channel<Envelope<T>> _channel;
-    private ValueTaskAwaiter<bool> _waiting; // turn: the pending WaitToReadAsync while idle; its result is read once, by the wake-up
-    private Action? _wakeUp;                 // turn: created on the first idle wait
+    private int _status; // Idle or Scheduled (Interlocked): Scheduled while a turn is queued or running
 
     public ChannelMailbox(ActorSystem system, Func<Actor<T>> factory, ActorOptions options, long id)
         : base(system, factory, options, id)
@@ -24,9 +25,6 @@ internal sealed class ChannelMailbox<T> : Mailbox<T>
             FullMode = BoundedChannelFullMode.Wait,
             AllowSynchronousContinuations = false,
         });
-
-        // The first turn finds the channel empty and waits on it; from then on the channel schedules every turn.
-        Schedule();
     }
 
     public override MailboxKind MailboxKind => MailboxKind.BoundedChannel;
@@ -36,6 +34,7 @@ internal sealed class ChannelMailbox<T> : Mailbox<T>
         if (_channel.Writer.TryWrite(envelope))
         {
             full = false;
+            WakeIfIdle();
             return true;
         }
 
@@ -49,15 +48,21 @@ internal sealed class ChannelMailbox<T> : Mailbox<T>
         try
         {
             await _channel.Writer.WriteAsync(envelope, cancellationToken).ConfigureAwait(false);
-            return true;
         }
         catch (ChannelClosedException)
         {
             return false;
         }
+
+        WakeIfIdle();
+        return true;
     }
 
-    protected override void CloseQueue() => _channel.Writer.TryComplete();
+    protected override void CloseQueue()
+    {
+        _channel.Writer.TryComplete();
+        WakeIfIdle(); // an idle actor must run once more to find the channel completed and terminate
+    }
 
     protected override LaneTake Take(ref Slot<Envelope<T>>[] batch, int most, out int count)
     {
@@ -80,29 +85,25 @@ internal sealed class ChannelMailbox<T> : Mailbox<T>
                 return LaneTake.Taken;
             }
 
-#pragma warning disable CA2012 // consumed exactly once: here if already completed, else by WakeUp
-            var waiting = reader.WaitToReadAsync().GetAwaiter();
-#pragma warning restore CA2012
-            if (!waiting.IsCompleted)
+            if (reader.Completion.IsCompleted)
             {
-                _waiting = waiting;
-                waiting.UnsafeOnCompleted(_wakeUp ??= WakeUp);
-                return LaneTake.Idle;
+                return LaneTake.Completed; // closed and empty
             }
 
-            if (!waiting.GetResult())
+            Interlocked.Exchange(ref _status, Idle);
+            var more = reader.TryPeek(out _) || reader.Completion.IsCompleted;
+            if (!more || Interlocked.CompareExchange(ref _status, Scheduled, Idle) != Idle)
             {
-                return LaneTake.Completed;
+                return LaneTake.Idle; // nothing came, or a post came and scheduled a turn of its own
             }
         }
     }
 
-    /// <summary>The channel's continuation, on a pool thread: consume the wait's result, then run the turn here.</summary>
-    private void WakeUp()
+    private void WakeIfIdle()
     {
-        var waiting = _waiting;
-        _waiting = default;
-        waiting.GetResult();
-        Execute();
+        if (Interlocked.CompareExchange(ref _status, Scheduled, Idle) == Idle)
+        {
+            Schedule();
+        }
     }
 }

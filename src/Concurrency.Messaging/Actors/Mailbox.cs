@@ -9,7 +9,7 @@ namespace Concurrency.Messaging.Actors;
 /// goes idle. At most one turn runs at a time, so the fields marked "turn" need no lock, and the actor handles one message
 /// at a time.
 /// </summary>
-internal abstract class Mailbox<T> : ActorRef<T>, IThreadPoolWorkItem, IScheduledConsumer, IActorControl
+internal abstract class Mailbox<T> : ActorRef<T>, IActorTurn, IScheduledConsumer, IActorControl
 {
     private const int Running = 0, Draining = 1, Discarding = 2, Terminated = 3;
 
@@ -197,9 +197,11 @@ internal abstract class Mailbox<T> : ActorRef<T>, IThreadPoolWorkItem, ISchedule
         return Termination;
     }
 
-    public void Schedule() => ThreadPool.UnsafeQueueUserWorkItem(this, preferLocal: false);
+    public void Schedule() => TurnScheduler.Wake(this);
 
-    public void Execute()
+    public void Execute() => TurnScheduler.Run(this);
+
+    void IActorTurn.RunTurn()
     {
         t_running = this;
         try
@@ -296,7 +298,7 @@ internal abstract class Mailbox<T> : ActorRef<T>, IThreadPoolWorkItem, ISchedule
 
             if (left <= 0)
             {
-                Schedule(); // more is waiting: give the thread to other actors and come back
+                TurnScheduler.Yield(this); // more is waiting: give the thread to other actors and come back
                 return;
             }
 
