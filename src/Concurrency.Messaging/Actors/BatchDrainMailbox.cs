@@ -8,7 +8,7 @@ namespace Concurrency.Messaging.Actors;
 /// </summary>
 internal sealed class BatchDrainMailbox<T> : Mailbox<T>
 {
-    private readonly BatchDrainLane<Envelope<T>> _queue = new();
+    private BatchDrainQueue<Envelope<T>> _queue; // inline, used in place: the mailbox is one object
 
     public BatchDrainMailbox(ActorSystem system, Func<Actor<T>> factory, ActorOptions options, long id)
         : base(system, factory, options, id) => _queue.UseScheduledConsumer(this);
@@ -26,6 +26,6 @@ internal sealed class BatchDrainMailbox<T> : Mailbox<T>
 
     protected override void CloseQueue() => _queue.Close();
 
-    protected override LaneTake Take(ref Slot<Envelope<T>>[] batch, int most, out int count) =>
-        _queue.TryTakeBatch(ref batch, out count);
+    protected override LaneTake Take(ref Slot<Envelope<T>>[] batch, int most, out int count, out Envelope<T> one) =>
+        _queue.TryTake(ref batch, out count, out one);
 }

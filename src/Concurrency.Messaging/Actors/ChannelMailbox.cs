@@ -64,8 +64,9 @@ internal sealed class ChannelMailbox<T> : Mailbox<T>
         WakeIfIdle(); // an idle actor must run once more to find the channel completed and terminate
     }
 
-    protected override LaneTake Take(ref Slot<Envelope<T>>[] batch, int most, out int count)
+    protected override LaneTake Take(ref Slot<Envelope<T>>[] batch, int most, out int count, out Envelope<T> one)
     {
+        one = default;
         var reader = _channel.Reader;
         while (true)
         {

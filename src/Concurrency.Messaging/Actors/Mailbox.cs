@@ -88,11 +88,12 @@ internal abstract class Mailbox<T> : ActorRef<T>, IActorTurn, IScheduledConsumer
     protected abstract void CloseQueue();
 
     /// <summary>
-    /// Takes up to <paramref name="most"/> waiting messages without waiting for more (a queue may take all it has). If there
-    /// are none, arranges for the next post to schedule a turn and returns <see cref="LaneTake.Idle"/>: the turn must end
-    /// at once, because another may already have started.
+    /// Takes up to <paramref name="most"/> waiting messages without waiting for more (a queue may take all it has), into
+    /// <paramref name="batch"/> or, for a queue that keeps a lone message apart, into <paramref name="one"/>
+    /// (<see cref="LaneTake.TakenOne"/>). If there are none, arranges for the next post to schedule a turn and returns
+    /// <see cref="LaneTake.Idle"/>: the turn must end at once, because another may already have started.
     /// </summary>
-    protected abstract LaneTake Take(ref Slot<Envelope<T>>[] batch, int most, out int count);
+    protected abstract LaneTake Take(ref Slot<Envelope<T>>[] batch, int most, out int count, out Envelope<T> one);
 
     public override void Tell(T message)
     {
@@ -276,17 +277,28 @@ internal abstract class Mailbox<T> : ActorRef<T>, IActorTurn, IScheduledConsumer
         var left = _throughput;
         while (true)
         {
+            if (left <= 0)
+            {
+                TurnScheduler.Yield(this); // the budget is spent: give the thread to other actors and come back
+                return;
+            }
+
             if (_next == _count)
             {
                 Array.Clear(_batch, 0, _count); // the queue may reuse this array: drop the references it still holds
                 _next = 0;
-                switch (Take(ref _batch, _throughput, out _count))
+                _count = 0;
+                switch (Take(ref _batch, left, out _count, out var one))
                 {
                     case LaneTake.Idle:
                         return; // the next post schedules a turn; touch nothing more
                     case LaneTake.Completed:
                         Terminate();
                         return;
+                    case LaneTake.TakenOne:
+                        left--;
+                        HandleOne(in one);
+                        continue;
                 }
             }
 
@@ -294,12 +306,6 @@ internal abstract class Mailbox<T> : ActorRef<T>, IActorTurn, IScheduledConsumer
             {
                 DiscardTaken();
                 continue;
-            }
-
-            if (left <= 0)
-            {
-                TurnScheduler.Yield(this); // more is waiting: give the thread to other actors and come back
-                return;
             }
 
             var start = _next;
@@ -313,6 +319,27 @@ internal abstract class Mailbox<T> : ActorRef<T>, IActorTurn, IScheduledConsumer
             }
 
             left -= _next - start;
+        }
+    }
+
+    private void HandleOne(in Envelope<T> envelope)
+    {
+        if (IsDiscarding)
+        {
+            envelope.Reply?.TryFail(new ActorStoppedException(Name));
+            Interlocked.Increment(ref _discarded);
+            return;
+        }
+
+        try
+        {
+            CurrentReply = envelope.Reply;
+            _actor.Receive(envelope.Message);
+            AfterReceive();
+        }
+        catch (Exception ex)
+        {
+            Failed(ex);
         }
     }
 

@@ -17,7 +17,7 @@ internal sealed class BatchDrainQueuePipe<T>(IReadOnlyList<Action<T>> handlers, 
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     protected override void Consume(BatchDrainLane<T> lane, Action<T> handler)
     {
-        var batch = new Slot<T>[BatchDrainLane<T>.InitialCapacity];
+        var batch = new Slot<T>[BatchDrainQueue<T>.InitialCapacity];
         var spin = IdleWait.SpinsFor(ConsumerCount + ProducerCount);
         while (lane.TakeBatch(ref batch, ConsumersPerLane, spin, out var count))
         {
@@ -95,13 +95,24 @@ internal sealed class BatchDrainQueuePipe<T>(IReadOnlyList<Action<T>> handlers, 
                 {
                     Array.Clear(_batch, 0, _count); // the lane reuses this array: drop the references it still holds
                     _next = 0;
-                    switch (lane.TryTakeBatch(ref _batch, out _count))
+                    _count = 0;
+                    if (left == 0)
+                    {
+                        Schedule(); // the turn's budget is spent: yield the thread to other work and come back
+                        return;
+                    }
+
+                    switch (lane.TryTake(ref _batch, out _count, out var one))
                     {
                         case LaneTake.Idle:
                             return; // the next post schedules a turn
                         case LaneTake.Completed:
                             pipe.ConsumerExited();
                             return;
+                        case LaneTake.TakenOne:
+                            left--;
+                            pipe.Deliver(handler, one);
+                            continue;
                     }
                 }
 

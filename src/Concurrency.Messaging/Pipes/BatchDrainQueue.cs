@@ -1,0 +1,298 @@
+namespace Concurrency.Messaging.Pipes;
+
+/// <summary>
+/// An unbounded multi-producer queue drained in one step: an array behind a spin lock. Producers append under the lock (one
+/// compare-and-swap in, one release store out); a consumer swaps the whole array for its empty one and handles the batch
+/// outside the lock. The consumer runs either on a dedicated thread, which pauses, yields, then parks on a semaphore (see
+/// <see cref="TakeBatch"/>), or as turns scheduled on a shared pool (see <see cref="TryTake"/>), which cost nothing
+/// while idle. Either way the consumer's "nothing here, I am going idle" and a producer's "I appended, is anyone idle?"
+/// meet under the same lock, so no wake-up is lost and no fence is needed beyond the lock's.
+/// </summary>
+/// <remarks>
+/// <para>
+/// A struct, so that its owner holds it inline: an actor's mailbox is one object, not a mailbox, a queue and two arrays to
+/// pull into the cache at every message. It must live in a field and be used in place, never copied.
+/// </para>
+/// <para>
+/// Nothing is allocated until the first message, so a queue that never received one costs its fields (an idle actor).
+/// With a scheduled consumer, a message that arrives at an empty queue waits in a field of its own rather than the array,
+/// and the consumer takes it from there (<see cref="LaneTake.TakenOne"/>): a queue that holds one message at a time (a
+/// token passed round a ring, a request and its reply) never touches an array at all.
+/// </para>
+/// </remarks>
+// The semaphore is not disposed on purpose: a post after completion must return false, not throw
+// ObjectDisposedException; it holds no kernel handle unless one is asked for.
+internal struct BatchDrainQueue<T>
+{
+    /// <summary>The size of the first array a lane with messages allocates.</summary>
+    public const int InitialCapacity = 16;
+
+    /// <summary>The consumer's pause between looks (see <see cref="IdleWait"/>): long, so a batch builds up in between.</summary>
+    private const int Pause = 200;
+
+    private SpinGate _gate;                        // guards the fields below: each critical section is a few stores
+    private SemaphoreSlim? _wake;                  // dedicated consumers park here; created by the first one to park (CompareExchange)
+    private IScheduledConsumer? _scheduled;        // set once before the first post: the idle consumer a producer schedules instead
+    private Slot<T>[]? _items;                     // guarded by _gate: after _first, the accepted messages are _items[_head.._count)
+    private T _first;                              // guarded by _gate: scheduled consumer only, the oldest message, if _hasFirst
+    private bool _hasFirst;                        // guarded by _gate
+    private int _head;                             // guarded by _gate: where consumers sharing the lane take from
+    private int _count;                            // written under _gate; read without it as a hint by an idle consumer
+    private bool _refusing;                        // guarded by _gate: closed to posts
+    private volatile bool _closed;                 // set under _gate with _refusing: lets an idle consumer stop pausing
+    private int _parked;                           // guarded by _gate: consumers parked (or about to), or 1 if the scheduled consumer is idle
+
+    /// <summary>
+    /// Makes <paramref name="consumer"/> the lane's only consumer, run as scheduled turns: a producer that appends while it is
+    /// idle schedules it once. Call before the first post; the consumer starts idle.
+    /// </summary>
+    public void UseScheduledConsumer(IScheduledConsumer consumer)
+    {
+        _scheduled = consumer;
+        _parked = 1;
+    }
+
+    /// <returns><see langword="false"/> once the queue is closed.</returns>
+    public bool TryEnqueue(T message)
+    {
+        int wake;
+        _gate.Enter();
+        try
+        {
+            if (_refusing)
+            {
+                return false;
+            }
+
+            if (_scheduled is not null && !_hasFirst && _count == _head)
+            {
+                _first = message;
+                _hasFirst = true;
+            }
+            else
+            {
+                if (_items is null || _count == _items.Length)
+                {
+                    Array.Resize(ref _items, Math.Max(InitialCapacity, (_items?.Length ?? 0) * 2));
+                }
+
+                _items[_count].Value = message;
+                Volatile.Write(ref _count, _count + 1);
+            }
+
+            wake = TakeParked(1);
+        }
+        finally
+        {
+            _gate.Exit();
+        }
+
+        Wake(wake);
+        return true;
+    }
+
+    /// <summary>Refuses further messages and wakes every parked or idle consumer.</summary>
+    public void Close()
+    {
+        int wake;
+        _gate.Enter();
+        try
+        {
+            _refusing = true;
+            _closed = true;
+            wake = TakeParked(int.MaxValue);
+        }
+        finally
+        {
+            _gate.Exit();
+        }
+
+        Wake(wake);
+    }
+
+    /// <summary>
+    /// Waits until there is work or the lane is closed and empty: first pausing and yielding without the lock, watching
+    /// the count, then parked on the semaphore (a producer that appends under the lock sees the park). A sole consumer
+    /// swaps arrays with its empty batch; consumers sharing the lane each copy out a fair share, so one of them does
+    /// not hoard the backlog.
+    /// </summary>
+    /// <returns><see langword="false"/> when the lane is closed and empty: the consumer exits.</returns>
+    public bool TakeBatch(ref Slot<T>[] batch, int sharers, bool spin, out int count)
+    {
+        var wait = new IdleWait(spin);
+        while (true)
+        {
+            if (Volatile.Read(ref _count) == 0 && !_closed && wait.Wait(Pause))
+            {
+                continue;
+            }
+
+            var parkOn = _wake ?? CreateWake();
+            var wake = 0;
+            var closedAndEmpty = false;
+            count = 0;
+            _gate.Enter();
+            try
+            {
+                if (_count > _head)
+                {
+                    count = Take(ref batch, sharers, out wake);
+                }
+                else if (_refusing)
+                {
+                    closedAndEmpty = true;
+                }
+                else
+                {
+                    _parked++;
+                }
+            }
+            finally
+            {
+                _gate.Exit();
+            }
+
+            if (count > 0)
+            {
+                Wake(wake);
+                return true;
+            }
+
+            if (closedAndEmpty)
+            {
+                return false;
+            }
+
+            parkOn.Wait();
+            wait.Reset();
+        }
+    }
+
+    /// <summary>
+    /// For the scheduled consumer: takes what is waiting without waiting for more: the message in its own field if there is
+    /// one, else everything in the array. If there is nothing, the consumer is marked idle under the lock, so the next post
+    /// schedules it again; the caller must then end its turn.
+    /// </summary>
+    /// <returns><see cref="LaneTake.TakenOne"/> with the message in <paramref name="one"/>; <see cref="LaneTake.Taken"/>
+    /// with <paramref name="count"/> messages now in <paramref name="batch"/>; <see cref="LaneTake.Idle"/> when empty and
+    /// open; <see cref="LaneTake.Completed"/> when closed and empty.</returns>
+    public LaneTake TryTake(ref Slot<T>[] batch, out int count, out T one)
+    {
+        _gate.Enter();
+        try
+        {
+            count = 0;
+            if (_hasFirst)
+            {
+                one = _first;
+                _first = default!;
+                _hasFirst = false;
+                return LaneTake.TakenOne;
+            }
+
+            one = default!;
+            if (_count > _head)
+            {
+                count = Take(ref batch, 1, out _);
+                return LaneTake.Taken;
+            }
+
+            if (_refusing)
+            {
+                return LaneTake.Completed;
+            }
+
+            _parked = 1;
+            return LaneTake.Idle;
+        }
+        finally
+        {
+            _gate.Exit();
+        }
+    }
+
+    private SemaphoreSlim CreateWake()
+    {
+        var created = new SemaphoreSlim(0);
+        return Interlocked.CompareExchange(ref _wake, created, null) ?? created;
+    }
+
+    /// <summary>Under the gate: counts off up to <paramref name="most"/> parked consumers, for the caller to wake after leaving the gate.</summary>
+    private int TakeParked(int most)
+    {
+        var wake = Math.Min(_parked, most);
+        _parked -= wake;
+        return wake;
+    }
+
+    /// <summary>Outside the gate: the semaphore takes its own lock, and a scheduled turn may start at once on another thread.</summary>
+    private void Wake(int consumers)
+    {
+        if (consumers == 0)
+        {
+            return;
+        }
+
+        if (_scheduled is { } scheduled)
+        {
+            scheduled.Schedule();
+        }
+        else
+        {
+            // A consumer counted in _parked created the semaphore before it entered the gate to count itself.
+            _wake!.Release(consumers);
+        }
+    }
+
+    /// <summary>Under the gate, with messages available.</summary>
+    private int Take(ref Slot<T>[] batch, int sharers, out int wake)
+    {
+        wake = 0;
+        if (sharers == 1)
+        {
+            var count = _count - _head;
+            if (_head == 0)
+            {
+                (_items, batch) = (batch, _items!);
+            }
+            else
+            {
+                // Only a shared lane moves _head; a lane that changes from shared to sole does not exist, but stay exact.
+                EnsureCapacity(ref batch, count);
+                Array.Copy(_items!, _head, batch, 0, count);
+                Array.Clear(_items!, _head, count);
+            }
+
+            _head = 0;
+            _count = 0;
+            return count;
+        }
+
+        var available = _count - _head;
+        var share = (available + sharers - 1) / sharers;
+        EnsureCapacity(ref batch, share);
+        Array.Copy(_items!, _head, batch, 0, share);
+        Array.Clear(_items!, _head, share);
+        _head += share;
+        if (_head == _count)
+        {
+            _head = 0;
+            _count = 0;
+        }
+        else
+        {
+            // Leave the rest for the others; one of them may be parked.
+            wake = TakeParked(1);
+        }
+
+        return share;
+    }
+
+    private static void EnsureCapacity(ref Slot<T>[] batch, int count)
+    {
+        if (batch.Length < count)
+        {
+            batch = new Slot<T>[Math.Max(count, batch.Length * 2)];
+        }
+    }
+}
