@@ -41,8 +41,18 @@ public abstract class ActorBenchmark
     [GlobalSetup]
     public void BuildSystem()
     {
-        _contender = ActorContenders.Create(Contender);
-        SetUp(_contender);
+        var contender = ActorContenders.Create(Contender);
+        try
+        {
+            SetUp(contender);
+        }
+        catch
+        {
+            contender.Dispose(); // a failed setup leaves no actor system running: the cleanup may never come
+            throw;
+        }
+
+        _contender = contender;
         _cpu = WorkloadCpuListener.StartIfRequested(CaseKey.Of(this));
     }
 
