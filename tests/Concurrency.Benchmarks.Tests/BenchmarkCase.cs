@@ -93,7 +93,7 @@ public sealed record BenchmarkCase(Type Type, MethodInfo Method, IReadOnlyList<(
 
         if (property.GetCustomAttribute<ParamsSourceAttribute>() is { } source)
         {
-            var member = type.GetMethod(source.Name, BindingFlags.Public | BindingFlags.Static)
+            var member = type.GetMethod(source.Name, BindingFlags.Public | BindingFlags.Static | BindingFlags.FlattenHierarchy)
                 ?? throw new InvalidOperationException($"{type.Name}: ParamsSource '{source.Name}' must be a public static method.");
             return [.. ((System.Collections.IEnumerable)member.Invoke(null, null)!).Cast<object?>()];
         }

@@ -17,6 +17,9 @@ public sealed class FamiliesTests
     [InlineData("ObserveOnRing", ContenderFamily.Ours)]
     [InlineData("Ring 1->2 broadcast", ContenderFamily.Ours)]
     [InlineData("Connector", ContenderFamily.Ours)]
+    [InlineData("AkkaNet", ContenderFamily.ActorSystem)]
+    [InlineData("ProtoActor", ContenderFamily.ActorSystem)]
+    [InlineData("BatchDrainMailbox", ContenderFamily.Ours)]
     public void Of_ContenderName_Family(string contender, ContenderFamily expected) => Assert.Equal(expected, Families.Of(contender));
 
     [Fact]

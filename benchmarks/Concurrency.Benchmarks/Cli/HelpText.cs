@@ -26,6 +26,7 @@ public static class HelpText
 
         Scenarios, chosen with BenchmarkDotNet's --filter:
           *Headline*  *Topology*  *Connector*  *OrderedParallel*  *CapacitySweep*
+          *ActorPingPong*  *ActorRing*   (actor systems: Akka.NET and Proto.Actor as peers)
 
         Report options (after "report"):
           --results DIR          BenchmarkDotNet's results (default: BenchmarkDotNet.Artifacts/results)

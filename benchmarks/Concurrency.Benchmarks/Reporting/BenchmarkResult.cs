@@ -11,7 +11,7 @@ namespace Concurrency.Benchmarks.Reporting;
 /// </summary>
 /// <param name="Scenario">The benchmark class, e.g. HeadlineBenchmarks.</param>
 /// <param name="Benchmark">BenchmarkDotNet's full name of the case, which the CPU side file is keyed by.</param>
-/// <param name="Contender">The value of the parameter naming the contender (Path, Case or Kind).</param>
+/// <param name="Contender">The value of the parameter naming the contender (Path, Case, Kind or Contender).</param>
 /// <param name="Parameters">The other parameters, as "Name=Value", in BenchmarkDotNet's order.</param>
 /// <param name="Job">The job's id, e.g. "2 cores".</param>
 /// <param name="Cores">The job's core count, or 0 when its id names none.</param>
@@ -32,7 +32,7 @@ public sealed partial record BenchmarkResult(
     double? WorkItemsPerMessage,
     double? LockContentionsPerMessage)
 {
-    private static readonly string[] ContenderParameters = ["Path", "Case", "Kind"];
+    private static readonly string[] ContenderParameters = ["Path", "Case", "Kind", "Contender"];
     private Estimate? _throughput; // computed on first use: a bootstrap is cheap, but the report asks many times
 
     /// <summary>Gets the row label: the contender, then the other parameters.</summary>

@@ -13,6 +13,7 @@ public static class Charts
     private static readonly Color Ceiling = Colors.Gray;
     private static readonly Color Rx = new(0xD6, 0x27, 0x28);
     private static readonly Color Dataflow = new(0x2C, 0xA0, 0x2C);
+    private static readonly Color ActorSystem = new(0x94, 0x67, 0xBD);
     private static readonly Color Ours = new(0x1F, 0x77, 0xB4);
 
     /// <summary>One bar per case, in the order given (top first), coloured by family: ceilings grey, Rx and TPL Dataflow as peers, ours blue.</summary>
@@ -89,6 +90,7 @@ public static class Charts
         ContenderFamily.Ceiling => Ceiling,
         ContenderFamily.Rx => Rx,
         ContenderFamily.Dataflow => Dataflow,
+        ContenderFamily.ActorSystem => ActorSystem,
         _ => Ours,
     };
 

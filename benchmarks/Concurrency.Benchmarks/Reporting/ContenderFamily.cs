@@ -12,6 +12,9 @@ public enum ContenderFamily
     /// <summary>TPL Dataflow: a peer.</summary>
     Dataflow,
 
+    /// <summary>Akka.NET and Proto.Actor: peers in the actor scenarios.</summary>
+    ActorSystem,
+
     /// <summary>This library.</summary>
     Ours,
 }

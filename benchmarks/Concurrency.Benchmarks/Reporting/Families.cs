@@ -1,7 +1,7 @@
 namespace Concurrency.Benchmarks.Reporting;
 
 /// <summary>
-/// A contender's family from its own name (the Path, Case or Kind parameter), never from a table label, whose first word
+/// A contender's family from its own name (the Path, Case, Kind or Contender parameter), never from a table label, whose first word
 /// may be another parameter. "ObserveOn 2->1" in the topologies is Rx's ObserveOn behind the pipe interface, so Rx; our
 /// operators are named ObserveOnRing, ObserveOnChannel, … and stay ours.
 /// </summary>
@@ -16,6 +16,7 @@ public static class Families
             "ObserveOn" => ContenderFamily.Rx,
             _ when name.StartsWith("Rx", StringComparison.Ordinal) => ContenderFamily.Rx,
             _ when name.StartsWith("Dataflow", StringComparison.Ordinal) => ContenderFamily.Dataflow,
+            "AkkaNet" or "ProtoActor" => ContenderFamily.ActorSystem,
             _ => ContenderFamily.Ours,
         };
     }

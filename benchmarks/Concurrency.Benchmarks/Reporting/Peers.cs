@@ -29,6 +29,11 @@ public static class Peers
             // "Ring 1->2 broadcast" against "ObserveOn 1->2 broadcast": Rx's ObserveOn in the same shape, where it has one.
             new("Rx ObserveOn, same topology", scenario, r => r.Contender.Split(' ', 2) is [_, var shape] ? $"ObserveOn {shape}" : null, SameConditions: true),
         ],
+        "ActorPingPongBenchmarks" or "ActorRingBenchmarks" =>
+        [
+            new("Akka.NET", scenario, _ => "AkkaNet", SameConditions: true),
+            new("Proto.Actor", scenario, _ => "ProtoActor", SameConditions: true),
+        ],
         "CapacitySweepBenchmarks" =>
         [
             new("Channel, same capacity", scenario, _ => "Channel", SameConditions: true),
