@@ -36,6 +36,11 @@ public static class Program
                 return PlainLoop.LoopCommand.Run(loopArguments, output);
             }
 
+            if (args is ["footprint", .. var footprintArguments])
+            {
+                return Actors.FootprintCommand.Run(footprintArguments, output);
+            }
+
             if (args is ["idle", .. var idleArguments])
             {
                 return Idle.IdleCommand.Run(idleArguments, output);

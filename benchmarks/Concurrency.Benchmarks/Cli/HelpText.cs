@@ -11,6 +11,7 @@ public static class HelpText
           dotnet run -c Release --project benchmarks/Concurrency.Benchmarks -- report [REPORT OPTIONS]
           dotnet run -c Release --project benchmarks/Concurrency.Benchmarks -- idle [--seconds N] [--out DIR]
           dotnet run -c Release --project benchmarks/Concurrency.Benchmarks -- loop [--messages N] [--runs N] [--out DIR]
+          dotnet run -c Release --project benchmarks/Concurrency.Benchmarks -- footprint [--actors N] [--runs N] [--out DIR]
 
         With no arguments it runs the Headline scenario at 1 core and at all cores, unattended (about
         16 minutes on a quiet 2-core machine, up to 25 on a busy one), and exits non-zero if any
@@ -26,7 +27,7 @@ public static class HelpText
 
         Scenarios, chosen with BenchmarkDotNet's --filter:
           *Headline*  *Topology*  *Connector*  *OrderedParallel*  *CapacitySweep*
-          *ActorPingPong*  *ActorRing*   (actor systems: Akka.NET and Proto.Actor as peers)
+          *ActorPingPong*  *ActorRing*   (our actors on both mailboxes; Akka.NET and Proto.Actor as peers)
 
         Report options (after "report"):
           --results DIR          BenchmarkDotNet's results (default: BenchmarkDotNet.Artifacts/results)
@@ -40,6 +41,11 @@ public static class HelpText
         Idle command: what an idle consumer costs. Builds 1 and 100 of each pipe, operator and peer,
         hands each one message, then reads process CPU time over 3 windows of N seconds (default 2)
         and writes IDLE.md (default folder: results).
+
+        Footprint command: what an idle actor costs, for our actors and the peers, each in a process of
+        its own, --runs times (default 3): the managed heap per actor of N actors (default 100,000) that
+        never got a message, and the process's threads once 10,000 actors each handled one. Writes
+        FOOTPRINT.md.
 
         Exit codes: 0 done; 1 a benchmark failed, nothing matched, or the report refused; 2 bad arguments.
 
