@@ -21,7 +21,8 @@ public interface ISequenceService : IAsyncDisposable
 {
     /// <summary>Raises the sequence by one and returns the new value: the next identity.</summary>
     /// <param name="cancellationToken">Cancels the wait for the service (it may have taken effect already; see the remarks on <see cref="ISequenceService"/>).</param>
-    /// <returns>The identity, 1 or more. The locking kinds complete synchronously, without allocating.</returns>
+    /// <returns>The identity, 1 or more. The <see cref="SequenceServiceKind.Simple"/> and <see cref="SequenceServiceKind.Sequence"/>
+    /// kinds complete synchronously, without allocating; <see cref="SequenceServiceKind.Locker"/> does when its mutex is free.</returns>
     /// <exception cref="InvalidOperationException">The sequence is at <see cref="long.MaxValue"/>: no identity is left (the task faults).</exception>
     /// <exception cref="ObjectDisposedException">The service was disposed.</exception>
     /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was cancelled first.</exception>
@@ -35,7 +36,8 @@ public interface ISequenceService : IAsyncDisposable
     /// </summary>
     /// <param name="value">The value the sequence must reach: 0 or more.</param>
     /// <param name="cancellationToken">Cancels the wait for the service (it may have taken effect already).</param>
-    /// <returns>A task that completes once the update was applied (acknowledged).</returns>
+    /// <returns>A task that completes once the update was applied (acknowledged): synchronously, without allocating, in
+    /// the same cases as <see cref="NextAsync"/>.</returns>
     /// <exception cref="ArgumentOutOfRangeException"><paramref name="value"/> is negative.</exception>
     /// <exception cref="ObjectDisposedException">The service was disposed.</exception>
     /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was cancelled first.</exception>
