@@ -9,6 +9,7 @@ namespace Concurrency.Benchmarks.Tests;
 /// </summary>
 public sealed class BenchmarkVerificationTests
 {
+    /// <summary>The cases on the shared harness; scenarios with a harness of their own have their own test class.</summary>
     public static TheoryData<string> Cases() => [.. PathCases().Select(c => c.ToString())];
 
     [Theory]
@@ -39,10 +40,11 @@ public sealed class BenchmarkVerificationTests
         Assert.Equal(
             [
                 "ActorPingPongBenchmarks", "ActorRingBenchmarks", "CapacitySweepBenchmarks", "ConnectorBenchmarks", "HeadlineBenchmarks",
-                "OrderedParallelBenchmarks", "TopologyBenchmarks",
+                "OrderedParallelBenchmarks", "SequenceServiceBenchmarks", "TopologyBenchmarks",
             ],
             scenarios.Select(t => t.Name).Order(StringComparer.Ordinal));
-        Assert.All(scenarios, t => Assert.True(t.IsSubclassOf(typeof(PathBenchmark)) || t.IsSubclassOf(typeof(ActorBenchmark)), t.Name));
+        Assert.All(scenarios, t => Assert.True(
+            t.IsSubclassOf(typeof(PathBenchmark)) || t.IsSubclassOf(typeof(ActorBenchmark)) || t == typeof(Scenarios.SequenceServiceBenchmarks), t.Name));
     }
 
     private static IEnumerable<BenchmarkCase> PathCases() => BenchmarkCase.All().Where(c => c.Type.IsSubclassOf(typeof(PathBenchmark)));

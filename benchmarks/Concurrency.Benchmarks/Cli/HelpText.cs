@@ -27,6 +27,7 @@ public static class HelpText
 
         Scenarios, chosen with BenchmarkDotNet's --filter:
           *Headline*  *Topology*  *Connector*  *OrderedParallel*  *CapacitySweep*
+          *SequenceService*  (the seed's Ipseity sequence service, four ways)
           *ActorPingPong*  *ActorRing*   (our actors on both mailboxes; Akka.NET and Proto.Actor as peers)
 
         Report options (after "report"):

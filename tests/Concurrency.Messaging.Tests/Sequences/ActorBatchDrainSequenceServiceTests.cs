@@ -1,0 +1,8 @@
+using Concurrency.Messaging.Actors;
+
+namespace Concurrency.Messaging.Tests.Sequences;
+
+public sealed class ActorBatchDrainSequenceServiceTests : ActorSequenceServiceTests
+{
+    protected override MailboxKind? Mailbox => MailboxKind.BatchDrain;
+}

@@ -1,0 +1,8 @@
+using Concurrency.Messaging.Sequences;
+
+namespace Concurrency.Messaging.Tests.Sequences;
+
+public sealed class CounterSequenceServiceTests : LockingSequenceServiceTests
+{
+    protected override SequenceServiceKind Kind => SequenceServiceKind.Sequence;
+}

@@ -1,0 +1,8 @@
+using Concurrency.Messaging.Sequences;
+
+namespace Concurrency.Messaging.Tests.Sequences;
+
+public sealed class LockerSequenceServiceTests : LockingSequenceServiceTests
+{
+    protected override SequenceServiceKind Kind => SequenceServiceKind.Locker;
+}
