@@ -75,7 +75,7 @@ internal sealed class ChannelMailbox<T> : Mailbox<T>
             {
                 if (count == batch.Length)
                 {
-                    Array.Resize(ref batch, Math.Clamp(batch.Length * 2, 16, most));
+                    Array.Resize(ref batch, Math.Min(Math.Max(batch.Length * 2, 16), most)); // a throughput below 16 caps the first array too
                 }
 
                 batch[count++].Value = envelope;
