@@ -401,6 +401,9 @@ internal abstract class Mailbox<T> : ActorRef<T>, IActorTurn, IScheduledConsumer
 
     private void Terminate()
     {
+        // Leave the system first: whoever sees the termination complete (it completes only once Terminated is set) must
+        // also see ActorCount without this actor, as ShutdownAsync's callers do.
+        _system.Remove(this);
         Interlocked.Exchange(ref _state, Terminated);
         if (Volatile.Read(ref _deferred) is { } deferred)
         {
@@ -421,8 +424,6 @@ internal abstract class Mailbox<T> : ActorRef<T>, IActorTurn, IScheduledConsumer
         {
             Complete(termination);
         }
-
-        _system.Remove(this);
     }
 
     private void Complete(TaskCompletionSource termination)
