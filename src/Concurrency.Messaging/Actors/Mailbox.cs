@@ -465,6 +465,7 @@ internal abstract class Mailbox<T> : ActorRef<T>, IActorTurn, IScheduledConsumer
                 + "to end, forever. Use TryTell, or give the mailbox more room.");
         }
 
+        TurnScheduler.BeforeBlocking(); // this actor may be the one waiting in this thread's run-next slot
         if (!PostWaitingAsync(new Envelope<T>(message, null), CancellationToken.None).AsTask().GetAwaiter().GetResult())
         {
             ReportDeadLetter(message);
