@@ -1,0 +1,52 @@
+using Concurrency.Messaging.Actors;
+using Xunit;
+
+namespace Concurrency.Messaging.Tests.Actors;
+
+/// <summary>The system's own arguments and lifetime; what every actor does is in <see cref="MailboxContractTests"/>.</summary>
+public sealed class ActorSystemTests
+{
+    [Fact]
+    public void Constructor_BadOptions_ThrowClearly()
+    {
+        Assert.Throws<ArgumentOutOfRangeException>(() => new ActorSystem(new ActorSystemOptions { Throughput = 0 }));
+        Assert.Throws<ArgumentOutOfRangeException>(() => new ActorSystem(new ActorSystemOptions { AskTimeout = TimeSpan.FromSeconds(-1) }));
+        Assert.Throws<ArgumentNullException>(() => new ActorSystem(new ActorSystemOptions { TimeProvider = null! }));
+    }
+
+    [Fact]
+    public async Task Spawn_CapacityOnABatchDrainMailbox_ThrowsArgumentException()
+    {
+        await using var system = new ActorSystem();
+
+        Assert.Throws<ArgumentException>(() => system.Spawn(
+            () => new DelegateActor<int>((_, _) => { }),
+            new ActorOptions { Mailbox = MailboxKind.BatchDrain, Capacity = 16 }));
+        Assert.Throws<ArgumentOutOfRangeException>(() => system.Spawn(
+            () => new DelegateActor<int>((_, _) => { }),
+            new ActorOptions { Mailbox = (MailboxKind)42 }));
+    }
+
+    [Fact]
+    public async Task Spawn_FactoryThrows_PropagatesAndCreatesNoActor()
+    {
+        await using var system = new ActorSystem();
+        var boom = new InvalidOperationException("factory");
+
+        Assert.Same(boom, Assert.Throws<InvalidOperationException>(() => system.Spawn<int>(() => throw boom)));
+        Assert.Equal(0, system.ActorCount);
+    }
+
+    [Fact]
+    public async Task DisposeAsync_Twice_SecondReturnsAtOnce()
+    {
+        var system = new ActorSystem();
+        var actor = system.Spawn(() => new DelegateActor<int>((_, _) => { }));
+
+        await system.DisposeAsync().AsTask().DefaultTimeout();
+        await system.DisposeAsync().AsTask().DefaultTimeout();
+
+        Assert.True(actor.IsStopped);
+        Assert.Equal(0, system.ActorCount);
+    }
+}
