@@ -1,0 +1,205 @@
+using Concurrency.Messaging.Actors;
+using Xunit;
+
+namespace Concurrency.Messaging.Tests.Actors;
+
+/// <summary>
+/// What a full <see cref="MailboxKind.BoundedChannel"/> mailbox does. Each test holds the actor inside its first message
+/// (its turn has already taken that message out of the channel), so the channel's whole capacity is free and nothing
+/// frees it until the test opens the gate.
+/// </summary>
+public sealed class BoundedMailboxFullTests
+{
+    private const int Capacity = 4;
+
+    private static CancellationToken Cancellation => TestContext.Current.CancellationToken;
+
+    [Fact]
+    public async Task Tell_RejectAndFull_ThrowsMailboxFullAndNothingAcceptedIsLost()
+    {
+        await using var system = new ActorSystem();
+        using var gate = new HandlerGate();
+        var handled = new List<int>();
+        var actor = SpawnHeld(system, gate, handled, MailboxFullMode.Reject);
+
+        actor.Tell(0);
+        await gate.Entered.DefaultTimeout();
+        for (var i = 1; i <= Capacity; i++)
+        {
+            Assert.True(actor.TryTell(i));
+        }
+
+        Assert.False(actor.TryTell(-1));
+        Assert.Throws<MailboxFullException>(() => actor.Tell(-2));
+        await Assert.ThrowsAsync<MailboxFullException>(() => actor.TellAsync(-3, Cancellation).AsTask().DefaultTimeout());
+        await Assert.ThrowsAsync<MailboxFullException>(() => actor.Ask<int>(-4, Cancellation).AsTask().DefaultTimeout());
+        gate.Open();
+        await actor.StopAsync(ActorStopMode.Drain, Cancellation).DefaultTimeout();
+
+        Assert.Equal([0, 1, 2, 3, 4], handled);
+        Assert.Equal(0, system.DeadLetterCount);
+    }
+
+    [Fact]
+    public async Task TellAsync_WaitAndFull_WaitsForRoomThenDelivers()
+    {
+        await using var system = new ActorSystem();
+        using var gate = new HandlerGate();
+        var handled = new List<int>();
+        var actor = SpawnHeld(system, gate, handled, MailboxFullMode.Wait);
+
+        actor.Tell(0);
+        await gate.Entered.DefaultTimeout();
+        for (var i = 1; i <= Capacity; i++)
+        {
+            Assert.True(actor.TryTell(i));
+        }
+
+        Assert.False(actor.TryTell(-1));
+        var waiting = actor.TellAsync(Capacity + 1, Cancellation).AsTask();
+        Assert.False(waiting.IsCompleted);
+        gate.Open();
+        await waiting.DefaultTimeout();
+        await actor.StopAsync(ActorStopMode.Drain, Cancellation).DefaultTimeout();
+
+        Assert.Equal(Enumerable.Range(0, Capacity + 2), handled);
+    }
+
+    [Fact]
+    public async Task TellAsync_WaitFullThenCancelled_ThrowsAndMessageNotDelivered()
+    {
+        await using var system = new ActorSystem();
+        using var gate = new HandlerGate();
+        var handled = new List<int>();
+        var actor = SpawnHeld(system, gate, handled, MailboxFullMode.Wait);
+        using var cancel = CancellationTokenSource.CreateLinkedTokenSource(Cancellation);
+
+        actor.Tell(0);
+        await gate.Entered.DefaultTimeout();
+        for (var i = 1; i <= Capacity; i++)
+        {
+            Assert.True(actor.TryTell(i));
+        }
+
+        var waiting = actor.TellAsync(-1, cancel.Token).AsTask();
+        await cancel.CancelAsync();
+        await Assert.ThrowsAnyAsync<OperationCanceledException>(() => waiting.DefaultTimeout());
+        gate.Open();
+        await actor.StopAsync(ActorStopMode.Drain, Cancellation).DefaultTimeout();
+
+        Assert.Equal(Enumerable.Range(0, Capacity + 1), handled);
+    }
+
+    [Fact]
+    public async Task Tell_WaitAndFull_BlocksTheSenderUntilThereIsRoom()
+    {
+        await using var system = new ActorSystem();
+        using var gate = new HandlerGate();
+        var handled = new List<int>();
+        var actor = SpawnHeld(system, gate, handled, MailboxFullMode.Wait);
+
+        actor.Tell(0);
+        await gate.Entered.DefaultTimeout();
+        for (var i = 1; i <= Capacity; i++)
+        {
+            Assert.True(actor.TryTell(i));
+        }
+
+        var sender = Task.Factory.StartNew(() => actor.Tell(Capacity + 1), Cancellation, TaskCreationOptions.LongRunning, TaskScheduler.Default);
+        Assert.False(sender.IsCompleted);
+        gate.Open();
+        await sender.DefaultTimeout();
+        await actor.StopAsync(ActorStopMode.Drain, Cancellation).DefaultTimeout();
+
+        Assert.Equal(Enumerable.Range(0, Capacity + 2), handled);
+    }
+
+    [Fact]
+    public async Task Tell_ToItselfWhileFullAndWaiting_ThrowsInvalidOperationInsteadOfDeadlocking()
+    {
+        await using var system = new ActorSystem();
+        using var gate = new HandlerGate();
+        var refused = new TaskCompletionSource<Exception>(TaskCreationOptions.RunContinuationsAsynchronously);
+        var actor = system.Spawn(
+            () => new DelegateActor<int>((context, m) =>
+            {
+                if (m != 0)
+                {
+                    return;
+                }
+
+                gate.Hold();
+                try
+                {
+                    context.Self.Tell(99);
+                    refused.SetException(new InvalidOperationException("the actor's own Tell into its full mailbox returned"));
+                }
+                catch (InvalidOperationException ex)
+                {
+                    refused.SetResult(ex);
+                }
+            }),
+            new ActorOptions { Mailbox = MailboxKind.BoundedChannel, Capacity = 1, FullMode = MailboxFullMode.Wait });
+
+        actor.Tell(0);
+        await gate.Entered.DefaultTimeout();
+        Assert.True(actor.TryTell(1));
+        Assert.False(actor.TryTell(2));
+        gate.Open();
+
+        var error = await refused.Task.DefaultTimeout();
+        Assert.IsType<InvalidOperationException>(error);
+        await actor.StopAsync(ActorStopMode.Drain, Cancellation).DefaultTimeout();
+    }
+
+    [Fact]
+    public async Task Tell_FromAnotherActorWhileFullAndWaiting_BlocksOnlyUntilTheTargetMakesRoom()
+    {
+        const int messages = 10;
+        await using var system = new ActorSystem();
+        var handled = new List<int>();
+        var target = system.Spawn(
+            () => new DelegateActor<int>((_, m) => handled.Add(m)),
+            new ActorOptions { Mailbox = MailboxKind.BoundedChannel, Capacity = 1, FullMode = MailboxFullMode.Wait });
+
+        // The first Tell wakes the idle target from inside the sender's turn; the second finds its one slot taken and blocks
+        // the sender's thread until the target, running elsewhere, takes the first.
+        var sender = system.Spawn(() => new DelegateActor<int>((_, _) =>
+        {
+            for (var i = 0; i < messages; i++)
+            {
+                target.Tell(i);
+            }
+        }));
+
+        sender.Tell(0);
+        await sender.StopAsync(ActorStopMode.Drain, Cancellation).DefaultTimeout();
+        await target.StopAsync(ActorStopMode.Drain, Cancellation).DefaultTimeout();
+
+        Assert.Equal(Enumerable.Range(0, messages), handled);
+    }
+
+    [Fact]
+    public async Task Spawn_CapacityBelowOne_ThrowsArgumentOutOfRange()
+    {
+        await using var system = new ActorSystem();
+
+        Assert.Throws<ArgumentOutOfRangeException>(() => system.Spawn(
+            () => new DelegateActor<int>((_, _) => { }),
+            new ActorOptions { Mailbox = MailboxKind.BoundedChannel, Capacity = 0 }));
+    }
+
+    /// <summary>A bounded actor that records what it handles and holds at <paramref name="gate"/> on message 0.</summary>
+    private static ActorRef<int> SpawnHeld(ActorSystem system, HandlerGate gate, List<int> handled, MailboxFullMode fullMode) =>
+        system.Spawn(
+            () => new DelegateActor<int>((_, m) =>
+            {
+                if (m == 0)
+                {
+                    gate.Hold();
+                }
+
+                handled.Add(m);
+            }),
+            new ActorOptions { Mailbox = MailboxKind.BoundedChannel, Capacity = Capacity, FullMode = fullMode });
+}
