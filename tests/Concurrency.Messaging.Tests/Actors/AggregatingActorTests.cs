@@ -1,0 +1,136 @@
+using Concurrency.Messaging.Actors;
+using CsCheck;
+using Xunit;
+
+namespace Concurrency.Messaging.Tests.Actors;
+
+/// <summary>
+/// An aggregating actor reads in runs of what its turn took: the actor is held at a gate while the test queues a backlog,
+/// so the next turn takes all of it at once and the runs it is handed are exactly determined.
+/// </summary>
+public sealed class AggregatingActorTests
+{
+    private static CancellationToken Cancellation => TestContext.Current.CancellationToken;
+
+    [Theory]
+    [InlineData(MailboxKind.BatchDrain)]
+    [InlineData(MailboxKind.BoundedChannel)]
+    public async Task ReceiveRun_BacklogOfTwoKeys_EachKeysRunInOneCall(MailboxKind kind)
+    {
+        var runs = await RunsOfBacklog(kind, ["a0", "a1", "a2", "a3", "b4", "b5", "b6"]);
+
+        Assert.Equal([('a', 4), ('b', 3)], runs.Select(r => (r.Key, r.Messages.Length)));
+    }
+
+    [Theory]
+    [InlineData(MailboxKind.BatchDrain)]
+    [InlineData(MailboxKind.BoundedChannel)]
+    public async Task ReceiveRun_KeysAlternate_RunsHandedOverInOrder(MailboxKind kind)
+    {
+        var runs = await RunsOfBacklog(kind, ["a0", "a1", "b2", "a3", "c4", "c5"]);
+
+        Assert.Equal(
+            [('a', ["a0", "a1"]), ('b', ["b2"]), ('a', ["a3"]), ('c', ["c4", "c5"])],
+            runs.Select(r => (r.Key, r.Messages)));
+    }
+
+    [Theory]
+    [InlineData(MailboxKind.BatchDrain)]
+    [InlineData(MailboxKind.BoundedChannel)]
+    public async Task ReceiveRun_RunLongerThanTheThroughput_SplitAtTheTurnsBudget(MailboxKind kind)
+    {
+        string[] sent = ["a0", "a1", "a2", "a3", "a4", "a5", "a6"];
+        var runs = await RunsOfBacklog(kind, sent, throughput: 3);
+
+        // Where the cuts fall depends on the queue (the held message spends part of the first turn's budget, and the
+        // channel mailbox takes a full budget's worth at each take): no run is longer than a turn's budget.
+        Assert.All(runs, r => Assert.InRange(r.Messages.Length, 1, 3));
+        Assert.InRange(runs.Count, 3, sent.Length);
+        Assert.Equal(sent, runs.SelectMany(r => r.Messages));
+    }
+
+    [Theory]
+    [InlineData(MailboxKind.BatchDrain)]
+    [InlineData(MailboxKind.BoundedChannel)]
+    public async Task ReceiveRun_AskInsideARun_IsARunOfItsOwn(MailboxKind kind)
+    {
+        await using var system = new ActorSystem();
+        using var gate = new HandlerGate();
+        var runs = new List<(char Key, string[] Messages)>();
+        var actor = system.Spawn(() => new RunRecorder(gate, runs), new ActorOptions { Mailbox = kind });
+
+        actor.Tell(RunRecorder.Hold);
+        await gate.Entered.DefaultTimeout();
+        actor.Tell("a0");
+        actor.Tell("a1");
+        var ask = actor.Ask<int>("a2", Cancellation);
+        actor.Tell("a3");
+        gate.Open();
+
+        Assert.Equal(1, await ask.AsTask().DefaultTimeout());
+        await actor.StopAsync(ActorStopMode.Drain, Cancellation).DefaultTimeout();
+        Assert.Equal([["a0", "a1"], ["a2"], ["a3"]], runs.Select(r => r.Messages));
+    }
+
+    [Theory]
+    [InlineData(MailboxKind.BatchDrain)]
+    [InlineData(MailboxKind.BoundedChannel)]
+    public async Task ReceiveRun_OneMessage_HandledAloneWithoutWaitingForMore(MailboxKind kind)
+    {
+        await using var system = new ActorSystem();
+        using var gate = new HandlerGate();
+        using var recorded = new SemaphoreSlim(0);
+        var runs = new List<(char Key, string[] Messages)>();
+        var actor = system.Spawn(() => new RunRecorder(gate, runs, recorded), new ActorOptions { Mailbox = kind });
+
+        // Nothing else is sent until the message was handled: an actor that waited to build a batch would never hand it over.
+        actor.Tell("a0");
+        Assert.True(await recorded.WaitAsync(TestTimeouts.Default, Cancellation));
+        actor.Tell("a1");
+        Assert.True(await recorded.WaitAsync(TestTimeouts.Default, Cancellation));
+        await actor.StopAsync(ActorStopMode.Drain, Cancellation).DefaultTimeout();
+
+        Assert.Equal([["a0"], ["a1"]], runs.Select(r => r.Messages));
+    }
+
+    [Theory]
+    [InlineData(MailboxKind.BatchDrain)]
+    [InlineData(MailboxKind.BoundedChannel)]
+    public async Task ReceiveRun_AnyBacklog_RunsConcatenateToWhatWasSentAndNeighboursDiffer(MailboxKind kind)
+    {
+        await Gen.Char["abc"].Array[0, 60].SampleAsync(
+            async keys =>
+            {
+                var sent = keys.Select((key, i) => $"{key}{i}").ToArray();
+                var runs = await RunsOfBacklog(kind, sent);
+
+                Assert.Equal(sent, runs.SelectMany(r => r.Messages));
+                Assert.All(runs, r => Assert.All(r.Messages, m => Assert.Equal(r.Key, m[0])));
+                for (var i = 1; i < runs.Count; i++)
+                {
+                    Assert.NotEqual(runs[i - 1].Key, runs[i].Key);
+                }
+            },
+            iter: 200);
+    }
+
+    /// <summary>Holds the actor, queues <paramref name="backlog"/>, releases it, drains it, and returns the runs it was handed.</summary>
+    private static async Task<List<(char Key, string[] Messages)>> RunsOfBacklog(MailboxKind kind, string[] backlog, int? throughput = null)
+    {
+        await using var system = new ActorSystem();
+        using var gate = new HandlerGate();
+        var runs = new List<(char Key, string[] Messages)>();
+        var actor = system.Spawn(() => new RunRecorder(gate, runs), new ActorOptions { Mailbox = kind, Throughput = throughput });
+
+        actor.Tell(RunRecorder.Hold);
+        await gate.Entered.DefaultTimeout();
+        foreach (var message in backlog)
+        {
+            actor.Tell(message);
+        }
+
+        gate.Open();
+        await actor.StopAsync(ActorStopMode.Drain, TestContext.Current.CancellationToken).DefaultTimeout();
+        return runs;
+    }
+}
