@@ -169,9 +169,9 @@ internal struct BatchDrainQueue<T>
     }
 
     /// <summary>
-    /// For the scheduled consumer: takes what is waiting without waiting for more: the message in its own field if there is
-    /// one, else everything in the array. If there is nothing, the consumer is marked idle under the lock, so the next post
-    /// schedules it again; the caller must then end its turn.
+    /// For the scheduled consumer: takes what is waiting without waiting for more: the message in its own field if it is
+    /// alone, else everything (that message first, then the array). If there is nothing, the consumer is marked idle under
+    /// the lock, so the next post schedules it again; the caller must then end its turn.
     /// </summary>
     /// <returns><see cref="LaneTake.TakenOne"/> with the message in <paramref name="one"/>; <see cref="LaneTake.Taken"/>
     /// with <paramref name="count"/> messages now in <paramref name="batch"/>; <see cref="LaneTake.Idle"/> when empty and
@@ -184,10 +184,19 @@ internal struct BatchDrainQueue<T>
             count = 0;
             if (_hasFirst)
             {
-                one = _first;
-                _first = default!;
-                _hasFirst = false;
-                return LaneTake.TakenOne;
+                if (_count == _head)
+                {
+                    one = _first;
+                    _first = default!;
+                    _hasFirst = false;
+                    return LaneTake.TakenOne;
+                }
+
+                // Messages came in behind it: hand everything over as one batch, oldest first, so that a consumer reading
+                // in runs (an aggregating actor) sees the whole backlog, not the lone message apart from the rest.
+                one = default!;
+                count = TakeWithFirst(ref batch);
+                return LaneTake.Taken;
             }
 
             one = default!;
@@ -286,6 +295,21 @@ internal struct BatchDrainQueue<T>
         }
 
         return share;
+    }
+
+    /// <summary>Under the gate, with <see cref="_first"/> and messages in the array: copies both into <paramref name="batch"/>.</summary>
+    private int TakeWithFirst(ref Slot<T>[] batch)
+    {
+        var behind = _count - _head;
+        EnsureCapacity(ref batch, behind + 1);
+        batch[0].Value = _first;
+        Array.Copy(_items!, _head, batch, 1, behind);
+        Array.Clear(_items!, _head, behind);
+        _first = default!;
+        _hasFirst = false;
+        _head = 0;
+        _count = 0;
+        return behind + 1;
     }
 
     private static void EnsureCapacity(ref Slot<T>[] batch, int count)
