@@ -1,4 +1,5 @@
 using System.Reactive.Linq;
+using Concurrency.Messaging.Actors;
 using Concurrency.Messaging.Connectors;
 using Concurrency.Messaging.Linq;
 using Concurrency.Messaging.Pipes;
@@ -34,7 +35,33 @@ Console.WriteLine($"pipe: handled {count:N0} messages, sum {sum} (expected {expe
 var received = await Observable.Range(0, count).ObserveOnRing().Count();
 Console.WriteLine($"ObserveOnRing: {received:N0} of {count:N0} delivered");
 
-return sum == expected && received == count && book.Total == 450 ? 0 : 1;
+// 4. An actor: told from any thread, asked for its state; one message at a time, so its state needs no lock.
+await using var system = new ActorSystem();
+var counter = system.Spawn(() => new Counter());
+for (var i = 1; i <= 100; i++)
+{
+    counter.Tell(i);
+}
+
+var counted = await counter.Ask<long>(0, TimeSpan.FromSeconds(10)); // after the 100 tells: one sender's order is kept
+Console.WriteLine($"actor: counted {counted} (expected 5050)");
+
+return sum == expected && received == count && book.Total == 450 && counted == 5050 ? 0 : 1;
+
+/// <summary>An actor that adds what it is told and replies with the total when asked.</summary>
+internal sealed class Counter : Actor<long>
+{
+    private long _total; // only this actor's turns touch it
+
+    protected override void Receive(long amount)
+    {
+        _total += amount;
+        if (Context.HasPendingReply)
+        {
+            Context.Reply(_total);
+        }
+    }
+}
 
 /// <summary>The producer component: sees only an observer.</summary>
 internal sealed class TradingDesk(IObserver<int> trades)

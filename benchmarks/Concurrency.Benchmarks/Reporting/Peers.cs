@@ -34,6 +34,11 @@ public static class Peers
             new("Akka.NET", scenario, _ => "AkkaNet", SameConditions: true),
             new("Proto.Actor", scenario, _ => "ProtoActor", SameConditions: true),
         ],
+        "SequenceServiceBenchmarks" =>
+        [
+            new("Simple (one lock)", scenario, _ => "Simple", SameConditions: true),
+            new("Sequence (counter lock)", scenario, _ => "Sequence", SameConditions: true),
+        ],
         "CapacitySweepBenchmarks" =>
         [
             new("Channel, same capacity", scenario, _ => "Channel", SameConditions: true),

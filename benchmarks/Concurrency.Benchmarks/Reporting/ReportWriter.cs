@@ -77,6 +77,11 @@ public static class ReportWriter
         var shortest = results.Where(r => r.Scenario == scenario).Min(r => r.ShortestIterationMilliseconds);
 
         text.AppendLine(CultureInfo.InvariantCulture, $"## {scenario}").AppendLine();
+        if (ScenarioNotes.For(scenario) is { } note)
+        {
+            text.AppendLine(note).AppendLine();
+        }
+
         text.AppendLine(CultureInfo.InvariantCulture, $"Launches per row: {string.Join(", ", launches)}; measured iterations per row: {string.Join(", ", iterations)}; shortest measured iteration: {shortest:0} ms.").AppendLine();
         var headers = jobs.Select(j => $"msg/s, {j} [95% CI]")
             .Concat(jobs.Select(j => $"CPU ns/msg, {j}"))
@@ -104,6 +109,11 @@ public static class ReportWriter
         }
 
         text.AppendLine();
+        if (scenario == "ActorRingBenchmarks")
+        {
+            RingWallTimes(text, rows, jobs);
+        }
+
         var bars = Path.Combine(outputDirectory, $"{scenario}.png");
         Charts.Bars(bars, $"{scenario}, {top}: median msg/s", [.. rows.Select(r => r.FirstOrDefault(x => x.Job == top)).OfType<BenchmarkResult>()
             .Select(r => (r.Label, r.Throughput.Point, Families.Of(r.Contender)))]);
@@ -115,5 +125,33 @@ public static class ReportWriter
                 g => g.Key, g => (IReadOnlyList<(int, double)>)[.. g.OrderBy(r => r.Cores).Select(r => (r.Cores, r.Throughput.Point))]));
             text.AppendLine(CultureInfo.InvariantCulture, $"![{scenario} across cores]({Path.GetFileName(lines)})").AppendLine();
         }
+    }
+
+    /// <summary>
+    /// The ring's figure as the seed gives it: wall time per run. Every ring size is a million hops, so a run's time is the
+    /// hops over the rate, and its interval the same bounds inverted.
+    /// </summary>
+    private static void RingWallTimes(StringBuilder text, IReadOnlyList<IGrouping<string, BenchmarkResult>> rows, IReadOnlyList<string> jobs)
+    {
+        text.AppendLine("Wall time per run (N × M hops), ms, median [95% CI]; the seed's Erlang on a 2-core Core 2 Duo: 600 ms one at a time, 400 ms all at once (N = M = 1000).").AppendLine();
+        text.AppendLine("| case | " + string.Join(" | ", jobs) + " |");
+        text.AppendLine("|---|" + string.Concat(jobs.Select(_ => "---:|")));
+        foreach (var row in rows)
+        {
+            var cells = jobs.Select(job => row.FirstOrDefault(r => r.Job == job) is { } result ? WallTime(result) : "");
+            text.AppendLine(CultureInfo.InvariantCulture, $"| {row.Key} | {string.Join(" | ", cells)} |");
+        }
+
+        text.AppendLine();
+    }
+
+    private static string WallTime(BenchmarkResult result)
+    {
+        var hops = result.Parameters.FirstOrDefault(p => p.StartsWith("Size=", StringComparison.Ordinal)) is { } size
+            && size["Size=".Length..].Split('x') is [var n, var m]
+            ? double.Parse(n, CultureInfo.InvariantCulture) * double.Parse(m, CultureInfo.InvariantCulture)
+            : double.NaN;
+        var rate = result.Throughput;
+        return string.Create(CultureInfo.InvariantCulture, $"{1e3 * hops / rate.Point:0.#} [{1e3 * hops / rate.High:0.#}–{1e3 * hops / rate.Low:0.#}]");
     }
 }

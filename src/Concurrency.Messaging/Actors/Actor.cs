@@ -8,6 +8,13 @@ namespace Concurrency.Messaging.Actors;
 /// <see cref="ActorSystem.Spawn{T}(Func{Actor{T}}, ActorOptions?)"/>.
 /// </summary>
 /// <typeparam name="T">The message type.</typeparam>
+/// <remarks>
+/// A handler must not block waiting for another actor (for example on <c>Ask(...).AsTask().Wait()</c>): an actor woken by
+/// this turn runs next on this same thread, right after the turn (see the scheduler's run-next slot), so it cannot reply
+/// while the turn blocks, and the wait ends only at its timeout. Reply later instead, with
+/// <see cref="ActorContext{T}.DeferReply{TReply}"/>, or tell the other actor and handle its answer as a message. A blocking
+/// <see cref="ActorRef{T}.Tell"/> into a full bounded mailbox is safe: it hands the waiting actor to the pool first.
+/// </remarks>
 public abstract class Actor<T>
 {
     private Mailbox<T>? _mailbox; // set once, before the first message, by the mailbox that runs this actor
