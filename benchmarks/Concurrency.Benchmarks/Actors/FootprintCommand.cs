@@ -67,20 +67,7 @@ public static class FootprintCommand
             output.WriteLine($"{kind}: {string.Join(", ", samples.Select(s => string.Join('/', s)))}");
         }
 
-        var text = new StringBuilder()
-            .AppendLine("# What an idle actor costs")
-            .AppendLine()
-            .AppendLine(CultureInfo.InvariantCulture, $"Each contender in a process of its own, {runs} runs: the managed heap added by {actors:N0} actors that never got a message, per actor (full collection before and after); then {TouchedActors:N0} more actors each handle one message, and the process's threads are counted. Median [lowest, highest].")
-            .AppendLine(CultureInfo.InvariantCulture, $"Machine: {provenance.Cpu}, {provenance.LogicalCores} logical cores, {provenance.Os}, {provenance.Runtime}. Commit {provenance.CommitLabel}.")
-            .AppendLine(CultureInfo.InvariantCulture, $"Command: `dotnet run -c Release --project benchmarks/Concurrency.Benchmarks -- {provenance.Arguments}`")
-            .AppendLine()
-            .Append(table)
-            .ToString();
-        Directory.CreateDirectory(outDirectory);
-        var path = Path.Combine(outDirectory, "FOOTPRINT.md");
-        File.WriteAllText(path, text);
-        output.WriteLine(text);
-        output.WriteLine($"Wrote {path}.");
+        MeasurementFile.Write(output, outDirectory, "FOOTPRINT.md", "What an idle actor costs", $"Each contender in a process of its own, {runs} runs: the managed heap added by {actors:N0} actors that never got a message, per actor (full collection before and after); then {TouchedActors:N0} more actors each handle one message, and the process's threads are counted. Median [lowest, highest].", provenance, table);
         return 0;
     }
 

@@ -52,20 +52,7 @@ public static class IdleCommand
             output.WriteLine($"{contender.Name}: {string.Join(", ", cells)}");
         }
 
-        var text = new StringBuilder()
-            .AppendLine("# What an idle consumer costs")
-            .AppendLine()
-            .AppendLine(CultureInfo.InvariantCulture, $"Process CPU time over {Windows} windows of {seconds:0.#} s each, after each instance handled one message and {Settle.TotalSeconds:0} s passed; the median window as a share of one core, [lowest, highest].")
-            .AppendLine(CultureInfo.InvariantCulture, $"Machine: {provenance.Cpu}, {provenance.LogicalCores} logical cores, {provenance.Os}, {provenance.Runtime}. Commit {provenance.CommitLabel}.")
-            .AppendLine(CultureInfo.InvariantCulture, $"Command: `dotnet run -c Release --project benchmarks/Concurrency.Benchmarks -- {provenance.Arguments}`")
-            .AppendLine()
-            .Append(table)
-            .ToString();
-        Directory.CreateDirectory(outDirectory);
-        var path = Path.Combine(outDirectory, "IDLE.md");
-        File.WriteAllText(path, text);
-        output.WriteLine(text);
-        output.WriteLine($"Wrote {path}.");
+        MeasurementFile.Write(output, outDirectory, "IDLE.md", "What an idle consumer costs", $"Process CPU time over {Windows} windows of {seconds:0.#} s each, after each instance handled one message and {Settle.TotalSeconds:0} s passed; the median window as a share of one core, [lowest, highest].", provenance, table);
         return 0;
     }
 

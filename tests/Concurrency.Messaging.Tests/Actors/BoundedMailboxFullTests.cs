@@ -22,12 +22,7 @@ public sealed class BoundedMailboxFullTests
         var handled = new List<int>();
         var actor = SpawnHeld(system, gate, handled, MailboxFullMode.Reject);
 
-        actor.Tell(0);
-        await gate.Entered.DefaultTimeout();
-        for (var i = 1; i <= Capacity; i++)
-        {
-            Assert.True(actor.TryTell(i));
-        }
+        await HoldAndFillAsync(actor, gate);
 
         Assert.False(actor.TryTell(-1));
         Assert.Throws<MailboxFullException>(() => actor.Tell(-2));
@@ -48,12 +43,7 @@ public sealed class BoundedMailboxFullTests
         var handled = new List<int>();
         var actor = SpawnHeld(system, gate, handled, MailboxFullMode.Wait);
 
-        actor.Tell(0);
-        await gate.Entered.DefaultTimeout();
-        for (var i = 1; i <= Capacity; i++)
-        {
-            Assert.True(actor.TryTell(i));
-        }
+        await HoldAndFillAsync(actor, gate);
 
         Assert.False(actor.TryTell(-1));
         var waiting = actor.TellAsync(Capacity + 1, Cancellation).AsTask();
@@ -74,12 +64,7 @@ public sealed class BoundedMailboxFullTests
         var actor = SpawnHeld(system, gate, handled, MailboxFullMode.Wait);
         using var cancel = CancellationTokenSource.CreateLinkedTokenSource(Cancellation);
 
-        actor.Tell(0);
-        await gate.Entered.DefaultTimeout();
-        for (var i = 1; i <= Capacity; i++)
-        {
-            Assert.True(actor.TryTell(i));
-        }
+        await HoldAndFillAsync(actor, gate);
 
         var waiting = actor.TellAsync(-1, cancel.Token).AsTask();
         await cancel.CancelAsync();
@@ -98,12 +83,7 @@ public sealed class BoundedMailboxFullTests
         var handled = new List<int>();
         var actor = SpawnHeld(system, gate, handled, MailboxFullMode.Wait);
 
-        actor.Tell(0);
-        await gate.Entered.DefaultTimeout();
-        for (var i = 1; i <= Capacity; i++)
-        {
-            Assert.True(actor.TryTell(i));
-        }
+        await HoldAndFillAsync(actor, gate);
 
         var sender = Task.Factory.StartNew(() => actor.Tell(Capacity + 1), Cancellation, TaskCreationOptions.LongRunning, TaskScheduler.Default);
         Assert.False(sender.IsCompleted);
@@ -190,6 +170,17 @@ public sealed class BoundedMailboxFullTests
     }
 
     /// <summary>A bounded actor that records what it handles and holds at <paramref name="gate"/> on message 0.</summary>
+    /// <summary>Tells 0, which the actor holds at the gate, then fills the mailbox with 1..Capacity.</summary>
+    private static async Task HoldAndFillAsync(ActorRef<int> actor, HandlerGate gate)
+    {
+        actor.Tell(0);
+        await gate.Entered.DefaultTimeout();
+        for (var i = 1; i <= Capacity; i++)
+        {
+            Assert.True(actor.TryTell(i));
+        }
+    }
+
     private static ActorRef<int> SpawnHeld(ActorSystem system, HandlerGate gate, List<int> handled, MailboxFullMode fullMode) =>
         system.Spawn(
             () => new DelegateActor<int>((_, m) =>
