@@ -39,10 +39,15 @@ public abstract class Actor<T>
     {
         while (next < end && !mailbox.IsDiscarding)
         {
-            ref var envelope = ref batch[next++].Value;
-            mailbox.CurrentReply = envelope.Reply;
-            Receive(envelope.Message);
-            mailbox.AfterReceive();
+            ReceiveOne(mailbox, in batch[next++].Value);
         }
+    }
+
+    /// <summary>Handles one message with its request's reply pending; a request left unanswered fails its caller at once.</summary>
+    internal void ReceiveOne(Mailbox<T> mailbox, in Envelope<T> envelope)
+    {
+        mailbox.CurrentReply = envelope.Reply;
+        Receive(envelope.Message);
+        mailbox.AfterReceive();
     }
 }

@@ -38,9 +38,7 @@ public abstract class AggregatingActor<T, TKey> : Actor<T>
             if (first.Reply is not null)
             {
                 next++;
-                mailbox.CurrentReply = first.Reply;
-                Receive(first.Message);
-                mailbox.AfterReceive();
+                ReceiveOne(mailbox, in first);
                 continue;
             }
 

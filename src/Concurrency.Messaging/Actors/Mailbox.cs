@@ -326,16 +326,14 @@ internal abstract class Mailbox<T> : ActorRef<T>, IActorTurn, IScheduledConsumer
     {
         if (IsDiscarding)
         {
-            envelope.Reply?.TryFail(new ActorStoppedException(Name));
+            Discard(in envelope);
             Interlocked.Increment(ref _discarded);
             return;
         }
 
         try
         {
-            CurrentReply = envelope.Reply;
-            _actor.Receive(envelope.Message);
-            AfterReceive();
+            _actor.ReceiveOne(this, in envelope);
         }
         catch (Exception ex)
         {
@@ -392,12 +390,15 @@ internal abstract class Mailbox<T> : ActorRef<T>, IActorTurn, IScheduledConsumer
     {
         for (var i = _next; i < _count; i++)
         {
-            _batch[i].Value.Reply?.TryFail(new ActorStoppedException(Name));
+            Discard(in _batch[i].Value);
         }
 
         Interlocked.Add(ref _discarded, _count - _next);
         _next = _count;
     }
+
+    /// <summary>A discarded request's caller hears at once that the actor stopped; the caller counts the discard.</summary>
+    private void Discard(in Envelope<T> envelope) => envelope.Reply?.TryFail(new ActorStoppedException(Name));
 
     private void Terminate()
     {
