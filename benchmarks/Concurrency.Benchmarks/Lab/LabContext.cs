@@ -1,0 +1,20 @@
+namespace Concurrency.Benchmarks.Lab;
+
+/// <summary>
+/// What an experiment is given: the cores its process is pinned to, whether to run quick (a small smoke run for tests and
+/// for checking a change, not for publishing), a progress callback, and a token that stops it.
+/// </summary>
+public sealed class LabContext(int cores, bool quick, Action<double, string>? progress = null, CancellationToken cancellation = default)
+{
+    /// <summary>Gets the number of cores this process may run on.</summary>
+    public int Cores { get; } = cores;
+
+    /// <summary>Gets whether this is a quick smoke run: small sizes, one repetition; its numbers are not for publishing.</summary>
+    public bool Quick { get; } = quick;
+
+    /// <summary>Gets the token that stops the experiment.</summary>
+    public CancellationToken Cancellation { get; } = cancellation;
+
+    /// <summary>Says how far the experiment is (0 to 1) and what it is doing; shown as a progress bar by the parent.</summary>
+    public void Report(double fraction, string step) => progress?.Invoke(Math.Clamp(fraction, 0, 1), step);
+}

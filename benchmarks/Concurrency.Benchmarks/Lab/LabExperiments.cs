@@ -1,0 +1,11 @@
+namespace Concurrency.Benchmarks.Lab;
+
+/// <summary>Every experiment of the lab, in the order the report lists them. Add a new experiment here.</summary>
+public static class LabExperiments
+{
+    public static IReadOnlyList<ILabExperiment> All { get; } =
+    [
+    ];
+
+    public static ILabExperiment? Named(string name) => All.FirstOrDefault(e => string.Equals(e.Name, name, StringComparison.OrdinalIgnoreCase));
+}
