@@ -41,6 +41,11 @@ public static class Program
                 return Actors.FootprintCommand.Run(footprintArguments, output);
             }
 
+            if (args is ["lab", .. var labArguments])
+            {
+                return Lab.LabCommand.Run(labArguments, output, error);
+            }
+
             if (args is ["idle", .. var idleArguments])
             {
                 return Idle.IdleCommand.Run(idleArguments, output);

@@ -14,6 +14,10 @@ public sealed class CommandLineTests
     [InlineData("--job", "fastest")]
     [InlineData("report", "--bogus")]
     [InlineData("report", "--results")]
+    [InlineData("lab", "--cores", "abc")]
+    [InlineData("lab", "--bogus")]
+    [InlineData("lab", "no-such-experiment")]
+    [InlineData("lab", "--out")]
     public void Run_BadArgument_OneLineOnStderrAndExitCode2(params string[] args)
     {
         var (output, error) = (new StringWriter(), new StringWriter());

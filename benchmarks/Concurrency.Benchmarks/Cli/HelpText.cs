@@ -12,6 +12,8 @@ public static class HelpText
           dotnet run -c Release --project benchmarks/Concurrency.Benchmarks -- idle [--seconds N] [--out DIR]
           dotnet run -c Release --project benchmarks/Concurrency.Benchmarks -- loop [--messages N] [--runs N] [--out DIR]
           dotnet run -c Release --project benchmarks/Concurrency.Benchmarks -- footprint [--actors N] [--runs N] [--out DIR]
+          dotnet run -c Release --project benchmarks/Concurrency.Benchmarks -- lab [NAME...] [--cores LIST] [--quick] [--out DIR]
+          dotnet run -c Release --project benchmarks/Concurrency.Benchmarks -- lab --list
 
         With no arguments it runs the Headline scenario at 1 core and at all cores, unattended (about
         16 minutes on a quiet 2-core machine, up to 25 on a busy one), and exits non-zero if any
@@ -48,7 +50,31 @@ public static class HelpText
         never got a message, and the process's threads once 10,000 actors each handled one. Writes
         FOOTPRINT.md.
 
+        Lab command: the workload lab (when concurrency pays, log appends under threads, the elastic
+        worker pool, admission control); "lab --help" says more.
+
         Exit codes: 0 done; 1 a benchmark failed, nothing matched, or the report refused; 2 bad arguments.
+
+        """;
+
+    public const string Lab = """
+        Workload lab: experiments that ask when concurrency pays, each beside the seed's figures.
+
+        Usage:
+          dotnet run -c Release --project benchmarks/Concurrency.Benchmarks -- lab [NAME...] [OPTIONS]
+          dotnet run -c Release --project benchmarks/Concurrency.Benchmarks -- lab --list
+
+        With no NAME it runs every experiment. Each experiment runs in a process of its own, pinned to
+        each core count in turn (or once on all cores, for those that sweep threads instead), one at a
+        time, with a progress bar; it verifies what it did and the lab exits 1 if any run failed.
+        Writes NAME.md per experiment, its charts, and LAB.md (all sections present) into the folder.
+
+        Options:
+          --cores LIST   core counts for the per-core experiments (default: 1 and all)
+          --quick        smoke-test sizes, one repetition: to check a change, not to publish
+          --out DIR      where the sections, charts and LAB.md go (default: results/lab)
+          --list         the experiments, one per line
+          --help, -h     this help
 
         """;
 }

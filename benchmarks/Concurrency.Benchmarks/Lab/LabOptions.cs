@@ -1,0 +1,82 @@
+using System.Globalization;
+using Concurrency.Benchmarks.Cli;
+
+namespace Concurrency.Benchmarks.Lab;
+
+/// <summary>
+/// The lab's command line: <c>lab [NAME...] [--cores LIST] [--quick] [--out DIR] [--list] [--help]</c>, and the child
+/// process's <c>lab --child NAME --cores N --result FILE [--quick]</c>.
+/// </summary>
+public sealed record LabOptions(IReadOnlyList<ILabExperiment> Experiments, IReadOnlyList<int> Cores, bool Quick, string OutDirectory, bool List, bool Help, string? ResultFile)
+{
+    public const string DefaultOut = "results/lab";
+
+    /// <summary>Gets whether this process is a child that runs one experiment at one core count.</summary>
+    public bool Child => ResultFile is not null;
+
+    /// <exception cref="UsageException">An option is unknown, incomplete or bad, or an experiment name is unknown.</exception>
+    public static LabOptions Parse(IReadOnlyList<string> args, int machineCores)
+    {
+        var names = new List<string>();
+        string? cores = null;
+        string? result = null;
+        var quick = false;
+        var list = false;
+        var help = false;
+        var outDirectory = DefaultOut;
+        for (var i = 0; i < args.Count; i++)
+        {
+            switch (args[i])
+            {
+                case "--cores":
+                    cores = Value(args, ref i, "a list of core counts, for example --cores 1,2");
+                    break;
+                case "--out":
+                    outDirectory = Value(args, ref i, "a folder");
+                    break;
+                case "--quick":
+                    quick = true;
+                    break;
+                case "--list":
+                    list = true;
+                    break;
+                case "--help" or "-h" or "-?":
+                    help = true;
+                    break;
+                case "--child":
+                    names.Add(Value(args, ref i, "an experiment name"));
+                    break;
+                case "--result":
+                    result = Value(args, ref i, "a file");
+                    break;
+                case var option when option.StartsWith('-'):
+                    throw new UsageException($"lab: unknown option '{option}'; see lab --help.");
+                default:
+                    names.Add(args[i]);
+                    break;
+            }
+        }
+
+        var experiments = names.Count == 0
+            ? LabExperiments.All
+            : [.. names.Distinct(StringComparer.OrdinalIgnoreCase).Select(n => LabExperiments.Named(n)
+                ?? throw new UsageException($"lab: no experiment is named '{n}'; lab --list shows them ({string.Join(", ", LabExperiments.All.Select(e => e.Name))})."))];
+        var coreCounts = RunArguments.ParseCores(cores, machineCores);
+        if (result is not null && (experiments.Count != 1 || coreCounts.Count != 1))
+        {
+            throw new UsageException("lab --child: one experiment and one core count.");
+        }
+
+        return new LabOptions(experiments, coreCounts, quick, outDirectory, list, help, result);
+    }
+
+    private static string Value(IReadOnlyList<string> args, ref int i, string expected)
+    {
+        if (i + 1 >= args.Count || args[i + 1].StartsWith('-'))
+        {
+            throw new UsageException(string.Create(CultureInfo.InvariantCulture, $"lab: {args[i]} needs {expected}."));
+        }
+
+        return args[++i];
+    }
+}

@@ -1,0 +1,51 @@
+using Concurrency.Benchmarks.Lab;
+using Xunit;
+
+namespace Concurrency.Benchmarks.Tests;
+
+/// <summary>The lab's command line and its report writer; each experiment has a quick smoke test of its own.</summary>
+public sealed class LabCommandTests
+{
+    [Fact]
+    public void Run_List_OneLinePerExperiment()
+    {
+        var output = new StringWriter();
+
+        Assert.Equal(0, Program.Run(["lab", "--list"], output, new StringWriter()));
+
+        var lines = output.ToString().Split('\n', StringSplitOptions.RemoveEmptyEntries);
+        Assert.Equal(LabExperiments.All.Count, lines.Length);
+        Assert.All(LabExperiments.All, e => Assert.Contains(lines, l => l.StartsWith(e.Name + " ", StringComparison.Ordinal)));
+    }
+
+    [Fact]
+    public void Run_Help_ListsTheLabOptions()
+    {
+        var output = new StringWriter();
+
+        Assert.Equal(0, Program.Run(["lab", "--help"], output, new StringWriter()));
+
+        Assert.Contains("--quick", output.ToString(), StringComparison.Ordinal);
+        Assert.Contains("--cores LIST", output.ToString(), StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void Experiments_NamesAreUniqueAndPlain()
+    {
+        var names = LabExperiments.All.Select(e => e.Name).ToList();
+
+        Assert.Equal(names.Count, names.Distinct(StringComparer.OrdinalIgnoreCase).Count());
+        Assert.All(names, n => Assert.Matches("^[a-z][a-z0-9-]*$", n));
+    }
+
+    [Fact]
+    public void Sample_EvenCount_MedianBetweenTheMiddleTwoWithRange()
+    {
+        var sample = LabSample.Of([4, 1, 3, 2]);
+
+        Assert.Equal((2.5, 1.0, 4.0, 4), (sample.Median, sample.Low, sample.High, sample.Count));
+        Assert.Equal("2.5 [1.0, 4.0]", sample.Format("0.0"));
+        Assert.True(LabSample.Of([5, 6]).Above(sample));
+        Assert.False(LabSample.Of([4, 6]).Above(sample));
+    }
+}
