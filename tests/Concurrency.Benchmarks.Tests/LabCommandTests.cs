@@ -48,4 +48,50 @@ public sealed class LabCommandTests
         Assert.True(LabSample.Of([5, 6]).Above(sample));
         Assert.False(LabSample.Of([4, 6]).Above(sample));
     }
+
+    [Fact]
+    public void WriteSection_PerCoreRuns_OneTableWithACoresColumnAndAChartPerCoreCount()
+    {
+        var directory = Directory.CreateTempSubdirectory("lab-report-");
+        try
+        {
+            var experiment = new FixedExperiment();
+            LabOutcome At(int cores) => new(
+                [new LabTable("Speed-up", ["workload", "speed-up"], [["sum", $"{cores}.0x"]], ["speed-up"], "Higher is better.")],
+                [new LabChart("speed", "Speed", "workers", "x", [new LabSeries("sum", [1, 2], [1, cores])])]);
+            var provenance = Runs.RunProvenance.Capture(["lab", "fixed"]);
+
+            var path = LabReport.WriteSection(directory.FullName, experiment, [(1, At(1)), (2, At(2))], provenance, quick: true);
+
+            var text = File.ReadAllText(path);
+            Assert.Contains("| cores | workload | speed-up |", text, StringComparison.Ordinal);
+            Assert.Contains("|---:|---|---:|", text, StringComparison.Ordinal);
+            Assert.Contains("| 1 | sum | 1.0x |", text, StringComparison.Ordinal);
+            Assert.Contains("| 2 | sum | 2.0x |", text, StringComparison.Ordinal);
+            Assert.Single(text.Split("Higher is better.").Skip(1));
+            Assert.Contains("not for publishing", text, StringComparison.Ordinal);
+            Assert.True(File.Exists(Path.Combine(directory.FullName, "speed-1c.png")));
+            Assert.True(File.Exists(Path.Combine(directory.FullName, "speed-2c.png")));
+            Assert.True(File.Exists(Path.Combine(directory.FullName, LabReport.FileName)));
+        }
+        finally
+        {
+            directory.Delete(recursive: true);
+        }
+    }
+
+    private sealed class FixedExperiment : ILabExperiment
+    {
+        public string Name => "fixed";
+
+        public string Title => "Fixed";
+
+        public string Description => "A fixed outcome, for the report writer.";
+
+        public string Method => "Nothing is measured.";
+
+        public bool PerCoreCount => true;
+
+        public LabOutcome Run(LabContext context) => throw new InvalidOperationException("The report test does not run it.");
+    }
 }
