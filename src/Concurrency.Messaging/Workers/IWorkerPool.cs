@@ -13,7 +13,8 @@ namespace Concurrency.Messaging.Workers;
 /// <para>
 /// Disposing stops the pool from accepting tasks and stops its retirement timer; the workers run every task already
 /// accepted (queued ones included), then exit. <see cref="IAsyncDisposable.DisposeAsync"/> and <see cref="IDisposable.Dispose"/>
-/// wait for that without a bound; <see cref="ShutdownAsync"/> bounds the wait with a token.
+/// wait for that without a bound; <see cref="ShutdownAsync"/> bounds the wait with a token. Called from one of the pool's
+/// own tasks, <see cref="IDisposable.Dispose"/> shuts the pool down without waiting, since it would wait for itself.
 /// </para>
 /// </remarks>
 public interface IWorkerPool : IAsyncDisposable, IDisposable
