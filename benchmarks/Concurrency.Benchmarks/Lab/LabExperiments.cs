@@ -1,3 +1,5 @@
+using Concurrency.Benchmarks.Lab.Pool;
+
 namespace Concurrency.Benchmarks.Lab;
 
 /// <summary>Every experiment of the lab, in the order the report lists them. Add a new experiment here.</summary>
@@ -5,6 +7,8 @@ public static class LabExperiments
 {
     public static IReadOnlyList<ILabExperiment> All { get; } =
     [
+        new PoolExperiment(),
+        new PoolShrinkExperiment(),
     ];
 
     public static ILabExperiment? Named(string name) => All.FirstOrDefault(e => string.Equals(e.Name, name, StringComparison.OrdinalIgnoreCase));

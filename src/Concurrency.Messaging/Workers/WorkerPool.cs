@@ -1,0 +1,44 @@
+namespace Concurrency.Messaging.Workers;
+
+/// <summary>Creates <see cref="IWorkerPool"/> instances.</summary>
+public static class WorkerPool
+{
+    /// <summary>The longest span a <see cref="ITimer"/> accepts (about 49.7 days).</summary>
+    private static readonly TimeSpan MaxTimerSpan = TimeSpan.FromMilliseconds(uint.MaxValue - 1);
+
+    /// <summary>Creates an elastic worker pool and starts its <see cref="WorkerPoolOptions.MinWorkers"/> workers.</summary>
+    /// <param name="options">Options; <see langword="null"/> for the defaults.</param>
+    /// <returns>A running pool.</returns>
+    /// <exception cref="ArgumentOutOfRangeException">A time span is not positive (the delay may be zero) or is longer than a timer accepts, the
+    /// minimum worker count is negative, or the retirement policy is unknown.</exception>
+    /// <exception cref="ArgumentNullException">The options' <see cref="WorkerPoolOptions.TimeProvider"/> is <see langword="null"/>.</exception>
+    public static IWorkerPool Create(WorkerPoolOptions? options = null)
+    {
+        options ??= new WorkerPoolOptions();
+        Validate(options);
+        return new ElasticWorkerPool(options);
+    }
+
+    private static void Validate(WorkerPoolOptions options)
+    {
+        if (!Enum.IsDefined(options.Retirement))
+        {
+            throw new ArgumentOutOfRangeException(nameof(options), options.Retirement, "Unknown retirement policy.");
+        }
+
+        RequireTimerSpan(options.RetirementInterval, TimeSpan.FromTicks(1), "options.RetirementInterval");
+        RequireTimerSpan(options.IdleTimeout, TimeSpan.FromTicks(1), "options.IdleTimeout");
+        RequireTimerSpan(options.RetirementDelay, TimeSpan.Zero, "options.RetirementDelay");
+
+        ArgumentOutOfRangeException.ThrowIfNegative(options.MinWorkers, "options.MinWorkers");
+        ArgumentNullException.ThrowIfNull(options.TimeProvider, "options.TimeProvider");
+    }
+
+    private static void RequireTimerSpan(TimeSpan value, TimeSpan least, string name)
+    {
+        if (value < least || value > MaxTimerSpan)
+        {
+            throw new ArgumentOutOfRangeException(name, value, $"The time span must be at least {least} and at most {MaxTimerSpan} (the longest a timer accepts).");
+        }
+    }
+}

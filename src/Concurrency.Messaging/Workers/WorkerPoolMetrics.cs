@@ -1,0 +1,21 @@
+namespace Concurrency.Messaging.Workers;
+
+/// <summary>A snapshot of an elastic worker pool's counters, taken at one instant.</summary>
+/// <param name="WorkersAlive">Worker threads that have not exited yet, retiring ones included.</param>
+/// <param name="WorkersIdle">Workers parked, waiting for a task.</param>
+/// <param name="WorkersCreated">Workers created since the pool started.</param>
+/// <param name="WorkersRetired">Workers that took a poison pill or timed out idle (a worker that exits because the pool
+/// was disposed is not counted).</param>
+/// <param name="TasksQueued">Tasks submitted and not yet taken by a worker.</param>
+/// <param name="TasksCompleted">Tasks that ran to the end, thrown ones included.</param>
+/// <param name="TasksFailed">Tasks posted with <see cref="IWorkerPool.Post(Action)"/> or <see cref="IWorkerPool.TryPost(Action)"/>
+/// that threw; each was reported on <see cref="IWorkerPool.Failures"/>. A <c>RunAsync</c> task that throws faults its own
+/// task instead and is not counted here.</param>
+public sealed record WorkerPoolMetrics(
+    int WorkersAlive,
+    int WorkersIdle,
+    long WorkersCreated,
+    long WorkersRetired,
+    int TasksQueued,
+    long TasksCompleted,
+    long TasksFailed);
