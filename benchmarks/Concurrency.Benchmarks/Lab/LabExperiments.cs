@@ -5,6 +5,7 @@ public static class LabExperiments
 {
     public static IReadOnlyList<ILabExperiment> All { get; } =
     [
+        new Logs.LogsExperiment(),
     ];
 
     public static ILabExperiment? Named(string name) => All.FirstOrDefault(e => string.Equals(e.Name, name, StringComparison.OrdinalIgnoreCase));
