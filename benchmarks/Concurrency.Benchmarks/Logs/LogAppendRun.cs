@@ -12,6 +12,22 @@ public static class LogAppendRun
 {
     private const int SampleSize = 1_000;
 
+    /// <summary>
+    /// Unmeasured runs at 1 and 2 threads, repeated for at least <paramref name="atLeast"/>: the JIT moves a method to its
+    /// optimized tier only after about 100 ms without new compilation, so a short warm-up would leave the first measured
+    /// cell (1 thread, which sets w) slower than the rest, and every % of theoretical too high.
+    /// </summary>
+    public static void WarmUp(LogContender contender, int appends, TimeSpan atLeast)
+    {
+        var warming = Stopwatch.StartNew();
+        do
+        {
+            Measure(contender, 1, appends);
+            Measure(contender, 2, appends);
+        }
+        while (warming.Elapsed < atLeast);
+    }
+
     /// <summary>Runs <paramref name="contender"/> once in a fresh directory and returns the wall time in seconds.</summary>
     public static double Measure(LogContender contender, int threads, int total)
     {
@@ -29,12 +45,13 @@ public static class LogAppendRun
                 try
                 {
                     Span<byte> entry = stackalloc byte[LogEntry.Size];
+                    LogEntry.Prepare(entry, writer);
                     Task? last = null;
                     ready.SignalAndWait();
                     firsts[writer] = Stopwatch.GetTimestamp();
                     for (var sequence = 0; sequence < perThread; sequence++)
                     {
-                        LogEntry.Write(entry, writer, sequence);
+                        LogEntry.Number(entry, sequence);
                         last = run.Append(entry) ?? last;
                     }
 

@@ -4,8 +4,8 @@ namespace Concurrency.Messaging.Logs;
 public static class AppendLog
 {
     /// <summary>
-    /// Creates a log kept in memory only: nothing survives the process. Appends are serialized by a lock held only to
-    /// store the entry's reference (the copy is made before it); Get reads the published entries without a lock.
+    /// Creates a log kept in memory only: nothing survives the process. Appends copy entries into large shared segments
+    /// (no allocation per entry) under a lock; Get reads the published entries without a lock.
     /// </summary>
     /// <returns>An empty, open log.</returns>
     public static IAppendLog InMemory() => new InMemoryLog();

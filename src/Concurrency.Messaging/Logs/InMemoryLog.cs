@@ -1,17 +1,30 @@
 namespace Concurrency.Messaging.Logs;
 
 /// <summary>
-/// The log kept in memory. The write side of the seed's reader-writer lock is <see cref="_appendLock"/>, held only to store
-/// the entry's reference; the read side needs no lock at all, because an entry never changes once its index is published
+/// The log kept in memory. Entries are copied into large segments (1 MiB, on the large object heap) rather than arrays of
+/// their own, so an append allocates nothing and the garbage collector has a few big objects to keep alive, not one per
+/// entry. The write side of the seed's reader-writer lock is <see cref="_appendLock"/>, held for the copy and the store of
+/// the entry's place; the read side needs no lock at all, because an entry never changes once its index is published
 /// (see <see cref="ChunkedList{T}"/>), so readers and writers never wait for each other.
 /// </summary>
 internal sealed class InMemoryLog : IAppendLog
 {
+    private const int SegmentSize = 1 << 20;
+
+    // An entry larger than this gets an array of its own, so that a segment is never mostly wasted.
+    private const int LargeEntry = SegmentSize / 16;
+
     // Serializes appends and Close.
     private readonly Lock _appendLock = new();
 
-    // Entries are copies no one else holds; added under _appendLock, read without it.
-    private readonly ChunkedList<byte[]> _entries = new();
+    // Where each entry lies; added under _appendLock, read without it.
+    private readonly ChunkedList<EntrySlice> _entries = new();
+
+    // The segment appends copy into; replaced when full. Guarded by _appendLock.
+    private byte[] _segment = new byte[SegmentSize];
+
+    // Bytes used in _segment. Guarded by _appendLock.
+    private int _segmentUsed;
 
     // Set once by Close under _appendLock; read without it (Volatile) by Get and Count.
     private bool _closed;
@@ -27,31 +40,23 @@ internal sealed class InMemoryLog : IAppendLog
 
     public long Append(ReadOnlySpan<byte> entry)
     {
-        // Copied before the lock so that copies from several threads run in parallel.
-        var copy = entry.ToArray();
         lock (_appendLock)
         {
             ThrowIfClosed();
-            return _entries.Add(copy);
+            return AddLocked(entry);
         }
     }
 
     public long AppendBatch(IReadOnlyList<ReadOnlyMemory<byte>> entries)
     {
         ArgumentNullException.ThrowIfNull(entries);
-        var copies = new byte[entries.Count][];
-        for (var i = 0; i < copies.Length; i++)
-        {
-            copies[i] = entries[i].ToArray();
-        }
-
         lock (_appendLock)
         {
             ThrowIfClosed();
             var first = _entries.Count;
-            foreach (var copy in copies)
+            for (var i = 0; i < entries.Count; i++)
             {
-                _entries.Add(copy);
+                AddLocked(entries[i].Span);
             }
 
             return first;
@@ -62,7 +67,7 @@ internal sealed class InMemoryLog : IAppendLog
     {
         ThrowIfClosed();
         LogIndex.ThrowIfOutOfRange(index, _entries.Count);
-        return (byte[])_entries[index].Clone();
+        return _entries[index].Span.ToArray();
     }
 
     public void Flush() => ThrowIfClosed();
@@ -76,6 +81,26 @@ internal sealed class InMemoryLog : IAppendLog
     }
 
     public void Dispose() => Close();
+
+    private long AddLocked(ReadOnlySpan<byte> entry)
+    {
+        if (entry.Length > LargeEntry)
+        {
+            return _entries.Add(new EntrySlice(entry.ToArray(), 0, entry.Length));
+        }
+
+        if (entry.Length > SegmentSize - _segmentUsed)
+        {
+            // Readers keep the old segment alive through their slices; it is never written again.
+            _segment = new byte[SegmentSize];
+            _segmentUsed = 0;
+        }
+
+        entry.CopyTo(_segment.AsSpan(_segmentUsed));
+        var slice = new EntrySlice(_segment, _segmentUsed, entry.Length);
+        _segmentUsed += entry.Length;
+        return _entries.Add(slice);
+    }
 
     private void ThrowIfClosed() => ObjectDisposedException.ThrowIf(Volatile.Read(ref _closed), this);
 }

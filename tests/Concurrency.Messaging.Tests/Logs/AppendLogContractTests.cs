@@ -131,6 +131,21 @@ public abstract class AppendLogContractTests : IDisposable
     }
 
     [Fact]
+    public void Append_LargeEntriesBetweenSmallOnes_GetReturnsEachWhole()
+    {
+        using var log = Open();
+        byte[][] entries = [LogEntries.Create(0, 0), Filled(100_000, 1), LogEntries.Create(0, 1), Filled(1_100_000, 2), Filled(700_000, 3), LogEntries.Create(0, 2)];
+
+        var indexes = entries.Select(e => log.Append(e)).ToArray();
+
+        Assert.Equal(Enumerable.Range(0, entries.Length).Select(i => (long)i), indexes);
+        for (var i = 0; i < entries.Length; i++)
+        {
+            Assert.Equal(entries[i], log.Get(i));
+        }
+    }
+
+    [Fact]
     public void Get_SameIndexTwice_ReturnsEqualBytesThatTheCallerCannotChangeInTheLog()
     {
         using var log = Open();
@@ -253,6 +268,8 @@ public abstract class AppendLogContractTests : IDisposable
         Assert.Equal(before.Length, reopened.Append(LogEntries.Create(9, 9)));
         Assert.Equal(LogEntries.Create(9, 9), reopened.Get(before.Length));
     }
+
+    private static byte[] Filled(int length, int seed) => [.. Enumerable.Range(0, length).Select(i => (byte)(i * seed))];
 
     /// <summary>Appends <paramref name="perThread"/> entries from each of <paramref name="threads"/> threads; returns each append's index.</summary>
     private static Task<long[][]> AppendFromThreadsAsync(IAppendLog log, int threads, int perThread)
