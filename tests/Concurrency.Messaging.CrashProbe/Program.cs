@@ -1,25 +1,11 @@
-using System.Reactive.Concurrency;
-using System.Reactive.Linq;
-using System.Reactive.Subjects;
-using Concurrency.Messaging.Linq;
+using Concurrency.Messaging.CrashProbe;
 
-// Subscribes an observer with only an onNext, which throws, behind an ObserveOn operator, and pushes one message. Rx's
-// default onError rethrows, so the process should die of that unhandled exception; exit code 0 means it vanished.
-// Usage: Concurrency.Messaging.CrashProbe ring|rx
-var wait = TimeSpan.FromSeconds(20);
-using var subject = new Subject<int>();
-IObservable<int> observed = args.FirstOrDefault() switch
+// A child process for the tests, for what no in-process test survives.
+// Usage: Concurrency.Messaging.CrashProbe ring|rx            (dies of an observer's unhandled exception)
+//        Concurrency.Messaging.CrashProbe log PATH POLICY COUNT   (appends COUNT entries to a file log, then is killed)
+return args switch
 {
-    "ring" => subject.ObserveOnRing(),
-    "rx" => subject.ObserveOn(ThreadPoolScheduler.Instance),
-    _ => throw new ArgumentException("Usage: Concurrency.Messaging.CrashProbe ring|rx"),
+    ["log", var path, var policy, var count] => LogCrash.Run(path, Enum.Parse<Concurrency.Messaging.Logs.FileFlushPolicy>(policy), int.Parse(count, System.Globalization.CultureInfo.InvariantCulture)),
+    [var mode] => ObserverCrash.Run(mode),
+    _ => throw new ArgumentException("Usage: Concurrency.Messaging.CrashProbe ring|rx | log PATH POLICY COUNT"),
 };
-
-using var subscription = observed.Subscribe(_ => throw new InvalidOperationException("probe"));
-subject.OnNext(1);
-
-// Nothing sets this: the process either dies first or reports, after a bounded wait, that nothing surfaced.
-using var never = new ManualResetEventSlim(false);
-never.Wait(wait);
-Console.Error.WriteLine($"No unhandled exception within {wait.TotalSeconds} s.");
-return 0;

@@ -1,0 +1,64 @@
+using System.Diagnostics;
+using System.Runtime.InteropServices;
+using Xunit;
+
+namespace Concurrency.Messaging.Tests;
+
+/// <summary>
+/// Runs the crash probe (tests/Concurrency.Messaging.CrashProbe, built next to these tests) as a child process, for what
+/// no in-process test can survive: an unhandled exception, a process killed mid-work. Bounded by the default timeout.
+/// </summary>
+internal static class CrashProbeProcess
+{
+    public static async Task<(int ExitCode, string Output, string Errors)> RunAsync(params string[] arguments)
+    {
+        var probe = Path.Combine(AppContext.BaseDirectory, "Concurrency.Messaging.CrashProbe.dll");
+        Assert.True(File.Exists(probe), $"the crash probe was not built next to the tests: {probe}");
+        var start = new ProcessStartInfo(DotnetHost())
+        {
+            RedirectStandardError = true,
+            RedirectStandardOutput = true,
+            UseShellExecute = false,
+        };
+        start.ArgumentList.Add(probe);
+        foreach (var argument in arguments)
+        {
+            start.ArgumentList.Add(argument);
+        }
+
+        start.Environment["DOTNET_DbgEnableMiniDump"] = "0"; // a crash is the expected outcome: no dump
+
+        using var process = Process.Start(start)!;
+        var stderr = process.StandardError.ReadToEndAsync(TestContext.Current.CancellationToken);
+        var stdout = process.StandardOutput.ReadToEndAsync(TestContext.Current.CancellationToken);
+        try
+        {
+            await process.WaitForExitAsync(TestContext.Current.CancellationToken).DefaultTimeout();
+        }
+        finally
+        {
+            if (!process.HasExited)
+            {
+                process.Kill(entireProcessTree: true);
+            }
+        }
+
+        var errors = await stderr.DefaultTimeout();
+        var output = await stdout.DefaultTimeout();
+        return (process.ExitCode, output, errors);
+    }
+
+    /// <summary>The <c>dotnet</c> host running these tests: the one the SDK names, else the one above this runtime's folder.</summary>
+    private static string DotnetHost()
+    {
+        var named = Environment.GetEnvironmentVariable("DOTNET_HOST_PATH");
+        if (!string.IsNullOrEmpty(named) && File.Exists(named))
+        {
+            return named;
+        }
+
+        // The runtime lives in <root>/shared/Microsoft.NETCore.App/<version>/, next to <root>/dotnet.
+        var root = Path.GetFullPath(Path.Combine(RuntimeEnvironment.GetRuntimeDirectory(), "..", "..", ".."));
+        return Path.Combine(root, OperatingSystem.IsWindows() ? "dotnet.exe" : "dotnet");
+    }
+}

@@ -1,0 +1,10 @@
+using Concurrency.Messaging.Logs;
+
+namespace Concurrency.Messaging.Tests.Logs;
+
+public sealed class AsyncOverMemoryAppendLogTests : AppendLogContractTests
+{
+    protected override bool Persists => false;
+
+    protected override IAppendLog Open() => AppendLog.Async(AppendLog.InMemory());
+}
