@@ -7,6 +7,7 @@ public static class LabExperiments
 {
     public static IReadOnlyList<ILabExperiment> All { get; } =
     [
+        new Workloads.WorkloadsExperiment(),
         new Logs.LogsExperiment(),
         new PoolExperiment(),
         new PoolShrinkExperiment(),

@@ -1,0 +1,20 @@
+namespace Concurrency.Benchmarks.Lab.Workloads;
+
+/// <summary>The .NET baseline: each part is a <see cref="Task.Run(Action)"/> on the thread pool, then one wait for all.</summary>
+public sealed class TaskRunWorkers : ILabWorkers
+{
+    public string Name => ".NET thread pool (Task.Run)";
+
+    public void RunAll(IReadOnlyList<Action> parts)
+    {
+        var tasks = parts.Select(Task.Run).ToArray();
+        if (!Task.WaitAll(tasks, WorkloadBounds.Operation))
+        {
+            throw new LabVerificationException($"{Name}: the parts did not finish within {WorkloadBounds.Operation}.");
+        }
+    }
+
+    public void Dispose()
+    {
+    }
+}
