@@ -30,6 +30,27 @@ public sealed class LabCommandTests
     }
 
     [Fact]
+    public void Run_QuickExperiment_RunsInAChildProcessAndWritesItsSection()
+    {
+        var directory = Directory.CreateTempSubdirectory("lab-run-");
+        try
+        {
+            var (output, error) = (new StringWriter(), new StringWriter());
+
+            var exit = Program.Run(["lab", "pool-shrink", "--quick", "--out", directory.FullName], output, error);
+
+            Assert.True(exit == 0, error.ToString());
+            var section = File.ReadAllText(Path.Combine(directory.FullName, "pool-shrink.md"));
+            Assert.Contains("not for publishing", section, StringComparison.Ordinal);
+            Assert.Contains(section.Trim(), File.ReadAllText(Path.Combine(directory.FullName, LabReport.FileName)), StringComparison.Ordinal);
+        }
+        finally
+        {
+            directory.Delete(recursive: true);
+        }
+    }
+
+    [Fact]
     public void Experiments_NamesAreUniqueAndPlain()
     {
         var names = LabExperiments.All.Select(e => e.Name).ToList();

@@ -38,6 +38,32 @@ internal static class LabChild
         }
     }
 
+    /// <summary>
+    /// How to start this benchmark program again: this process when it is the program, its app host beside the assembly
+    /// (when another process, such as a test host, loaded it), or the dotnet host with the assembly.
+    /// </summary>
+    private static ProcessStartInfo BenchmarkProgram()
+    {
+        var assembly = typeof(LabChild).Assembly.Location;
+        var self = Environment.ProcessPath;
+        var appHost = Path.ChangeExtension(assembly, OperatingSystem.IsWindows() ? ".exe" : null);
+        var program = self is not null && string.Equals(Path.GetFileName(self), Path.GetFileName(appHost), StringComparison.OrdinalIgnoreCase) ? self
+            : File.Exists(appHost) ? appHost
+            : null;
+        var start = new ProcessStartInfo(program ?? (self is not null && Path.GetFileName(self) is "dotnet" or "dotnet.exe" ? self : "dotnet"))
+        {
+            RedirectStandardOutput = true,
+            RedirectStandardError = true,
+            UseShellExecute = false,
+        };
+        if (program is null)
+        {
+            start.ArgumentList.Add(assembly);
+        }
+
+        return start;
+    }
+
     /// <summary>In the parent: starts the child, passes its progress on, and returns its outcome.</summary>
     /// <exception cref="InvalidOperationException">The child failed or ran past the limit; the message carries its error output.</exception>
     public static LabOutcome Start(ILabExperiment experiment, int cores, bool quick, Action<double, string> progress)
@@ -45,12 +71,7 @@ internal static class LabChild
         var resultFile = Path.GetTempFileName();
         try
         {
-            var self = Environment.ProcessPath ?? throw new InvalidOperationException("The process path is unknown.");
-            var start = new ProcessStartInfo(self) { RedirectStandardOutput = true, RedirectStandardError = true, UseShellExecute = false };
-            if (Path.GetFileNameWithoutExtension(self) == "dotnet")
-            {
-                start.ArgumentList.Add(typeof(LabChild).Assembly.Location);
-            }
+            var start = BenchmarkProgram();
 
             string[] arguments = ["lab", "--child", experiment.Name, "--cores", cores.ToString(CultureInfo.InvariantCulture), "--result", resultFile];
             foreach (var argument in quick ? [.. arguments, "--quick"] : arguments)
