@@ -38,7 +38,8 @@ public sealed class AdmissionExperiment : ILabExperiment
         outlasts its hold while its thread is descheduled. So with no limit the most outstanding grows with the threads
         roughly as the seed's did (about 200 at 5 threads). *none*: a gate whose limit is never reached (the seed's run with
         the limit removed). *reject*: limit {AdmissionSetup.Limit}; an entry past it fails with `AdmissionRejectedException`
-        and is counted, not retried (the seed's "too many outstanding transactions"). *throttle*: the same limit, and each
+        and is counted, not retried (the seed's "too many outstanding transactions"); the rejection costs a thrown exception,
+        as the seed's error did. *throttle*: the same limit, and each
         entry that finds {AdmissionSetup.Threshold} or more outstanding is delayed {AdmissionSetup.ThrottleDelay.TotalMilliseconds:N0}
         ms (five times an item's mean hold) before it is admitted; the limit still rejects. Items/s counts admitted items,
         which all ran: the work done. Every run checks that admitted plus rejected equals the attempts, that every admitted
@@ -52,7 +53,7 @@ public sealed class AdmissionExperiment : ILabExperiment
     {
         ArgumentNullException.ThrowIfNull(context);
         var threadCounts = context.Quick ? QuickThreads : FullThreads;
-        var items = context.Quick ? 200 : 2_000;
+        var items = context.Quick ? 200 : 10_000;
         var runs = context.Quick ? 1 : 3;
         var setups = AdmissionSetup.All;
 
@@ -117,16 +118,32 @@ public sealed class AdmissionExperiment : ILabExperiment
         text.AppendJoin("; ", bound.Select(t => string.Create(CultureInfo.InvariantCulture,
             $"at {t}: {cells[("reject", t)].Rejected.Median:N0} → {cells[("throttle", t)].Rejected.Median:N0}, items/s {cells[("reject", t)].ItemsPerSecond.Median:N0} → {cells[("throttle", t)].ItemsPerSecond.Median:N0}")));
         text.Append(". ");
-        text.Append(costlier.Count == bound.Count
-            ? "Throttling cost more than it saved at every one of them, as the seed found: rejecting completed more items per second even though its rejected items did no work."
-            : cheaper.Count == bound.Count
-                ? "Throttling did not cost more than it saved here, unlike the seed: it completed more items per second than rejecting at every one of them."
-                : string.Create(CultureInfo.InvariantCulture,
-                    $"Throttling cost more than it saved (rejecting completed more items per second) at {Threads(costlier)} threads, saved more at {Threads(cheaper)}, and the runs overlapped at the rest."));
+        var overlapped = bound.Except(costlier).Except(cheaper).ToList();
+        if (costlier.Count == bound.Count)
+        {
+            text.Append("Throttling cost more than it saved at every one of them, as the seed found: rejecting completed more items per second even though its rejected items did no work.");
+        }
+        else if (cheaper.Count == bound.Count)
+        {
+            text.Append("Throttling did not cost more than it saved here, unlike the seed: it completed more items per second than rejecting at every one of them.");
+        }
+        else
+        {
+            string?[] parts =
+            [
+                costlier.Count > 0 ? $"at {Threads(costlier)} threads throttling cost more than it saved (rejecting completed more items per second)" : null,
+                cheaper.Count > 0 ? $"at {Threads(cheaper)} threads it saved more than it cost (it completed more items per second than rejecting)" : null,
+                overlapped.Count > 0 ? $"at {Threads(overlapped)} threads the runs' ranges overlapped" : null,
+            ];
+            text.Append("Mixed: ").AppendJoin("; ", parts.OfType<string>()).Append('.');
+        }
+
+        var slower = bound.Where(t => cells[("none", t)].ItemsPerSecond.Above(cells[("throttle", t)].ItemsPerSecond)).ToList();
+        text.Append(CultureInfo.InvariantCulture, $" Against no limit at all, throttling completed fewer items per second at {slower.Count} of these {bound.Count} thread counts.");
         return text.ToString();
     }
 
-    private static string Threads(List<int> threads) => threads.Count == 0 ? "no" : string.Join(", ", threads);
+    private static string Threads(List<int> threads) => string.Join(", ", threads);
 
     private static string Text(int value) => value.ToString(CultureInfo.InvariantCulture);
 
