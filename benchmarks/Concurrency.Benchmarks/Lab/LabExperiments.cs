@@ -11,6 +11,7 @@ public static class LabExperiments
         new Logs.LogsExperiment(),
         new PoolExperiment(),
         new PoolShrinkExperiment(),
+        new Admission.AdmissionExperiment(),
     ];
 
     public static ILabExperiment? Named(string name) => All.FirstOrDefault(e => string.Equals(e.Name, name, StringComparison.OrdinalIgnoreCase));

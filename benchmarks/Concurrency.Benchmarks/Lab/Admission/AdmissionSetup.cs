@@ -1,0 +1,26 @@
+using Concurrency.Messaging.Admission;
+
+namespace Concurrency.Benchmarks.Lab.Admission;
+
+/// <summary>
+/// One column of the comparison: a name and the gate's options. "none" is a gate whose limit is never reached, so the
+/// baseline pays the same counters and still reports the maximum outstanding, as the seed's run with the limit removed did.
+/// </summary>
+public sealed record AdmissionSetup(string Name, AdmissionOptions Options)
+{
+    /// <summary>The seed's limit of outstanding transactions.</summary>
+    public const int Limit = 200;
+
+    /// <summary>The seed's throttling threshold ("only when the outstanding transactions got high (e.g. 100)").</summary>
+    public const int Threshold = 100;
+
+    /// <summary>The throttle's delay: five times an item's mean hold here, as the seed's delays were long beside its transactions.</summary>
+    public static readonly TimeSpan ThrottleDelay = TimeSpan.FromMilliseconds(1);
+
+    public static IReadOnlyList<AdmissionSetup> All { get; } =
+    [
+        new("none", new AdmissionOptions { Limit = int.MaxValue }),
+        new("reject", new AdmissionOptions { Limit = Limit }),
+        new("throttle", new AdmissionOptions { Limit = Limit, Policy = AdmissionPolicy.Throttle, ThrottleThreshold = Threshold, ThrottleDelay = ThrottleDelay }),
+    ];
+}
