@@ -56,16 +56,14 @@ internal sealed class ElasticWorkerPool : IWorkerPool
         _minWorkers = options.MinWorkers;
         _lastCreatedAt = _time.GetTimestamp();
 
-        var first = new List<PoolWorker>(_minWorkers);
         lock (_gate)
         {
             for (var i = 0; i < _minWorkers; i++)
             {
-                first.Add(CreateWorker(WorkerState.Running));
+                StartUnderGate(CreateWorker(WorkerState.Running));
             }
         }
 
-        first.ForEach(Start);
         if (_retirement == WorkerRetirement.LeakyBucket)
         {
             _killer = _time.CreateTimer(static pool => ((ElasticWorkerPool)pool!).HandOutPill(), this, options.RetirementInterval, options.RetirementInterval);
@@ -171,7 +169,6 @@ internal sealed class ElasticWorkerPool : IWorkerPool
     private bool Enqueue(Action work)
     {
         PoolWorker? wake = null;
-        PoolWorker? start = null;
         lock (_gate)
         {
             if (_disposed)
@@ -179,8 +176,7 @@ internal sealed class ElasticWorkerPool : IWorkerPool
                 return false;
             }
 
-            _tasks.Enqueue(work);
-            if (_tasks.Count > _claimed)
+            if (_tasks.Count + 1 > _claimed)
             {
                 if (_parked.First is { } longest)
                 {
@@ -189,17 +185,16 @@ internal sealed class ElasticWorkerPool : IWorkerPool
                 }
                 else
                 {
-                    start = CreateWorker(WorkerState.Claimed);
+                    // Started under the gate and before the task is queued: if the thread cannot start, the post throws
+                    // with nothing accepted and the counts undone. The new thread waits for the gate, then finds its task.
+                    StartUnderGate(CreateWorker(WorkerState.Claimed));
                 }
             }
+
+            _tasks.Enqueue(work);
         }
 
         wake?.Wake.Set();
-        if (start is not null)
-        {
-            Start(start);
-        }
-
         return true;
     }
 
@@ -265,12 +260,15 @@ internal sealed class ElasticWorkerPool : IWorkerPool
             catch (Exception exception) // reported, never allowed to end the worker
             {
                 Interlocked.Increment(ref _failed);
-                _failures.OnNext(new WorkerPoolFailure(worker.Name, exception));
+                Report(new WorkerPoolFailure(worker.Name, exception));
             }
 
             Interlocked.Increment(ref _completed);
         }
 
+        // Disposed before the worker counts as gone, so a shutdown that returns finds its timer and signal disposed.
+        // Nobody sets the wake signal of a worker that is not parked, and its idle timer is only re-armed while parked.
+        worker.Dispose();
         lock (_gate)
         {
             _alive--;
@@ -284,8 +282,22 @@ internal sealed class ElasticWorkerPool : IWorkerPool
                 _exited.TrySetResult();
             }
         }
+    }
 
-        worker.Dispose();
+    /// <summary>
+    /// Tells the subscribers of <see cref="Failures"/>. A subscriber that throws has broken its contract; its exception is
+    /// dropped here, because the pool has nowhere else to report it and must not lose the worker that was running.
+    /// </summary>
+    private void Report(WorkerPoolFailure failure)
+    {
+        try
+        {
+            _failures.OnNext(failure);
+        }
+        catch (Exception)
+        {
+            // dropped: see above
+        }
     }
 
     /// <summary>Takes the worker's next task, parking while there is none.</summary>
@@ -355,8 +367,26 @@ internal sealed class ElasticWorkerPool : IWorkerPool
         return worker;
     }
 
-    private void Start(PoolWorker worker)
-        => new Thread(() => Work(worker)) { IsBackground = true, Name = worker.Name }.Start();
+    private void StartUnderGate(PoolWorker worker)
+    {
+        Debug.Assert(_gate.IsHeldByCurrentThread, "A worker is started under the gate.");
+        try
+        {
+            new Thread(() => Work(worker)) { IsBackground = true, Name = worker.Name }.Start();
+        }
+        catch
+        {
+            _alive--;
+            if (worker.State == WorkerState.Claimed)
+            {
+                _claimed--;
+            }
+
+            Interlocked.Decrement(ref _created);
+            worker.Dispose();
+            throw;
+        }
+    }
 
     private void Park(PoolWorker worker)
     {

@@ -19,7 +19,10 @@ namespace Concurrency.Messaging.Workers;
 /// </remarks>
 public interface IWorkerPool : IAsyncDisposable, IDisposable
 {
-    /// <summary>Gets every exception a posted task threw, as it happens. Subscribers are called on the worker's thread and must not throw.</summary>
+    /// <summary>
+    /// Gets every exception a posted task threw, as it happens. Subscribers are called on the worker's thread and must not
+    /// throw; an exception a subscriber throws is dropped, so that it cannot end the worker or the process.
+    /// </summary>
     IObservable<WorkerPoolFailure> Failures { get; }
 
     /// <summary>Gets a snapshot of the pool's counters.</summary>
@@ -29,6 +32,7 @@ public interface IWorkerPool : IAsyncDisposable, IDisposable
     /// <param name="work">The task. What it throws is reported on <see cref="Failures"/>.</param>
     /// <exception cref="ArgumentNullException"><paramref name="work"/> is <see langword="null"/>.</exception>
     /// <exception cref="ObjectDisposedException">The pool was disposed.</exception>
+    /// <exception cref="OutOfMemoryException">A new worker's thread could not be started; the task was not accepted.</exception>
     void Post(Action work);
 
     /// <summary>Runs <paramref name="work"/> on a worker, starting one if none is idle, unless the pool was disposed.</summary>

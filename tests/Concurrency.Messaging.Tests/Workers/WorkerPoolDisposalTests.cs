@@ -21,7 +21,8 @@ public sealed class WorkerPoolDisposalTests
 
         var disposing = pool.DisposeAsync().AsTask();
 
-        Assert.False(disposing.IsCompleted);
+        // A negative check needs a bound: disposal must still be waiting after 200 ms while the task is held.
+        Assert.NotSame(disposing, await Task.WhenAny(disposing, Task.Delay(TimeSpan.FromMilliseconds(200), TestContext.Current.CancellationToken)));
         gate.Open();
         await disposing.DefaultTimeout();
         Assert.True(Volatile.Read(ref finished));
@@ -43,7 +44,8 @@ public sealed class WorkerPoolDisposalTests
 
         var disposing = Task.Factory.StartNew(pool.Dispose, TestContext.Current.CancellationToken, TaskCreationOptions.LongRunning, TaskScheduler.Default);
 
-        Assert.False(disposing.IsCompleted);
+        // A negative check needs a bound: disposal must still be waiting after 200 ms while the task is held.
+        Assert.NotSame(disposing, await Task.WhenAny(disposing, Task.Delay(TimeSpan.FromMilliseconds(200), TestContext.Current.CancellationToken)));
         gate.Open();
         await disposing.DefaultTimeout();
         Assert.True(Volatile.Read(ref finished));

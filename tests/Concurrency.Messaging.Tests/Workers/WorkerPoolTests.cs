@@ -113,6 +113,20 @@ public sealed class WorkerPoolTests
     }
 
     [Fact]
+    public async Task Post_FailuresSubscriberThrows_WorkerCarriesOnAndShutdownEnds()
+    {
+        var pool = WorkerPool.Create();
+        using var subscription = pool.Failures.Subscribe(_ => throw new InvalidOperationException("subscriber"));
+
+        pool.Post(() => throw new InvalidOperationException("task"));
+
+        Assert.Equal(7, await pool.RunAsync(() => 7, TestContext.Current.CancellationToken).DefaultTimeout());
+        pool.WaitFor(m => m.TasksFailed == 1 && m.TasksCompleted == 2);
+        await pool.ShutdownAsync(TestContext.Current.CancellationToken).DefaultTimeout();
+        Assert.Equal(0, pool.Metrics.WorkersAlive);
+    }
+
+    [Fact]
     public async Task RunAsync_WorkThrows_FaultsItsTaskAndReportsNoFailure()
     {
         await using var pool = WorkerPool.Create();
