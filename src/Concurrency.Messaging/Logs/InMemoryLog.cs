@@ -20,14 +20,26 @@ internal sealed class InMemoryLog : IAppendLog
     // Where each entry lies; added under _appendLock, read without it.
     private readonly ChunkedList<EntrySlice> _entries = new();
 
+    // Every segment, by number; added under _appendLock before any entry that lies in it, read without it.
+    private readonly ChunkedList<byte[]> _segments = new();
+
     // The segment appends copy into; replaced when full. Guarded by _appendLock.
-    private byte[] _segment = new byte[SegmentSize];
+    private byte[] _segment;
+
+    // The number of _segment in _segments. Guarded by _appendLock.
+    private int _segmentNumber;
 
     // Bytes used in _segment. Guarded by _appendLock.
     private int _segmentUsed;
 
     // Set once by Close under _appendLock; read without it (Volatile) by Get and Count.
     private bool _closed;
+
+    public InMemoryLog()
+    {
+        _segment = new byte[SegmentSize];
+        _segmentNumber = (int)_segments.Add(_segment);
+    }
 
     public long Count
     {
@@ -67,7 +79,8 @@ internal sealed class InMemoryLog : IAppendLog
     {
         ThrowIfClosed();
         LogIndex.ThrowIfOutOfRange(index, _entries.Count);
-        return _entries[index].Span.ToArray();
+        var slice = _entries[index];
+        return _segments[slice.Segment].AsSpan(slice.Offset, slice.Length).ToArray();
     }
 
     public void Flush() => ThrowIfClosed();
@@ -86,18 +99,19 @@ internal sealed class InMemoryLog : IAppendLog
     {
         if (entry.Length > LargeEntry)
         {
-            return _entries.Add(new EntrySlice(entry.ToArray(), 0, entry.Length));
+            return _entries.Add(new EntrySlice((int)_segments.Add(entry.ToArray()), 0, entry.Length));
         }
 
         if (entry.Length > SegmentSize - _segmentUsed)
         {
             // Readers keep the old segment alive through their slices; it is never written again.
             _segment = new byte[SegmentSize];
+            _segmentNumber = (int)_segments.Add(_segment);
             _segmentUsed = 0;
         }
 
         entry.CopyTo(_segment.AsSpan(_segmentUsed));
-        var slice = new EntrySlice(_segment, _segmentUsed, entry.Length);
+        var slice = new EntrySlice(_segmentNumber, _segmentUsed, entry.Length);
         _segmentUsed += entry.Length;
         return _entries.Add(slice);
     }
