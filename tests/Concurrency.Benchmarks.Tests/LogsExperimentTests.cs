@@ -1,5 +1,5 @@
 using Concurrency.Benchmarks.Lab;
-using Concurrency.Benchmarks.Logs;
+using Concurrency.Benchmarks.Lab.Logs;
 using Xunit;
 
 namespace Concurrency.Benchmarks.Tests;

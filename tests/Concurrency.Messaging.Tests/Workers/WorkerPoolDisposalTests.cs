@@ -6,8 +6,10 @@ namespace Concurrency.Messaging.Tests.Workers;
 /// <summary>Disposal: running and accepted tasks finish, the retirement timers stop, nothing is accepted afterwards.</summary>
 public sealed class WorkerPoolDisposalTests
 {
-    [Fact]
-    public async Task DisposeAsync_TaskRunning_WaitsForIt()
+    [Theory]
+    [InlineData(true)]
+    [InlineData(false)]
+    public async Task Dispose_TaskRunning_WaitsUntilItEnds(bool asynchronously)
     {
         var pool = WorkerPool.Create();
         using var gate = new WorkerGate();
@@ -19,7 +21,9 @@ public sealed class WorkerPoolDisposalTests
         });
         gate.WaitEntered(1);
 
-        var disposing = pool.DisposeAsync().AsTask();
+        var disposing = asynchronously
+            ? pool.DisposeAsync().AsTask()
+            : Task.Factory.StartNew(pool.Dispose, TestContext.Current.CancellationToken, TaskCreationOptions.LongRunning, TaskScheduler.Default);
 
         // A negative check needs a bound: disposal must still be waiting after 200 ms while the task is held.
         Assert.NotSame(disposing, await Task.WhenAny(disposing, Task.Delay(TimeSpan.FromMilliseconds(200), TestContext.Current.CancellationToken)));
@@ -27,28 +31,6 @@ public sealed class WorkerPoolDisposalTests
         await disposing.DefaultTimeout();
         Assert.True(Volatile.Read(ref finished));
         Assert.Equal(0, pool.Metrics.WorkersAlive);
-    }
-
-    [Fact]
-    public async Task Dispose_TaskRunning_BlocksUntilItEnds()
-    {
-        var pool = WorkerPool.Create();
-        using var gate = new WorkerGate();
-        var finished = false;
-        pool.Post(() =>
-        {
-            gate.Hold();
-            Volatile.Write(ref finished, true);
-        });
-        gate.WaitEntered(1);
-
-        var disposing = Task.Factory.StartNew(pool.Dispose, TestContext.Current.CancellationToken, TaskCreationOptions.LongRunning, TaskScheduler.Default);
-
-        // A negative check needs a bound: disposal must still be waiting after 200 ms while the task is held.
-        Assert.NotSame(disposing, await Task.WhenAny(disposing, Task.Delay(TimeSpan.FromMilliseconds(200), TestContext.Current.CancellationToken)));
-        gate.Open();
-        await disposing.DefaultTimeout();
-        Assert.True(Volatile.Read(ref finished));
     }
 
     [Fact]

@@ -1,7 +1,7 @@
 using System.Globalization;
 using Concurrency.Benchmarks.Lab;
 
-namespace Concurrency.Benchmarks.Logs;
+namespace Concurrency.Benchmarks.Lab.Logs;
 
 /// <summary>
 /// Issue 10, section 2 (seed 001): log appends under threads. Each log takes N appends of 64 bytes from t threads

@@ -1,7 +1,7 @@
 using System.Buffers.Binary;
 using Concurrency.Benchmarks.Lab;
 
-namespace Concurrency.Benchmarks.Logs;
+namespace Concurrency.Benchmarks.Lab.Logs;
 
 /// <summary>
 /// The experiment's 64-byte entry: the writer thread and its sequence number, then filler derived from the writer, so that

@@ -1,6 +1,6 @@
 using Concurrency.Messaging.Logs;
 
-namespace Concurrency.Benchmarks.Logs;
+namespace Concurrency.Benchmarks.Lab.Logs;
 
 /// <summary>Our async wrapper: appends return at once; a thread's clock stops when its last append is durable.</summary>
 public sealed class AsyncAppendLogRun(IAsyncAppendLog log) : ILogRun

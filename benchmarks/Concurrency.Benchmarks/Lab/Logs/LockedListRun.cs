@@ -1,4 +1,4 @@
-namespace Concurrency.Benchmarks.Logs;
+namespace Concurrency.Benchmarks.Lab.Logs;
 
 /// <summary>The baseline in memory: a plain List of copies under a ReaderWriterLockSlim, appends write-locked (the seed's InMemoryLog).</summary>
 public sealed class LockedListRun : ILogRun

@@ -1,6 +1,6 @@
 using Concurrency.Messaging.Logs;
 
-namespace Concurrency.Benchmarks.Logs;
+namespace Concurrency.Benchmarks.Lab.Logs;
 
 /// <summary>One of our logs (in memory, file, RocksDB) through its synchronous contract.</summary>
 public sealed class AppendLogRun(IAppendLog log) : ILogRun

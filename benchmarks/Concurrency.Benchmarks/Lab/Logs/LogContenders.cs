@@ -1,7 +1,7 @@
 using Concurrency.Messaging.Logs;
 using Concurrency.Messaging.RocksDb;
 
-namespace Concurrency.Benchmarks.Logs;
+namespace Concurrency.Benchmarks.Lab.Logs;
 
 /// <summary>The logs the experiment measures, in the order its tables list them.</summary>
 public static class LogContenders

@@ -1,4 +1,4 @@
-namespace Concurrency.Benchmarks.Logs;
+namespace Concurrency.Benchmarks.Lab.Logs;
 
 /// <summary>
 /// One log in the logs experiment: who it is (ours, a baseline or the peer), what an append that returned survives, and

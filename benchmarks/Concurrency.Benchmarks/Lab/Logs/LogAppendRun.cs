@@ -1,7 +1,7 @@
 using System.Diagnostics;
 using Concurrency.Benchmarks.Lab;
 
-namespace Concurrency.Benchmarks.Logs;
+namespace Concurrency.Benchmarks.Lab.Logs;
 
 /// <summary>
 /// One measured run, the seed's way: t threads each append n entries (n × t fixed); the wall time runs from the first

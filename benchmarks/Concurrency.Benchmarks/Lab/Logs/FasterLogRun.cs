@@ -1,6 +1,6 @@
 using FASTER.core;
 
-namespace Concurrency.Benchmarks.Logs;
+namespace Concurrency.Benchmarks.Lab.Logs;
 
 /// <summary>
 /// The peer: Microsoft FASTER's FasterLog with a local device in the run's directory, default memory (pages go to the

@@ -1,6 +1,6 @@
 using System.Buffers.Binary;
 
-namespace Concurrency.Benchmarks.Logs;
+namespace Concurrency.Benchmarks.Lab.Logs;
 
 /// <summary>
 /// The baseline on disk: a buffered FileStream (64 KiB) under a lock, each entry length-prefixed, no fsync. Read back by

@@ -1,4 +1,4 @@
-namespace Concurrency.Benchmarks.Logs;
+namespace Concurrency.Benchmarks.Lab.Logs;
 
 /// <summary>One log opened for one measured run of the logs experiment; disposed (and its files removed) after it.</summary>
 public interface ILogRun : IDisposable
