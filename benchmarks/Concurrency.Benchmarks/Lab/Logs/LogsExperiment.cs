@@ -12,7 +12,7 @@ public sealed class LogsExperiment : ILabExperiment
 {
     private const int FullAppends = 400_000;
     private const int QuickAppends = 4_000;
-    private const int FullRuns = 3;
+    private const int FullRuns = 5;
     private static readonly int[] FullThreads = [1, 2, 4, 8, 16];
     private static readonly int[] QuickThreads = [1, 2];
 
@@ -34,7 +34,7 @@ public sealed class LogsExperiment : ILabExperiment
         the wall time runs from the earliest first append to the latest last append (for the async log, to the last append
         made durable). w is each log's median time per append at t = 1 on the same core count, so
         **% of theoretical = w × N / wall** (100% at one thread by construction; above 100% means appends overlapped).
-        Each cell runs 3 times in a fresh directory and is published as median [low, high]. Opening, thread start and
+        Each cell runs 5 times in a fresh directory and is published as median [low, high]. Opening, thread start and
         read-back are outside the clock, and each log first runs unmeasured at 1 and 2 threads for a second, so the JIT
         has optimized its append path before the one-thread cell that sets w. Every run reads the log back: the count must equal the appends and a sample of
         1,000 entries must each be byte-for-byte an entry some thread appended, in that thread's order.
