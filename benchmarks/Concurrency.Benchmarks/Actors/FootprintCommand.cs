@@ -99,18 +99,7 @@ public static class FootprintCommand
 
     private static double[] RunChild(ActorContenderKind kind, int actors)
     {
-        var self = Environment.ProcessPath ?? throw new InvalidOperationException("The process path is unknown.");
-        var start = new ProcessStartInfo(self) { RedirectStandardOutput = true, UseShellExecute = false };
-        if (Path.GetFileNameWithoutExtension(self) == "dotnet")
-        {
-            start.ArgumentList.Add(typeof(FootprintCommand).Assembly.Location);
-        }
-
-        foreach (var argument in new[] { "footprint", "--contender", kind.ToString(), "--actors", actors.ToString(CultureInfo.InvariantCulture) })
-        {
-            start.ArgumentList.Add(argument);
-        }
-
+        var start = BenchmarkProcess.StartInfo(["footprint", "--contender", kind.ToString(), "--actors", actors.ToString(CultureInfo.InvariantCulture)]);
         using var child = Process.Start(start) ?? throw new InvalidOperationException($"Could not start the {kind} footprint process.");
         var lines = child.StandardOutput.ReadToEnd();
         if (!child.WaitForExit(TimeSpan.FromMinutes(5)) || child.ExitCode != 0)

@@ -1,6 +1,7 @@
 using System.Diagnostics;
 using System.Globalization;
 using System.Text.Json;
+using Concurrency.Benchmarks.Runs;
 
 namespace Concurrency.Benchmarks.Lab;
 
@@ -38,32 +39,6 @@ internal static class LabChild
         }
     }
 
-    /// <summary>
-    /// How to start this benchmark program again: this process when it is the program, its app host beside the assembly
-    /// (when another process, such as a test host, loaded it), or the dotnet host with the assembly.
-    /// </summary>
-    private static ProcessStartInfo BenchmarkProgram()
-    {
-        var assembly = typeof(LabChild).Assembly.Location;
-        var self = Environment.ProcessPath;
-        var appHost = Path.ChangeExtension(assembly, OperatingSystem.IsWindows() ? ".exe" : null);
-        var program = self is not null && string.Equals(Path.GetFileName(self), Path.GetFileName(appHost), StringComparison.OrdinalIgnoreCase) ? self
-            : File.Exists(appHost) ? appHost
-            : null;
-        var start = new ProcessStartInfo(program ?? (self is not null && Path.GetFileName(self) is "dotnet" or "dotnet.exe" ? self : "dotnet"))
-        {
-            RedirectStandardOutput = true,
-            RedirectStandardError = true,
-            UseShellExecute = false,
-        };
-        if (program is null)
-        {
-            start.ArgumentList.Add(assembly);
-        }
-
-        return start;
-    }
-
     /// <summary>In the parent: starts the child, passes its progress on, and returns its outcome.</summary>
     /// <exception cref="InvalidOperationException">The child failed or ran past the limit; the message carries its error output.</exception>
     public static LabOutcome Start(ILabExperiment experiment, int cores, bool quick, Action<double, string> progress)
@@ -71,13 +46,9 @@ internal static class LabChild
         var resultFile = Path.GetTempFileName();
         try
         {
-            var start = BenchmarkProgram();
-
             string[] arguments = ["lab", "--child", experiment.Name, "--cores", cores.ToString(CultureInfo.InvariantCulture), "--result", resultFile];
-            foreach (var argument in quick ? [.. arguments, "--quick"] : arguments)
-            {
-                start.ArgumentList.Add(argument);
-            }
+            var start = BenchmarkProcess.StartInfo(quick ? [.. arguments, "--quick"] : arguments);
+            start.RedirectStandardError = true;
 
             // The runtime sizes its thread pool and spin waits from this; the benchmark jobs set the same tiering knob.
             start.Environment["DOTNET_PROCESSOR_COUNT"] = cores.ToString(CultureInfo.InvariantCulture);

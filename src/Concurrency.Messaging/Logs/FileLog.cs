@@ -97,19 +97,10 @@ internal sealed class FileLog : IAppendLog
         {
             ThrowIfClosed();
             index = AddLocked(entry, checksum);
-            if (_policy != FileFlushPolicy.Buffered)
-            {
-                WriteBufferLocked();
-            }
-
-            end = _written;
+            end = WriteOutLocked();
         }
 
-        if (_policy == FileFlushPolicy.Fsync)
-        {
-            SyncTo(end);
-        }
-
+        SyncByPolicy(end);
         return index;
     }
 
@@ -133,19 +124,10 @@ internal sealed class FileLog : IAppendLog
                 AddLocked(entries[i].Span, checksums[i]);
             }
 
-            if (_policy != FileFlushPolicy.Buffered)
-            {
-                WriteBufferLocked();
-            }
-
-            end = _written;
+            end = WriteOutLocked();
         }
 
-        if (_policy == FileFlushPolicy.Fsync)
-        {
-            SyncTo(end);
-        }
-
+        SyncByPolicy(end);
         return first;
     }
 
@@ -297,6 +279,27 @@ internal sealed class FileLog : IAppendLog
         RandomAccess.Write(_file, _buffer.AsSpan(0, _buffered), _written);
         Volatile.Write(ref _written, _written + _buffered);
         _buffered = 0;
+    }
+
+    // After appends, under the append lock: hands the buffer to the OS unless the policy keeps it buffered; returns the
+    // end of what the OS holds, for SyncByPolicy.
+    private long WriteOutLocked()
+    {
+        if (_policy != FileFlushPolicy.Buffered)
+        {
+            WriteBufferLocked();
+        }
+
+        return _written;
+    }
+
+    // After appends, outside the append lock: fsyncs up to end when the policy says every append is durable.
+    private void SyncByPolicy(long end)
+    {
+        if (_policy == FileFlushPolicy.Fsync)
+        {
+            SyncTo(end);
+        }
     }
 
     // Fsyncs unless an fsync since covered offset end: one thread's fsync serves every append written before it began.

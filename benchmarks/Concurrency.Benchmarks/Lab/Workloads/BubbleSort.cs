@@ -6,16 +6,23 @@ namespace Concurrency.Benchmarks.Lab.Workloads;
 /// whole array again (<see cref="MergeBySort"/> false), or by a k-way merge (true), which changes the algorithm and so
 /// its cost even on one thread.
 /// </summary>
-internal sealed class BubbleSort(int count, bool mergeBySort) : IWorkload
+internal sealed class BubbleSort : IWorkload
 {
-    private readonly int[] _input = [.. Enumerable.Range(0, count).Select(i => (int)((uint)(i * 2_654_435_761L) % 1_000_000))];
-    private readonly int[] _sorted = [.. Enumerable.Range(0, count).Select(i => (int)((uint)(i * 2_654_435_761L) % 1_000_000)).Order()];
+    private readonly int[] _input;
+    private readonly int[] _sorted;
 
-    public bool MergeBySort { get; } = mergeBySort;
+    public BubbleSort(int count, bool mergeBySort)
+    {
+        _input = [.. Enumerable.Range(0, count).Select(i => (int)((uint)(i * 2_654_435_761L) % 1_000_000))];
+        _sorted = [.. _input.Order()];
+        MergeBySort = mergeBySort;
+    }
+
+    public bool MergeBySort { get; }
 
     public string Name => MergeBySort
-        ? $"Bubble sort {count:N0} integers, chunks merged (k-way merge)"
-        : $"Bubble sort {count:N0} integers, chunks then the whole bubble-sorted (the seed's split)";
+        ? $"Bubble sort {_input.Length:N0} integers, chunks merged (k-way merge)"
+        : $"Bubble sort {_input.Length:N0} integers, chunks then the whole bubble-sorted (the seed's split)";
 
     public string Seed => MergeBySort ? "not in the seed" : "no gain from concurrency";
 

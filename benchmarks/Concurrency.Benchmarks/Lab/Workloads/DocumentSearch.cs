@@ -88,10 +88,7 @@ internal sealed class DocumentSearch : IWorkload
             Interlocked.Add(ref found, local);
         }
 
-        if (!Task.WhenAll(Enumerable.Range(0, loops).Select(_ => Task.Run(Loop))).Wait(WorkloadBounds.Operation))
-        {
-            throw new LabVerificationException($"{Name}: the loops did not finish within {WorkloadBounds.Operation}.");
-        }
+        WorkloadBounds.WaitAll(Task.WhenAll(Enumerable.Range(0, loops).Select(_ => Task.Run(Loop))), Name);
 
         Check(found);
     }

@@ -11,11 +11,7 @@ public sealed class PoolWorkers : ILabWorkers
 
     public void RunAll(IReadOnlyList<Action> parts)
     {
-        var tasks = parts.Select(part => _pool.RunAsync(part)).ToArray();
-        if (!Task.WaitAll(tasks, WorkloadBounds.Operation))
-        {
-            throw new LabVerificationException($"{Name}: the parts did not finish within {WorkloadBounds.Operation}.");
-        }
+        WorkloadBounds.WaitAll(Task.WhenAll(parts.Select(part => _pool.RunAsync(part))), Name);
     }
 
     public void Dispose() => _pool.Dispose();

@@ -7,11 +7,7 @@ public sealed class TaskRunWorkers : ILabWorkers
 
     public void RunAll(IReadOnlyList<Action> parts)
     {
-        var tasks = parts.Select(Task.Run).ToArray();
-        if (!Task.WaitAll(tasks, WorkloadBounds.Operation))
-        {
-            throw new LabVerificationException($"{Name}: the parts did not finish within {WorkloadBounds.Operation}.");
-        }
+        WorkloadBounds.WaitAll(Task.WhenAll(parts.Select(Task.Run)), Name);
     }
 
     public void Dispose()
