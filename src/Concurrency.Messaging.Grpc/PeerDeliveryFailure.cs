@@ -1,0 +1,20 @@
+namespace Concurrency.Messaging.Grpc;
+
+/// <summary>Why a <see cref="PeerClient"/> failed a send back to its caller.</summary>
+public enum PeerDeliveryFailure
+{
+    /// <summary>No reply came within <see cref="PeerClientOptions.DeliveryTimeout"/> (the server was unreachable, or slow).</summary>
+    Timeout,
+
+    /// <summary>The message was written <see cref="PeerClientOptions.MaxResends"/> + 1 times, each time on a stream that broke before its reply.</summary>
+    ResendsExhausted,
+
+    /// <summary>The server refused the client's credentials (gRPC status <c>Unauthenticated</c> or <c>PermissionDenied</c>); the client stops.</summary>
+    Unauthenticated,
+
+    /// <summary>The server does not speak this protocol (gRPC status <c>Unimplemented</c>); the client stops.</summary>
+    Unsupported,
+
+    /// <summary>The client was completed or disposed before the message got its reply.</summary>
+    Closed,
+}

@@ -1,0 +1,173 @@
+using Concurrency.Messaging.Grpc.Protocol;
+using Google.Protobuf.Collections;
+
+namespace Concurrency.Messaging.Grpc;
+
+/// <summary>
+/// The sends the pump has taken from the buffer and not yet seen answered, by sequence number. The pump adds (a batch at
+/// a time), the listener removes what its replies answer, the sweeper removes what is past its deadline; all under
+/// <see cref="_gate"/>, held only for dictionary work, never while a task completes.
+/// </summary>
+internal sealed class PendingTable
+{
+    private readonly Lock _gate = new();
+
+    // Guarded by _gate.
+    private readonly Dictionary<ulong, PendingSend> _bySequence = [];
+
+    // Guarded by _gate: completed (and replaced) when the table becomes empty, so a closing pump can wait for the last reply.
+    private TaskCompletionSource? _empty;
+
+    public int Count
+    {
+        get
+        {
+            lock (_gate)
+            {
+                return _bySequence.Count;
+            }
+        }
+    }
+
+    public void Add(List<PendingSend> sends)
+    {
+        lock (_gate)
+        {
+            foreach (var send in sends)
+            {
+                _bySequence.Add(send.Sequence, send);
+            }
+        }
+    }
+
+    /// <summary>Removes the sends these replies answer; <paramref name="found"/> receives them, with null for a reply to none here (a duplicate).</summary>
+    public void Remove(RepeatedField<Envelope> replies, List<PendingSend?> found)
+    {
+        lock (_gate)
+        {
+            foreach (var reply in replies)
+            {
+                found.Add(_bySequence.Remove(reply.Sequence, out var send) ? send : null);
+            }
+
+            SignalIfEmpty();
+        }
+    }
+
+    /// <summary>Removes one send (it failed on the pump).</summary>
+    public void Forget(PendingSend send)
+    {
+        lock (_gate)
+        {
+            _bySequence.Remove(send.Sequence);
+            SignalIfEmpty();
+        }
+    }
+
+    /// <summary>Removes and returns every send, in sequence order.</summary>
+    public List<PendingSend> TakeAll()
+    {
+        lock (_gate)
+        {
+            var all = Ordered();
+            _bySequence.Clear();
+            SignalIfEmpty();
+            return all;
+        }
+    }
+
+    /// <summary>Returns the sends still open, in sequence order, and removes the ones already settled (a cancelled caller).</summary>
+    public List<PendingSend> OpenInOrder()
+    {
+        lock (_gate)
+        {
+            var open = new List<PendingSend>(_bySequence.Count);
+            foreach (var send in Ordered())
+            {
+                if (send.IsOpen)
+                {
+                    open.Add(send);
+                }
+                else
+                {
+                    _bySequence.Remove(send.Sequence);
+                }
+            }
+
+            SignalIfEmpty();
+            return open;
+        }
+    }
+
+    /// <summary>Removes the sends past their deadline (or already settled) and returns the expired ones.</summary>
+    public List<PendingSend>? RemoveExpired(long now)
+    {
+        List<PendingSend>? expired = null;
+        List<ulong>? settled = null;
+        lock (_gate)
+        {
+            foreach (var (sequence, send) in _bySequence)
+            {
+                if (!send.IsOpen)
+                {
+                    (settled ??= []).Add(sequence);
+                }
+                else if (send.Deadline <= now)
+                {
+                    (expired ??= []).Add(send);
+                }
+            }
+
+            if (settled is not null)
+            {
+                foreach (var sequence in settled)
+                {
+                    _bySequence.Remove(sequence);
+                }
+            }
+
+            if (expired is not null)
+            {
+                foreach (var send in expired)
+                {
+                    _bySequence.Remove(send.Sequence);
+                }
+            }
+
+            SignalIfEmpty();
+        }
+
+        return expired;
+    }
+
+    /// <summary>Returns a task that finishes when the table is empty (at once if it is).</summary>
+    public Task WhenEmpty()
+    {
+        lock (_gate)
+        {
+            if (_bySequence.Count == 0)
+            {
+                return Task.CompletedTask;
+            }
+
+            _empty ??= new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+            return _empty.Task;
+        }
+    }
+
+    private List<PendingSend> Ordered()
+    {
+        var all = new List<PendingSend>(_bySequence.Values);
+        all.Sort(static (a, b) => a.Sequence.CompareTo(b.Sequence));
+        return all;
+    }
+
+    private void SignalIfEmpty()
+    {
+        if (_bySequence.Count == 0 && _empty is not null)
+        {
+            _empty.TrySetResult();
+            _empty = null;
+        }
+    }
+}

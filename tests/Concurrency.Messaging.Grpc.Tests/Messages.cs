@@ -1,0 +1,29 @@
+using System.Buffers.Binary;
+
+namespace Concurrency.Messaging.Grpc.Tests;
+
+/// <summary>Messages that carry a number, so a test can sum what came back and compare with what was sent.</summary>
+internal static class Messages
+{
+    public static PeerMessage Numbered(long number, string type = "number")
+    {
+        var payload = new byte[8];
+        BinaryPrimitives.WriteInt64LittleEndian(payload, number);
+        return new PeerMessage(type, "test", payload);
+    }
+
+    public static long Number(PeerMessage message) => BinaryPrimitives.ReadInt64LittleEndian(message.Payload.Span);
+
+    /// <summary>Short timings so that reconnects, heartbeats and deadlines happen within a test's budget.</summary>
+    public static PeerClientOptions Quick(PeerMode mode = PeerMode.Async) => new()
+    {
+        Mode = mode,
+        ConnectTimeout = TimeSpan.FromSeconds(2),
+        ReconnectDelay = TimeSpan.FromMilliseconds(20),
+        MaxReconnectDelay = TimeSpan.FromMilliseconds(200),
+        HeartbeatInterval = TimeSpan.FromMilliseconds(200),
+        ReadIdleTimeout = TimeSpan.FromMilliseconds(1000),
+        DeliveryTimeout = TimeSpan.FromSeconds(20),
+        MaxResends = 50,
+    };
+}

@@ -1,0 +1,120 @@
+using Xunit;
+
+namespace Concurrency.Messaging.Grpc.Tests;
+
+public sealed class PeerBadInputTests
+{
+    [Fact]
+    public async Task SendAsync_MessageOverTheLimit_IsRefusedBeforeWritingAndTheStreamStaysUsable()
+    {
+        var ct = TestContext.Current.CancellationToken;
+        await using var server = await PeerServer.StartAsync(cancellationToken: ct).DefaultTimeout();
+        await using var client = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick() with { MaxMessageBytes = 64 * 1024 }, ct).DefaultTimeout();
+
+        var error = Assert.Throws<PeerMessageTooLargeException>(() => { _ = client.SendAsync(new PeerMessage("big", "test", new byte[64 * 1024]), ct); });
+        var reply = await client.SendAsync(Messages.Numbered(7), ct).DefaultTimeout();
+
+        Assert.Equal(64 * 1024, error.Limit);
+        Assert.True(error.Size > error.Limit);
+        Assert.Equal(7, Messages.Number(reply));
+        Assert.Equal(1, server.HandledCount);
+    }
+
+    [Fact]
+    public async Task SendAsync_LargestMessageAllowed_GoesThroughInOneBatch()
+    {
+        var ct = TestContext.Current.CancellationToken;
+        await using var server = await PeerServer.StartAsync(cancellationToken: ct).DefaultTimeout();
+        await using var client = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick(), ct).DefaultTimeout();
+        var payload = new byte[(1024 * 1024) - 64];
+        Random.Shared.NextBytes(payload);
+
+        var replies = await Task.WhenAll(Enumerable.Range(0, 6).Select(_ => client.SendAsync(new PeerMessage("big", "t", payload)))).DefaultTimeout();
+
+        Assert.All(replies, reply => Assert.True(reply.Payload.Span.SequenceEqual(payload)));
+    }
+
+    [Fact]
+    public async Task SendAsync_HandlerThrows_OnlyThatCallerFailsWithTheServersError()
+    {
+        var ct = TestContext.Current.CancellationToken;
+        var options = new PeerServerOptions
+        {
+            Handler = (request, _) => request.Type == "bad" ? throw new FormatException("cannot parse") : new ValueTask<PeerMessage>(request),
+        };
+        await using var server = await PeerServer.StartAsync(options, ct).DefaultTimeout();
+        await using var client = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick(), ct).DefaultTimeout();
+
+        var bad = client.SendAsync(Messages.Numbered(1, "bad"), ct);
+        var good = client.SendAsync(Messages.Numbered(2), ct);
+
+        var error = await Assert.ThrowsAsync<PeerRemoteException>(() => bad).DefaultTimeout();
+        Assert.Contains("FormatException: cannot parse", error.Message, StringComparison.Ordinal);
+        Assert.Equal(2, Messages.Number(await good.DefaultTimeout()));
+        Assert.Equal(1, server.FailedCount);
+    }
+
+    [Fact]
+    public async Task SendAsync_ReplyOverTheServersLimit_FailsOnlyThatRequest()
+    {
+        var ct = TestContext.Current.CancellationToken;
+        var options = new PeerServerOptions
+        {
+            MaxMessageBytes = 1024,
+            Handler = (request, _) => new ValueTask<PeerMessage>(request.Type == "grow" ? request with { Payload = new byte[4096] } : request),
+        };
+        await using var server = await PeerServer.StartAsync(options, ct).DefaultTimeout();
+        await using var client = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick(), ct).DefaultTimeout();
+
+        var error = await Assert.ThrowsAsync<PeerRemoteException>(() => client.SendAsync(Messages.Numbered(1, "grow"), ct)).DefaultTimeout();
+        var reply = await client.SendAsync(Messages.Numbered(2), ct).DefaultTimeout();
+
+        Assert.Contains("MaxMessageBytes", error.Message, StringComparison.Ordinal);
+        Assert.Equal(2, Messages.Number(reply));
+    }
+
+    [Fact]
+    public async Task SendAsync_NullType_ThrowsArgumentException()
+    {
+        await using var client = PeerClient.Create("http://127.0.0.1:1", Messages.Quick());
+
+        Assert.Throws<ArgumentException>(() => { _ = client.SendAsync(new PeerMessage(null!, "test", default), TestContext.Current.CancellationToken); });
+    }
+
+    public static TheoryData<PeerClientOptions> BadClientOptions() =>
+    [
+        new PeerClientOptions { BufferSize = 0 },
+        new PeerClientOptions { MaxBatchCount = 0 },
+        new PeerClientOptions { MaxBatchBytes = 5 * 1024 * 1024 },
+        new PeerClientOptions { MaxMessageBytes = 2 * 1024 * 1024 },
+        new PeerClientOptions { MaxResends = -1 },
+        new PeerClientOptions { DeliveryTimeout = TimeSpan.Zero },
+        new PeerClientOptions { HeartbeatInterval = TimeSpan.FromSeconds(10), ReadIdleTimeout = TimeSpan.FromSeconds(15) },
+        new PeerClientOptions { ReconnectDelay = TimeSpan.FromSeconds(5), MaxReconnectDelay = TimeSpan.FromSeconds(1) },
+        new PeerClientOptions { Mode = (PeerMode)42 },
+    ];
+
+    [Theory]
+    [MemberData(nameof(BadClientOptions))]
+    public void Create_OptionOutOfRange_ThrowsArgumentOutOfRangeException(PeerClientOptions options)
+        => Assert.Throws<ArgumentOutOfRangeException>(() => PeerClient.Create("http://127.0.0.1:1", options));
+
+    [Fact]
+    public async Task StartAsync_BadServerOptions_ThrowClearly()
+    {
+        var ct = TestContext.Current.CancellationToken;
+        await Assert.ThrowsAsync<ArgumentException>(() => PeerServer.StartAsync(new PeerServerOptions { Urls = ["127.0.0.1:80"] }, ct)).DefaultTimeout();
+        await Assert.ThrowsAsync<ArgumentException>(() => PeerServer.StartAsync(new PeerServerOptions { Urls = ["https://127.0.0.1:0"] }, ct)).DefaultTimeout();
+        await Assert.ThrowsAsync<ArgumentOutOfRangeException>(() => PeerServer.StartAsync(new PeerServerOptions { MaxMessageBytes = 0 }, ct)).DefaultTimeout();
+        await Assert.ThrowsAsync<ArgumentNullException>(() => PeerServer.StartAsync(new PeerServerOptions { Handler = null! }, ct)).DefaultTimeout();
+    }
+
+    [Fact]
+    public async Task StartAsync_PortTaken_Throws()
+    {
+        var ct = TestContext.Current.CancellationToken;
+        await using var first = await PeerServer.StartAsync(cancellationToken: ct).DefaultTimeout();
+
+        await Assert.ThrowsAnyAsync<IOException>(() => PeerServer.StartAsync(new PeerServerOptions { Urls = [first.Address.ToString()] }, ct)).DefaultTimeout();
+    }
+}

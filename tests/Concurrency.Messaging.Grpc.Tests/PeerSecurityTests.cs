@@ -1,0 +1,82 @@
+using System.Security.Cryptography;
+using System.Security.Cryptography.X509Certificates;
+using Xunit;
+
+namespace Concurrency.Messaging.Grpc.Tests;
+
+public sealed class PeerSecurityTests
+{
+    [Fact]
+    public async Task ConnectAsync_ServerWantsATokenAndNoneIsSent_FailsUnauthenticated()
+    {
+        var ct = TestContext.Current.CancellationToken;
+        await using var server = await PeerServer.StartAsync(new PeerServerOptions { BearerToken = "s3cret" }, ct).DefaultTimeout();
+
+        var error = await Assert.ThrowsAsync<PeerDeliveryException>(() => PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick(), ct)).DefaultTimeout();
+
+        Assert.Equal(PeerDeliveryFailure.Unauthenticated, error.Reason);
+        Assert.Equal(0, server.HandledCount);
+    }
+
+    [Fact]
+    public async Task SendAsync_WrongToken_FailsUnauthenticatedAtOnceAndLaterSendsToo()
+    {
+        var ct = TestContext.Current.CancellationToken;
+        await using var server = await PeerServer.StartAsync(new PeerServerOptions { BearerToken = "s3cret" }, ct).DefaultTimeout();
+        await using var client = PeerClient.Create(server.Address.ToString(), Messages.Quick() with { BearerToken = "guess" });
+
+        var first = await Assert.ThrowsAsync<PeerDeliveryException>(() => client.SendAsync(Messages.Numbered(1), ct)).DefaultTimeout();
+        var later = await Assert.ThrowsAsync<PeerDeliveryException>(() => client.SendAsync(Messages.Numbered(2), ct)).DefaultTimeout();
+
+        Assert.Equal(PeerDeliveryFailure.Unauthenticated, first.Reason);
+        Assert.Equal(PeerDeliveryFailure.Unauthenticated, later.Reason);
+    }
+
+    [Fact]
+    public async Task SendAsync_RightToken_IsAnswered()
+    {
+        var ct = TestContext.Current.CancellationToken;
+        await using var server = await PeerServer.StartAsync(new PeerServerOptions { BearerToken = "s3cret" }, ct).DefaultTimeout();
+        await using var client = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick() with { BearerToken = "s3cret" }, ct).DefaultTimeout();
+
+        Assert.Equal(5, Messages.Number(await client.SendAsync(Messages.Numbered(5), ct).DefaultTimeout()));
+    }
+
+    [Fact]
+    public async Task SendAsync_TlsWithTrustedSelfSignedCertificate_IsAnsweredAndUntrustedIsRefused()
+    {
+        var ct = TestContext.Current.CancellationToken;
+        using var certificate = SelfSigned();
+        var path = Path.Combine(Path.GetTempPath(), $"peer-{Guid.NewGuid():N}.pfx");
+        await File.WriteAllBytesAsync(path, certificate.Export(X509ContentType.Pkcs12, "pw"), ct);
+        try
+        {
+            var options = new PeerServerOptions { Urls = ["https://127.0.0.1:0"], CertificatePath = path, CertificatePassword = "pw", BearerToken = "t" };
+            await using var server = await PeerServer.StartAsync(options, ct).DefaultTimeout();
+            Assert.Equal("https", server.Address.Scheme);
+
+            await using (var trusted = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick() with { BearerToken = "t", TrustedServerCertificate = certificate }, ct).DefaultTimeout())
+            {
+                Assert.Equal(9, Messages.Number(await trusted.SendAsync(Messages.Numbered(9), ct).DefaultTimeout()));
+            }
+
+            await Assert.ThrowsAsync<PeerDeliveryException>(
+                () => PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick() with { BearerToken = "t", ConnectTimeout = TimeSpan.FromSeconds(1) }, ct)).DefaultTimeout();
+        }
+        finally
+        {
+            File.Delete(path);
+        }
+    }
+
+    private static X509Certificate2 SelfSigned()
+    {
+        using var key = RSA.Create(2048);
+        var request = new CertificateRequest("CN=127.0.0.1", key, HashAlgorithmName.SHA256, RSASignaturePadding.Pkcs1);
+        var names = new SubjectAlternativeNameBuilder();
+        names.AddIpAddress(System.Net.IPAddress.Loopback);
+        request.CertificateExtensions.Add(names.Build());
+        using var created = request.CreateSelfSigned(DateTimeOffset.UtcNow.AddMinutes(-5), DateTimeOffset.UtcNow.AddHours(1));
+        return X509CertificateLoader.LoadPkcs12(created.Export(X509ContentType.Pkcs12, "pw"), "pw");
+    }
+}
