@@ -38,7 +38,7 @@ public sealed class PeerClient : IAsyncDisposable
     private const int EnvelopeOverhead = 16;
 
     // Put in the buffer by the sweeper to wake an idle pump so that it writes a heartbeat; never numbered or sent.
-    private static readonly PendingSend HeartbeatWake = new(default, long.MaxValue, null);
+    private static readonly PendingSend HeartbeatWake = new(default, 0, long.MaxValue, null);
 
     private readonly PeerClientOptions _options;
     private readonly Metadata _headers;
@@ -48,6 +48,9 @@ public sealed class PeerClient : IAsyncDisposable
     private readonly CancellationTokenSource _stop = new();
     private readonly TaskCompletionSource _firstStream = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private readonly long _deliveryTimeoutMs;
+
+    // The error of a send the buffer refused because the client was closed while it waited for room.
+    private readonly Func<Exception> _refused;
     private readonly Timer _sweeper;
     private readonly Task _pump;
 
@@ -77,12 +80,15 @@ public sealed class PeerClient : IAsyncDisposable
     private long _resent;
     private long _timedOut;
     private long _halfOpen;
+    private long _writes;
+    private long _written;
 
     private PeerClient(Uri address, PeerClientOptions options)
     {
         Address = address;
         _options = options;
         _deliveryTimeoutMs = (long)options.DeliveryTimeout.TotalMilliseconds;
+        _refused = () => _fault ?? Closed("The client was completed or disposed; the message was not sent.");
         _channel = CreateChannel(address, options);
         _stub = new Peer.PeerClient(_channel);
         _headers = new Metadata { { PeerHeaders.Session, Guid.NewGuid().ToString("N") } };
@@ -117,6 +123,12 @@ public sealed class PeerClient : IAsyncDisposable
 
     /// <summary>Gets how many sends failed with <see cref="PeerDeliveryFailure.Timeout"/>.</summary>
     public long TimedOutCount => Interlocked.Read(ref _timedOut);
+
+    /// <summary>Gets how many batches (stream writes) the pump wrote, heartbeats included.</summary>
+    public long WriteCount => Interlocked.Read(ref _writes);
+
+    /// <summary>Gets how many messages the pump wrote, resends included; <see cref="WrittenCount"/> ÷ <see cref="WriteCount"/> is the mean batch.</summary>
+    public long WrittenCount => Interlocked.Read(ref _written);
 
     /// <summary>Gets how many streams were dropped as half-open: nothing read for <see cref="PeerClientOptions.ReadIdleTimeout"/>.</summary>
     public long HalfOpenCount => Interlocked.Read(ref _halfOpen);
@@ -210,14 +222,24 @@ public sealed class PeerClient : IAsyncDisposable
             return Task.FromCanceled<PeerMessage>(cancellationToken);
         }
 
-        var send = new PendingSend(message, Environment.TickCount64 + _deliveryTimeoutMs, _delivery);
+        var send = new PendingSend(message, size, Environment.TickCount64 + _deliveryTimeoutMs, _delivery);
         if (_buffer.Writer.TryWrite(send))
         {
             send.Watch(cancellationToken);
             return send.Task;
         }
 
-        return SendWhenRoomAsync(send, cancellationToken);
+        var write = _buffer.Writer.WriteAsync(send, cancellationToken);
+        if (write.IsCompletedSuccessfully)
+        {
+            send.Watch(cancellationToken);
+        }
+        else
+        {
+            send.AwaitRoom(write, _refused, cancellationToken);
+        }
+
+        return send.Task;
     }
 
     /// <summary>
@@ -305,21 +327,6 @@ public sealed class PeerClient : IAsyncDisposable
             _ => null,
         }
         : null;
-
-    private async Task<PeerMessage> SendWhenRoomAsync(PendingSend send, CancellationToken cancellationToken)
-    {
-        try
-        {
-            await _buffer.Writer.WriteAsync(send, cancellationToken).ConfigureAwait(false);
-        }
-        catch (ChannelClosedException)
-        {
-            throw _fault ?? Closed("The client was completed or disposed; the message was not sent.");
-        }
-
-        send.Watch(cancellationToken);
-        return await send.Task.ConfigureAwait(false);
-    }
 
     private PeerDeliveryException Closed(string message) => new(PeerDeliveryFailure.Closed, $"{message} ({Address})");
 
@@ -575,7 +582,7 @@ public sealed class PeerClient : IAsyncDisposable
         {
             if (!ReferenceEquals(send, HeartbeatWake))
             {
-                var size = send.Message.WireSize + EnvelopeOverhead;
+                var size = send.Size;
                 if (taken.Count > 0 && bytes + size > _options.MaxBatchBytes)
                 {
                     _carry = send;
@@ -633,6 +640,8 @@ public sealed class PeerClient : IAsyncDisposable
         batch.Heartbeat = ping;
         batch.Acknowledged = Volatile.Read(ref _acknowledged);
         await connection.Call.RequestStream.WriteAsync(batch, connection.Broken).ConfigureAwait(false);
+        Interlocked.Increment(ref _writes);
+        Interlocked.Add(ref _written, sends.Count);
         batch.Envelopes.Clear();
     }
 
@@ -669,7 +678,7 @@ public sealed class PeerClient : IAsyncDisposable
                 continue;
             }
 
-            var size = send.Message.WireSize + EnvelopeOverhead;
+            var size = send.Size;
             if (chunk.Count == maxCount || (chunk.Count > 0 && bytes + size > _options.MaxBatchBytes))
             {
                 await WriteChunkAsync(connection, chunk).ConfigureAwait(false);

@@ -19,7 +19,7 @@ internal sealed class PeerServerState(PeerServerOptions options, CancellationTok
 
     public long Failed => Interlocked.Read(ref _failed);
 
-    public void CountHandled() => Interlocked.Increment(ref _handled);
+    public void CountHandled(int count) => Interlocked.Add(ref _handled, count);
 
     public void CountDuplicate() => Interlocked.Increment(ref _duplicates);
 

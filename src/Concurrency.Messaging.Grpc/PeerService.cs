@@ -28,7 +28,7 @@ internal sealed class PeerService(PeerServerState state) : Peer.PeerBase
             // the response stream still has one writer at a time.
             await responseStream.WriteAsync(HeartbeatReply).ConfigureAwait(false);
             var work = Channel.CreateUnbounded<PeerBatch>(new UnboundedChannelOptions { SingleReader = true, SingleWriter = true });
-            var replies = Channel.CreateUnbounded<PeerBatch>(new UnboundedChannelOptions { SingleReader = true });
+            var replies = Channel.CreateUnbounded<Outgoing>(new UnboundedChannelOptions { SingleReader = true });
             var writer = WriteAsync(replies.Reader, responseStream);
             var handler = HandleAsync(work.Reader, replies.Writer, session, stop.Token);
             try
@@ -38,7 +38,7 @@ internal sealed class PeerService(PeerServerState state) : Peer.PeerBase
                     var batch = requestStream.Current;
                     if (batch.Heartbeat)
                     {
-                        replies.Writer.TryWrite(HeartbeatReply);
+                        replies.Writer.TryWrite(new Outgoing(HeartbeatReply, 8));
                     }
 
                     if (batch.Envelopes.Count > 0 || batch.Acknowledged > 0)
@@ -71,7 +71,7 @@ internal sealed class PeerService(PeerServerState state) : Peer.PeerBase
         }
     }
 
-    private async Task HandleAsync(ChannelReader<PeerBatch> work, ChannelWriter<PeerBatch> replies, PeerSession? session, CancellationToken stop)
+    private async Task HandleAsync(ChannelReader<PeerBatch> work, ChannelWriter<Outgoing> replies, PeerSession? session, CancellationToken stop)
     {
         try
         {
@@ -104,10 +104,11 @@ internal sealed class PeerService(PeerServerState state) : Peer.PeerBase
         }
     }
 
-    private async ValueTask AnswerAsync(PeerBatch batch, ChannelWriter<PeerBatch> replies, PeerSession? session, CancellationToken stop)
+    private async ValueTask AnswerAsync(PeerBatch batch, ChannelWriter<Outgoing> replies, PeerSession? session, CancellationToken stop)
     {
         var reply = new PeerBatch();
         var bytes = 0;
+        var handled = 0;
         foreach (var request in batch.Envelopes)
         {
             Envelope? answer;
@@ -123,7 +124,10 @@ internal sealed class PeerService(PeerServerState state) : Peer.PeerBase
             }
             else
             {
-                answer = await HandleOneAsync(request, stop).ConfigureAwait(false);
+                // The handler's usual answer is synchronous (echo): no await, no state machine, per message.
+                handled++;
+                var pending = Invoke(request, stop);
+                answer = pending.IsCompletedSuccessfully ? pending.Result : await pending.ConfigureAwait(false);
                 if (session is not null)
                 {
                     session.HandledThrough = request.Sequence;
@@ -131,10 +135,10 @@ internal sealed class PeerService(PeerServerState state) : Peer.PeerBase
                 }
             }
 
-            var size = answer.CalculateSize();
+            var size = EnvelopeSize(answer);
             if (reply.Envelopes.Count > 0 && (reply.Envelopes.Count == state.Options.MaxBatchCount || bytes + size > state.Options.MaxBatchBytes))
             {
-                replies.TryWrite(reply);
+                replies.TryWrite(new Outgoing(reply, bytes));
                 reply = new PeerBatch();
                 bytes = 0;
             }
@@ -143,31 +147,40 @@ internal sealed class PeerService(PeerServerState state) : Peer.PeerBase
             bytes += size;
         }
 
+        state.CountHandled(handled);
         if (reply.Envelopes.Count > 0)
         {
-            replies.TryWrite(reply);
+            replies.TryWrite(new Outgoing(reply, bytes));
         }
     }
 
-    private async ValueTask<Envelope> HandleOneAsync(Envelope request, CancellationToken stop)
+    // An upper bound of the envelope's bytes on the wire, without encoding its strings twice.
+    private static int EnvelopeSize(Envelope envelope) => 32 + ((envelope.Type.Length + envelope.Source.Length + envelope.Error.Length) * 3) + envelope.Payload.Length;
+
+    private ValueTask<Envelope> Invoke(Envelope request, CancellationToken stop)
     {
-        state.CountHandled();
+        ValueTask<PeerMessage> pending;
         try
         {
-            var answer = await state.Options.Handler(new PeerMessage(request.Type, request.Source, request.Payload.Memory), stop).ConfigureAwait(false);
-            var size = answer.WireSize;
-            if (size > state.Options.MaxMessageBytes)
-            {
-                return Failed(request, $"The reply takes {size:N0} bytes; the server's limit (PeerServerOptions.MaxMessageBytes) is {state.Options.MaxMessageBytes:N0}.");
-            }
+            pending = state.Options.Handler(new PeerMessage(request.Type, request.Source, request.Payload.Memory), stop);
+        }
+#pragma warning disable CA1031 // A handler that throws fails its own request only; the caller gets the error text.
+        catch (Exception error)
+#pragma warning restore CA1031
+        {
+            return new ValueTask<Envelope>(Failed(request, error));
+        }
 
-            return new Envelope
-            {
-                Sequence = request.Sequence,
-                Type = answer.Type ?? string.Empty,
-                Source = answer.Source ?? string.Empty,
-                Payload = UnsafeByteOperations.UnsafeWrap(answer.Payload),
-            };
+        return pending.IsCompletedSuccessfully
+            ? new ValueTask<Envelope>(Answer(request, pending.Result))
+            : AwaitAsync(request, pending, stop);
+    }
+
+    private async ValueTask<Envelope> AwaitAsync(Envelope request, ValueTask<PeerMessage> pending, CancellationToken stop)
+    {
+        try
+        {
+            return Answer(request, await pending.ConfigureAwait(false));
         }
         catch (OperationCanceledException) when (stop.IsCancellationRequested)
         {
@@ -177,26 +190,50 @@ internal sealed class PeerService(PeerServerState state) : Peer.PeerBase
         catch (Exception error)
 #pragma warning restore CA1031
         {
-            state.CountFailed();
-            return Failed(request, $"The server's handler failed on '{request.Type}': {error.GetType().Name}: {error.Message}");
+            return Failed(request, error);
         }
+    }
+
+    private Envelope Answer(Envelope request, PeerMessage answer)
+    {
+        var size = answer.WireSize;
+        if (size > state.Options.MaxMessageBytes)
+        {
+            state.CountFailed();
+            return Failed(request, $"The reply takes {size:N0} bytes; the server's limit (PeerServerOptions.MaxMessageBytes) is {state.Options.MaxMessageBytes:N0}.");
+        }
+
+        return new Envelope
+        {
+            Sequence = request.Sequence,
+            Type = answer.Type ?? string.Empty,
+            Source = answer.Source ?? string.Empty,
+            Payload = UnsafeByteOperations.UnsafeWrap(answer.Payload),
+        };
+    }
+
+    private Envelope Failed(Envelope request, Exception error)
+    {
+        state.CountFailed();
+        return Failed(request, $"The server's handler failed on '{request.Type}': {error.GetType().Name}: {error.Message}");
     }
 
     private static Envelope Failed(Envelope request, string error) => new() { Sequence = request.Sequence, Type = request.Type, Error = error };
 
     // The only writer of the response stream: merges what is queued, up to the batch limits, into one write. A failed
     // write (the client went away) ends the loop; the replies are remembered in the session for the client's next stream.
-    private async Task WriteAsync(ChannelReader<PeerBatch> replies, IServerStreamWriter<PeerBatch> responseStream)
+    private async Task WriteAsync(ChannelReader<Outgoing> replies, IServerStreamWriter<PeerBatch> responseStream)
     {
         try
         {
             while (await replies.WaitToReadAsync().ConfigureAwait(false))
             {
-                while (replies.TryRead(out var batch))
+                while (replies.TryRead(out var outgoing))
                 {
+                    var batch = outgoing.Batch;
                     if (batch.Envelopes.Count > 0 && batch.Envelopes.Count < state.Options.MaxBatchCount)
                     {
-                        batch = Merge(batch, replies);
+                        Merge(outgoing, replies);
                     }
 
                     await responseStream.WriteAsync(batch).ConfigureAwait(false);
@@ -213,24 +250,21 @@ internal sealed class PeerService(PeerServerState state) : Peer.PeerBase
         }
     }
 
-    private PeerBatch Merge(PeerBatch first, ChannelReader<PeerBatch> replies)
+    // Adds the queued batches that fit into the first (which this stream made, so it may be changed).
+    private void Merge(Outgoing first, ChannelReader<Outgoing> replies)
     {
-        var bytes = first.CalculateSize();
+        var bytes = first.Bytes;
         while (replies.TryPeek(out var next)
-            && first.Envelopes.Count + next.Envelopes.Count <= state.Options.MaxBatchCount)
+            && first.Batch.Envelopes.Count + next.Batch.Envelopes.Count <= state.Options.MaxBatchCount
+            && bytes + next.Bytes <= state.Options.MaxBatchBytes)
         {
-            var size = next.CalculateSize();
-            if (bytes + size > state.Options.MaxBatchBytes)
-            {
-                break;
-            }
-
             replies.TryRead(out _);
-            first.Envelopes.AddRange(next.Envelopes);
-            first.Heartbeat |= next.Heartbeat;
-            bytes += size;
+            first.Batch.Envelopes.AddRange(next.Batch.Envelopes);
+            first.Batch.Heartbeat |= next.Batch.Heartbeat;
+            bytes += next.Bytes;
         }
-
-        return first;
     }
+
+    /// <summary>A reply batch on its way to the writer, with an upper bound of its bytes.</summary>
+    private readonly record struct Outgoing(PeerBatch Batch, int Bytes);
 }

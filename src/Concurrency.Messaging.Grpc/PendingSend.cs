@@ -1,3 +1,5 @@
+using System.Runtime.CompilerServices;
+using System.Threading.Channels;
 using Concurrency.Messaging.Grpc.Protocol;
 
 namespace Concurrency.Messaging.Grpc;
@@ -26,16 +28,25 @@ internal sealed class PendingSend : TaskCompletionSource<PeerMessage>
     private int _state;
     private CancellationTokenRegistration _registration;
 
-    public PendingSend(PeerMessage message, long deadline, InOrderDelivery? delivery)
+    // Only for a send that waited for room in the buffer: the wait, and the error if the client closed meanwhile.
+    private ConfiguredValueTaskAwaitable.ConfiguredValueTaskAwaiter _room;
+    private CancellationToken _roomToken;
+    private Func<Exception>? _closed;
+
+    public PendingSend(PeerMessage message, int size, long deadline, InOrderDelivery? delivery)
         : base(delivery is null ? TaskCreationOptions.RunContinuationsAsynchronously : TaskCreationOptions.None)
     {
         Message = message;
+        Size = size;
         Deadline = deadline;
         _delivery = delivery;
     }
 
     /// <summary>Gets the request. Kept until settled, because it may be written again after a reconnect.</summary>
     public PeerMessage Message { get; }
+
+    /// <summary>Gets the bytes the message takes in a batch on the wire (measured once, by the send).</summary>
+    public int Size { get; }
 
     /// <summary>Gets the time (<see cref="Environment.TickCount64"/>) after which the sweeper fails the send.</summary>
     public long Deadline { get; }
@@ -58,6 +69,19 @@ internal sealed class PendingSend : TaskCompletionSource<PeerMessage>
         {
             _registration = cancellationToken.UnsafeRegister(static (state, token) => ((PendingSend)state!).Cancel(token), this);
         }
+    }
+
+    /// <summary>
+    /// Waits for room in the buffer without an async method of its own: the caller awaits only <see cref="Task"/>, and
+    /// a send the buffer refuses (client closed, token fired) is settled and delivered at once, for it never got a
+    /// sequence number and never joins the in-order line.
+    /// </summary>
+    public void AwaitRoom(ValueTask write, Func<Exception> closed, CancellationToken cancellationToken)
+    {
+        _roomToken = cancellationToken;
+        _closed = closed;
+        _room = write.ConfigureAwait(false).GetAwaiter();
+        _room.UnsafeOnCompleted(OnRoom);
     }
 
     public Envelope ToEnvelope() => new()
@@ -116,6 +140,39 @@ internal sealed class PendingSend : TaskCompletionSource<PeerMessage>
         {
             TrySetResult(_reply);
         }
+    }
+
+    private void OnRoom()
+    {
+        try
+        {
+            _room.GetResult();
+        }
+        catch (ChannelClosedException)
+        {
+            Refuse(_closed!());
+            return;
+        }
+        catch (OperationCanceledException)
+        {
+            Refuse(null);
+            return;
+        }
+
+        Watch(_roomToken);
+    }
+
+    private void Refuse(Exception? error)
+    {
+        if (!Settle())
+        {
+            return;
+        }
+
+        _error = error;
+        _cancelled = error is null ? _roomToken : default;
+        Volatile.Write(ref _state, Settled);
+        Deliver();
     }
 
     private bool Settle() => Interlocked.CompareExchange(ref _state, Claimed, Open) == Open;

@@ -15,6 +15,12 @@ internal sealed class PendingTable
     // Guarded by _gate.
     private readonly Dictionary<ulong, PendingSend> _bySequence = [];
 
+    // Guarded by _gate: the same sends in the order they were added, which is deadline order give or take the moments
+    // between a send's call and its numbering, so the sweeper looks at the oldest only and stops at the first not due.
+    // Replies come in sequence order, so the listener drops answered sends from the front as it goes (they must die
+    // young, not wait for the sweeper); what waits behind an old unanswered send is bounded by that send's deadline.
+    private readonly Queue<PendingSend> _byAge = new();
+
     // Guarded by _gate: completed (and replaced) when the table becomes empty, so a closing pump can wait for the last reply.
     private TaskCompletionSource? _empty;
 
@@ -36,6 +42,7 @@ internal sealed class PendingTable
             foreach (var send in sends)
             {
                 _bySequence.Add(send.Sequence, send);
+                _byAge.Enqueue(send);
             }
         }
     }
@@ -49,6 +56,8 @@ internal sealed class PendingTable
             {
                 found.Add(_bySequence.Remove(reply.Sequence, out var send) ? send : null);
             }
+
+            TrimAnswered();
 
             SignalIfEmpty();
         }
@@ -71,6 +80,7 @@ internal sealed class PendingTable
         {
             var all = Ordered();
             _bySequence.Clear();
+            _byAge.Clear();
             SignalIfEmpty();
             return all;
         }
@@ -99,38 +109,30 @@ internal sealed class PendingTable
         }
     }
 
-    /// <summary>Removes the sends past their deadline (or already settled) and returns the expired ones.</summary>
+    /// <summary>Removes the sends past their deadline (and, on the way, those already settled) and returns the expired ones.</summary>
     public List<PendingSend>? RemoveExpired(long now)
     {
         List<PendingSend>? expired = null;
-        List<ulong>? settled = null;
         lock (_gate)
         {
-            foreach (var (sequence, send) in _bySequence)
+            while (_byAge.TryPeek(out var oldest))
             {
-                if (!send.IsOpen)
+                var present = _bySequence.TryGetValue(oldest.Sequence, out var send) && ReferenceEquals(send, oldest);
+                if (present && oldest.IsOpen && oldest.Deadline > now)
                 {
-                    (settled ??= []).Add(sequence);
+                    break;
                 }
-                else if (send.Deadline <= now)
-                {
-                    (expired ??= []).Add(send);
-                }
-            }
 
-            if (settled is not null)
-            {
-                foreach (var sequence in settled)
+                _byAge.Dequeue();
+                if (!present)
                 {
-                    _bySequence.Remove(sequence);
+                    continue;
                 }
-            }
 
-            if (expired is not null)
-            {
-                foreach (var send in expired)
+                _bySequence.Remove(oldest.Sequence);
+                if (oldest.IsOpen)
                 {
-                    _bySequence.Remove(send.Sequence);
+                    (expired ??= []).Add(oldest);
                 }
             }
 
@@ -152,6 +154,14 @@ internal sealed class PendingTable
 
             _empty ??= new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
             return _empty.Task;
+        }
+    }
+
+    private void TrimAnswered()
+    {
+        while (_byAge.TryPeek(out var oldest) && !(_bySequence.TryGetValue(oldest.Sequence, out var send) && ReferenceEquals(send, oldest)))
+        {
+            _byAge.Dequeue();
         }
     }
 
