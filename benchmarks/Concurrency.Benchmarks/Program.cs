@@ -46,6 +46,11 @@ public static class Program
                 return Lab.LabCommand.Run(labArguments, output, error);
             }
 
+            if (args is ["serve", .. var serveArguments])
+            {
+                return Grpc.ServeCommand.Run(serveArguments, output);
+            }
+
             if (args is ["idle", .. var idleArguments])
             {
                 return Idle.IdleCommand.Run(idleArguments, output);

@@ -14,6 +14,7 @@ public static class HelpText
           dotnet run -c Release --project benchmarks/Concurrency.Benchmarks -- footprint [--actors N] [--runs N] [--out DIR]
           dotnet run -c Release --project benchmarks/Concurrency.Benchmarks -- lab [NAME...] [--cores LIST] [--quick] [--out DIR]
           dotnet run -c Release --project benchmarks/Concurrency.Benchmarks -- lab --list
+          dotnet run -c Release --project benchmarks/Concurrency.Benchmarks -- serve [SERVE OPTIONS]
 
         With no arguments it runs the Headline scenario at 1 core and at all cores, unattended (about
         16 minutes on a quiet 2-core machine, up to 25 on a busy one), and exits non-zero if any
@@ -51,7 +52,10 @@ public static class HelpText
         FOOTPRINT.md.
 
         Lab command: the workload lab (when concurrency pays, log appends under threads, the elastic
-        worker pool, admission control); "lab --help" says more.
+        worker pool, admission control, gRPC streaming peers); "lab --help" says more.
+
+        Serve command: the peers the gRPC experiment measures against, for running on another machine;
+        "serve --help" says more.
 
         Exit codes: 0 done; 1 a benchmark failed, nothing matched, or the report refused; 2 bad arguments.
 
@@ -75,6 +79,30 @@ public static class HelpText
           --out DIR      where the sections, charts and LAB.md go (default: results/lab)
           --list         the experiments, one per line
           --help, -h     this help
+
+        Peers on another machine, for the grpc experiment (start them there with "serve"):
+          --server URL             our peer server, e.g. --server http://10.0.0.2:5000
+          --proto-remote HOST:PORT the Proto.Remote echo peer, e.g. --proto-remote 10.0.0.2:5001
+        Without them the experiment starts its own peers in a process of its own on loopback.
+
+        """;
+
+    public const string Serve = """
+        Serve: the peers the gRPC experiment (lab grpc) measures against, our PeerServer echoing and a
+        Proto.Remote echo actor. Prints "peer URL", "proto-remote HOST:PORT" and "ready", then serves
+        until standard input closes or Ctrl+C.
+
+        Usage:
+          dotnet run -c Release --project benchmarks/Concurrency.Benchmarks -- serve [OPTIONS]
+
+        Options:
+          --urls URL               where our peer listens (default http://127.0.0.1:0, a free port);
+                                   for other machines e.g. --urls http://0.0.0.0:5000
+          --proto-remote-port N    the Proto.Remote peer's port, on the host of the first URL (default 0)
+          --token T                ask every client for this bearer token
+          --help, -h               this help
+
+        On the client machine: lab grpc --server http://HOST:5000 --proto-remote HOST:PORT
 
         """;
 }

@@ -23,11 +23,15 @@ internal static class LabChild
         CorePinning.PinTo(cores);
         try
         {
-            var context = new LabContext(cores, options.Quick, (fraction, step) =>
-            {
-                output.WriteLine(string.Create(CultureInfo.InvariantCulture, $"{ProgressPrefix}{fraction:0.000} {step}"));
-                output.Flush();
-            });
+            var context = new LabContext(
+                cores,
+                options.Quick,
+                (fraction, step) =>
+                {
+                    output.WriteLine(string.Create(CultureInfo.InvariantCulture, $"{ProgressPrefix}{fraction:0.000} {step}"));
+                    output.Flush();
+                },
+                peers: options.Peers);
             var outcome = experiment.Run(context);
             File.WriteAllText(options.ResultFile!, JsonSerializer.Serialize(outcome));
             return 0;
@@ -41,13 +45,13 @@ internal static class LabChild
 
     /// <summary>In the parent: starts the child, passes its progress on, and returns its outcome.</summary>
     /// <exception cref="InvalidOperationException">The child failed or ran past the limit; the message carries its error output.</exception>
-    public static LabOutcome Start(ILabExperiment experiment, int cores, bool quick, Action<double, string> progress)
+    public static LabOutcome Start(ILabExperiment experiment, int cores, bool quick, LabPeers peers, Action<double, string> progress)
     {
         var resultFile = Path.GetTempFileName();
         try
         {
             string[] arguments = ["lab", "--child", experiment.Name, "--cores", cores.ToString(CultureInfo.InvariantCulture), "--result", resultFile];
-            var start = BenchmarkProcess.StartInfo(quick ? [.. arguments, "--quick"] : arguments);
+            var start = BenchmarkProcess.StartInfo([.. arguments, .. quick ? ["--quick"] : Array.Empty<string>(), .. peers.Arguments()]);
             start.RedirectStandardError = true;
 
             // The runtime sizes its thread pool and spin waits from this; the benchmark jobs set the same tiering knob.

@@ -67,7 +67,7 @@ public static class LabCommand
                         task.StartTask();
                         try
                         {
-                            outcomes.Add((cores, LabChild.Start(experiment, cores, options.Quick, (fraction, step) =>
+                            outcomes.Add((cores, LabChild.Start(experiment, cores, options.Quick, options.Peers, (fraction, step) =>
                             {
                                 task.Value = fraction;
                                 task.Description = Label(experiment, cores, step);

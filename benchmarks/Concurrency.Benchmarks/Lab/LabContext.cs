@@ -4,13 +4,16 @@ namespace Concurrency.Benchmarks.Lab;
 /// What an experiment is given: the cores its process is pinned to, whether to run quick (a small smoke run for tests and
 /// for checking a change, not for publishing), a progress callback, and a token that stops it.
 /// </summary>
-public sealed class LabContext(int cores, bool quick, Action<double, string>? progress = null, CancellationToken cancellation = default)
+public sealed class LabContext(int cores, bool quick, Action<double, string>? progress = null, LabPeers? peers = null, CancellationToken cancellation = default)
 {
     /// <summary>Gets the number of cores this process may run on.</summary>
     public int Cores { get; } = cores;
 
     /// <summary>Gets whether this is a quick smoke run: small sizes, one repetition; its numbers are not for publishing.</summary>
     public bool Quick { get; } = quick;
+
+    /// <summary>Gets the peers on other machines that network experiments aim at (none: they start their own on loopback).</summary>
+    public LabPeers Peers { get; } = peers ?? LabPeers.None;
 
     /// <summary>Gets the token that stops the experiment.</summary>
     public CancellationToken Cancellation { get; } = cancellation;

@@ -12,6 +12,7 @@ public static class LabExperiments
         new PoolExperiment(),
         new PoolShrinkExperiment(),
         new Admission.AdmissionExperiment(),
+        new Grpc.GrpcExperiment(),
     ];
 
     public static ILabExperiment? Named(string name) => All.FirstOrDefault(e => string.Equals(e.Name, name, StringComparison.OrdinalIgnoreCase));

@@ -7,7 +7,7 @@ namespace Concurrency.Benchmarks.Lab;
 /// The lab's command line: <c>lab [NAME...] [--cores LIST] [--quick] [--out DIR] [--list] [--help]</c>, and the child
 /// process's <c>lab --child NAME --cores N --result FILE [--quick]</c>.
 /// </summary>
-public sealed record LabOptions(IReadOnlyList<ILabExperiment> Experiments, IReadOnlyList<int> Cores, bool Quick, string OutDirectory, bool List, bool Help, string? ResultFile)
+public sealed record LabOptions(IReadOnlyList<ILabExperiment> Experiments, IReadOnlyList<int> Cores, bool Quick, string OutDirectory, bool List, bool Help, string? ResultFile, LabPeers Peers)
 {
     public const string DefaultOut = "results/lab";
 
@@ -24,6 +24,8 @@ public sealed record LabOptions(IReadOnlyList<ILabExperiment> Experiments, IRead
         var list = false;
         var help = false;
         var outDirectory = DefaultOut;
+        string? server = null;
+        string? protoRemote = null;
         for (var i = 0; i < args.Count; i++)
         {
             switch (args[i])
@@ -33,6 +35,12 @@ public sealed record LabOptions(IReadOnlyList<ILabExperiment> Experiments, IRead
                     break;
                 case "--out":
                     outDirectory = Value(args, ref i, "a folder");
+                    break;
+                case "--server":
+                    server = Value(args, ref i, "a peer's address, for example --server http://10.0.0.2:5000");
+                    break;
+                case "--proto-remote":
+                    protoRemote = Value(args, ref i, "a Proto.Remote peer's HOST:PORT, for example --proto-remote 10.0.0.2:5001");
                     break;
                 case "--quick":
                     quick = true;
@@ -67,7 +75,7 @@ public sealed record LabOptions(IReadOnlyList<ILabExperiment> Experiments, IRead
             throw new UsageException("lab --child: one experiment and one core count.");
         }
 
-        return new LabOptions(experiments, coreCounts, quick, outDirectory, list, help, result);
+        return new LabOptions(experiments, coreCounts, quick, outDirectory, list, help, result, LabPeers.Parse(server, protoRemote));
     }
 
     private static string Value(IReadOnlyList<string> args, ref int i, string expected)

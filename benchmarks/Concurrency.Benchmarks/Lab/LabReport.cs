@@ -63,7 +63,7 @@ internal static class LabReport
         var text = new StringBuilder()
             .AppendLine("# Workload lab")
             .AppendLine()
-            .AppendLine("When concurrency pays, log appends under threads, an elastic worker pool and admission control, each beside the seed's figures. "
+            .AppendLine("When concurrency pays, log appends under threads, an elastic worker pool, admission control and gRPC streaming peers, each beside the seed's figures. "
                 + "Each section says the commit, machine and command that produced it; `dotnet run -c Release --project benchmarks/Concurrency.Benchmarks -- lab` re-runs them all.")
             .AppendLine();
         foreach (var experiment in LabExperiments.All)

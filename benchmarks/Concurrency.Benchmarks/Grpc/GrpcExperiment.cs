@@ -1,0 +1,213 @@
+using System.Globalization;
+using Concurrency.Benchmarks.Lab;
+using Concurrency.Messaging.Grpc;
+
+namespace Concurrency.Benchmarks.Grpc;
+
+/// <summary>
+/// <c>lab grpc</c>: our gRPC messenger pump in its three modes across buffer sizes, payloads and sender counts, beside the
+/// plain generated client (naive and hand-batched) and Proto.Remote, all against a peer in another process.
+/// </summary>
+internal sealed class GrpcExperiment : ILabExperiment
+{
+    private const int Payload = 64;
+    private const int ManySenders = 5000;
+    private const int DefaultBuffer = 256;
+    private static readonly TimeSpan RunLength = TimeSpan.FromMilliseconds(600);
+    private static readonly int[] Buffers = [1, 16, 256, 4096];
+    private static readonly int[] Payloads = [16, 256, 4096];
+    private static readonly int[] SenderCounts = [1, 10, 100, 1000, 5000];
+    private static readonly PeerMode[] Modes = [PeerMode.Sync, PeerMode.Async, PeerMode.InOrder];
+
+    public string Name => "grpc";
+
+    public string Title => "gRPC streaming peers: the messenger pump against the plain client and Proto.Remote";
+
+    public string Description => "msg/s and round-trip latency of our gRPC pump (sync, async, in-order) against naive, hand-batched and Proto.Remote peers";
+
+    public bool PerCoreCount => false;
+
+    public string Method => """
+        The seed (000, "Streaming Remote Throughput") sends 5000 messages, each from its own goroutine, through one messenger
+        routine that owns the gRPC stream, in sync mode (wait for each reply before the next send), async mode (a listener
+        routine reads replies) and in order; it finds async far ahead and the buffer size of little effect.
+
+        Here the peer is the benchmark program started again as `serve` (our `PeerServer` echoing, and a Proto.Remote echo
+        actor), in a process of its own on loopback, or on another machine with `lab grpc --server URL --proto-remote HOST:PORT`.
+        Our client: `PeerClient` with the mode and buffer size shown, N sender tasks, each sending its share one message at a
+        time and awaiting the reply; msg/s runs from the first send to the last reply, latency is each send's round trip
+        (HdrHistogram). Baselines in the same run, against the same server: **naive**, the plain generated client awaiting
+        `WriteAsync` for every message while a reader counts replies; **raw batched**, the plain client writing hand-made
+        batches of 16 or 256 envelopes (the ceiling for what our pump adds: sequence numbers, acknowledgements, per-caller
+        tasks). **Proto.Remote** 1.8.0 moves the same messages to its echo actor: `RequestAsync` from N concurrent senders
+        (the same shape as ours), and `Tell` with N in flight (its batched best case).
+        Each row: a warm-up run that also sizes the run to about 0.6 s, then 3 runs; the median [lowest, highest] is shown.
+        Every run checks that each message came back exactly once (count and sum of the numbers they carry).
+        """;
+
+    public LabOutcome Run(LabContext context)
+    {
+        ArgumentNullException.ThrowIfNull(context);
+        using var process = context.Peers.Server is null ? PeerProcess.Start() : null;
+        var peers = process?.Peers ?? context.Peers;
+        var server = peers.Server!;
+        var runs = context.Quick ? 1 : 3;
+        var senders = context.Quick ? 100 : ManySenders;
+        var plan = new Plan(context, Modes.Length * Buffers.Length + Payloads.Length + SenderCounts.Length + 5);
+        var cancellation = context.Cancellation;
+
+        var byMode = new Dictionary<(PeerMode, int), List<PeerRunResult>>();
+        foreach (var mode in Modes)
+        {
+            foreach (var buffer in Buffers)
+            {
+                byMode[(mode, buffer)] = plan.Measure($"{mode} buffer {buffer}", runs, senders, count => PeerRuns.PumpAsync(server, mode, buffer, Payload, senders, count, cancellation));
+            }
+        }
+
+        var naive = plan.Measure("naive", runs, 1, count => PeerRuns.RawAsync(server, 1, Payload, count, cancellation));
+        var raw16 = plan.Measure("raw batched 16", runs, 16, count => PeerRuns.RawAsync(server, 16, Payload, count, cancellation));
+        var raw256 = plan.Measure("raw batched 256", runs, 256, count => PeerRuns.RawAsync(server, 256, Payload, count, cancellation));
+        List<PeerRunResult>? protoRequest = null, protoTell = null;
+        if (peers.ProtoRemote is { } endpoint)
+        {
+            protoRequest = plan.Measure("Proto.Remote RequestAsync", runs, senders, count => PeerRuns.ProtoRemoteAsync(endpoint, ProtoRemoteSendMode.Request, senders, Payload, count, cancellation));
+            protoTell = plan.Measure("Proto.Remote Tell", runs, senders, count => PeerRuns.ProtoRemoteAsync(endpoint, ProtoRemoteSendMode.Tell, senders, Payload, count, cancellation));
+        }
+
+        var byPayload = Payloads.ToDictionary(p => p, p => plan.Measure($"async {p} B", runs, senders, count => PeerRuns.PumpAsync(server, PeerMode.Async, DefaultBuffer, p, senders, count, cancellation)));
+        var bySenders = SenderCounts.Where(s => !context.Quick || s <= senders).ToDictionary(
+            s => s,
+            s => plan.Measure($"async {s} senders", runs, s, count => PeerRuns.PumpAsync(server, PeerMode.Async, DefaultBuffer, Payload, s, count, cancellation)));
+
+        var async = Rate(byMode[(PeerMode.Async, DefaultBuffer)]);
+        var inOrder = Rate(byMode[(PeerMode.InOrder, DefaultBuffer)]);
+        List<LabTable> tables =
+        [
+            ModeTable(byMode, senders),
+            BaselineTable(async, Rate(naive), Rate(raw16), Rate(raw256), protoRequest, protoTell, senders),
+            RatioTable(async, inOrder, Rate(naive), Rate(raw256), protoRequest, protoTell),
+            SweepTable($"Payload sweep: async, buffer {DefaultBuffer}, {senders:N0} senders", "payload (B)", byPayload),
+            SweepTable($"Sender sweep: async, buffer {DefaultBuffer}, {Payload} B", "senders", bySenders),
+        ];
+        List<LabChart> charts =
+        [
+            new("grpc-buffer", $"msg/s by buffer size, {Payload} B, {senders:N0} senders", "buffer size (messages)", "msg/s",
+                [.. Modes.Select(mode => new LabSeries(mode.ToString(), [.. Buffers.Select(b => (double)b)], [.. Buffers.Select(b => Rate(byMode[(mode, b)]).Median)]))],
+                LogX: true, LogY: true),
+            new("grpc-senders", $"msg/s by concurrent senders, async, buffer {DefaultBuffer}, {Payload} B", "senders", "msg/s",
+                [new LabSeries("async", [.. bySenders.Keys.Select(s => (double)s)], [.. bySenders.Values.Select(r => Rate(r).Median)])],
+                LogX: true, LogY: true),
+        ];
+        return new LabOutcome(tables, charts);
+    }
+
+    private static LabSample Rate(List<PeerRunResult> results) => LabSample.Of([.. results.Select(r => r.MessagesPerSecond)]);
+
+    private static string Latency(List<PeerRunResult> results, Func<PeerRunResult, double> percentile)
+        => double.IsNaN(percentile(results[0])) ? "–" : LabSample.Of([.. results.Select(percentile)]).Format("N0");
+
+    private static LabTable ModeTable(Dictionary<(PeerMode, int), List<PeerRunResult>> byMode, int senders) => new(
+        $"Our pump by mode and buffer size: {Payload} B, {senders:N0} senders",
+        ["mode", "buffer", "msg/s", "p50 µs", "p99 µs", "p99.9 µs"],
+        [.. byMode.Select(entry => (IReadOnlyList<string>)
+        [
+            entry.Key.Item1.ToString(),
+            entry.Key.Item2.ToString(CultureInfo.InvariantCulture),
+            Rate(entry.Value).Format(),
+            Latency(entry.Value, r => r.P50),
+            Latency(entry.Value, r => r.P99),
+            Latency(entry.Value, r => r.P999),
+        ])],
+        ["buffer", "msg/s", "p50 µs", "p99 µs", "p99.9 µs"]);
+
+    private static LabTable BaselineTable(LabSample async, LabSample naive, LabSample raw16, LabSample raw256, List<PeerRunResult>? protoRequest, List<PeerRunResult>? protoTell, int senders)
+    {
+        List<IReadOnlyList<string>> rows =
+        [
+            [$"our pump, async, buffer {DefaultBuffer}, {senders:N0} senders", async.Format()],
+            ["naive: plain client, await WriteAsync per message", naive.Format()],
+            ["raw batched: plain client, 16 envelopes per write", raw16.Format()],
+            ["raw batched: plain client, 256 envelopes per write", raw256.Format()],
+        ];
+        if (protoRequest is not null && protoTell is not null)
+        {
+            rows.Add([$"Proto.Remote, RequestAsync from {senders:N0} senders", Rate(protoRequest).Format()]);
+            rows.Add([$"Proto.Remote, Tell, {senders:N0} in flight", Rate(protoTell).Format()]);
+        }
+
+        return new LabTable($"Baselines and peer in the same run, {Payload} B", ["path", "msg/s"], rows, ["msg/s"],
+            protoRequest is null ? "Proto.Remote was not measured: no --proto-remote peer was given with --server." : null);
+    }
+
+    private static LabTable RatioTable(LabSample async, LabSample inOrder, LabSample naive, LabSample raw256, List<PeerRunResult>? protoRequest, List<PeerRunResult>? protoTell)
+    {
+        List<IReadOnlyList<string>> rows =
+        [
+            Ratio("async ÷ naive", async, naive, 40),
+            Ratio("async ÷ raw batched 256", async, raw256, 0.8),
+            Ratio("in-order ÷ async", inOrder, async, 0.5),
+        ];
+        if (protoRequest is not null && protoTell is not null)
+        {
+            rows.Add(Ratio("async ÷ Proto.Remote RequestAsync", async, Rate(protoRequest), 1));
+            rows.Add(Ratio("async ÷ Proto.Remote Tell", async, Rate(protoTell), 1));
+        }
+
+        return new LabTable(
+            $"Ratios against the issue's goals (buffer {DefaultBuffer})",
+            ["ratio", "median [lowest, highest]", "goal", "verdict"],
+            rows,
+            ["median [lowest, highest]", "goal"],
+            "The range of a ratio divides the lowest run of one side by the highest of the other, and the other way round. "
+            + "\"met\" means even the range's low end reaches the goal; \"median only\" that the medians do and the range does not.");
+    }
+
+    private static IReadOnlyList<string> Ratio(string name, LabSample top, LabSample bottom, double goal)
+    {
+        var median = top.Median / bottom.Median;
+        var low = top.Low / bottom.High;
+        var high = top.High / bottom.Low;
+        var verdict = low >= goal ? "met" : median >= goal ? "median only" : "not met";
+        return [name, string.Create(CultureInfo.InvariantCulture, $"{median:0.00} [{low:0.00}, {high:0.00}]"), string.Create(CultureInfo.InvariantCulture, $"≥ {goal:0.##}"), verdict];
+    }
+
+    private static LabTable SweepTable(string title, string key, Dictionary<int, List<PeerRunResult>> results) => new(
+        title,
+        [key, "msg/s", "p50 µs", "p99 µs", "p99.9 µs"],
+        [.. results.Select(entry => (IReadOnlyList<string>)
+        [
+            entry.Key.ToString("N0", CultureInfo.InvariantCulture),
+            Rate(entry.Value).Format(),
+            Latency(entry.Value, r => r.P50),
+            Latency(entry.Value, r => r.P99),
+            Latency(entry.Value, r => r.P999),
+        ])],
+        [key, "msg/s", "p50 µs", "p99 µs", "p99.9 µs"]);
+
+    /// <summary>Runs each row: a warm-up that sizes the run, then the timed runs, with progress.</summary>
+    private sealed class Plan(LabContext context, int rows)
+    {
+        private int _done;
+
+        public List<PeerRunResult> Measure(string label, int runs, int unit, Func<int, Task<PeerRunResult>> run)
+        {
+            context.Report((double)_done / rows, label);
+            var warmUp = Round(context.Quick ? 1_000 : 20_000, unit);
+            var first = run(warmUp).GetAwaiter().GetResult();
+            var count = context.Quick
+                ? Round(2_000, unit)
+                : Round((int)Math.Clamp(first.MessagesPerSecond * RunLength.TotalSeconds, 10_000, 4_000_000), unit);
+            var results = new List<PeerRunResult>(runs);
+            for (var i = 0; i < runs; i++)
+            {
+                results.Add(run(count).GetAwaiter().GetResult());
+            }
+
+            _done++;
+            return results;
+        }
+
+        private static int Round(int count, int unit) => Math.Max(unit, count / unit * unit);
+    }
+}

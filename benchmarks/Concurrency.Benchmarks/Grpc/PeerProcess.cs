@@ -1,0 +1,71 @@
+using System.Diagnostics;
+using Concurrency.Benchmarks.Lab;
+using Concurrency.Benchmarks.Runs;
+
+namespace Concurrency.Benchmarks.Grpc;
+
+/// <summary>
+/// The benchmark program started again as <c>serve</c> on loopback: the peers the gRPC experiment measures against, in
+/// a process of their own so that the server's work is not the client's.
+/// </summary>
+internal sealed class PeerProcess : IDisposable
+{
+    private static readonly TimeSpan StartLimit = TimeSpan.FromSeconds(60);
+
+    private readonly Process _process;
+
+    private PeerProcess(Process process, LabPeers peers)
+    {
+        _process = process;
+        Peers = peers;
+    }
+
+    public LabPeers Peers { get; }
+
+    public static PeerProcess Start()
+    {
+        var start = BenchmarkProcess.StartInfo(["serve", "--urls", "http://127.0.0.1:0", "--proto-remote-port", "0"]);
+        start.RedirectStandardInput = true;
+        start.RedirectStandardError = true;
+        var process = Process.Start(start) ?? throw new InvalidOperationException("Could not start the peer process.");
+        var errors = process.StandardError.ReadToEndAsync();
+        Uri? server = null;
+        string? protoRemote = null;
+        var reading = Task.Run(() =>
+        {
+            while (process.StandardOutput.ReadLine() is { } line && line != ServeCommand.Ready)
+            {
+                if (line.StartsWith(ServeCommand.PeerPrefix, StringComparison.Ordinal))
+                {
+                    server ??= new Uri(line[ServeCommand.PeerPrefix.Length..]);
+                }
+                else if (line.StartsWith(ServeCommand.ProtoRemotePrefix, StringComparison.Ordinal))
+                {
+                    protoRemote = line[ServeCommand.ProtoRemotePrefix.Length..];
+                }
+            }
+        });
+        if (!reading.Wait(StartLimit) || server is null || protoRemote is null)
+        {
+            process.Kill(entireProcessTree: true);
+            process.WaitForExit();
+            var message = errors.Wait(TimeSpan.FromSeconds(5)) ? errors.Result.Trim() : string.Empty;
+            process.Dispose();
+            throw new InvalidOperationException($"The peer process did not say where it listens: {message}");
+        }
+
+        return new PeerProcess(process, new LabPeers(server, protoRemote));
+    }
+
+    public void Dispose()
+    {
+        _process.StandardInput.Close();
+        if (!_process.WaitForExit(TimeSpan.FromSeconds(30)))
+        {
+            _process.Kill(entireProcessTree: true);
+            _process.WaitForExit();
+        }
+
+        _process.Dispose();
+    }
+}

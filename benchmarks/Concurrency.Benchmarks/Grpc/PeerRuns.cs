@@ -1,0 +1,156 @@
+using System.Buffers.Binary;
+using System.Diagnostics;
+using Concurrency.Benchmarks.Lab;
+using Concurrency.Messaging.Grpc;
+using Concurrency.Messaging.Grpc.Protocol;
+using Google.Protobuf;
+using Grpc.Net.Client;
+using HdrHistogram;
+
+namespace Concurrency.Benchmarks.Grpc;
+
+/// <summary>
+/// The timed runs of the gRPC experiment. Every message carries its number in its first 8 bytes; every run counts the
+/// replies and sums the numbers they carry, and throws <see cref="LabVerificationException"/> unless each message came
+/// back exactly once.
+/// </summary>
+internal static class PeerRuns
+{
+    private const long LongestLatencyNs = 60_000_000_000;
+
+    /// <summary>
+    /// Our client: <paramref name="senders"/> tasks, each sending its share of <paramref name="messages"/> one after another
+    /// and awaiting each reply (the seed's shape: many callers, each with a message in flight).
+    /// </summary>
+    public static async Task<PeerRunResult> PumpAsync(Uri server, PeerMode mode, int buffer, int payloadBytes, int senders, int messages, CancellationToken cancellation)
+    {
+        var options = new PeerClientOptions { Mode = mode, BufferSize = buffer, DeliveryTimeout = TimeSpan.FromMinutes(5) };
+        await using var client = await PeerClient.ConnectAsync(server.ToString(), options, cancellation).ConfigureAwait(false);
+        var perSender = messages / senders;
+        var latencies = new long[perSender * senders];
+        var start = Stopwatch.GetTimestamp();
+        var sums = await Task.WhenAll(Enumerable.Range(0, senders).Select(sender => Task.Run(
+            async () =>
+            {
+                // The client does not copy a payload; each sender awaits its reply before it reuses its buffer.
+                var payload = new byte[Math.Max(payloadBytes, sizeof(long))];
+                long sum = 0;
+                for (var k = 0; k < perSender; k++)
+                {
+                    var number = (long)sender + ((long)k * senders);
+                    BinaryPrimitives.WriteInt64LittleEndian(payload, number);
+                    var sent = Stopwatch.GetTimestamp();
+                    var reply = await client.SendAsync(new PeerMessage("echo", "bench", payload), cancellation).ConfigureAwait(false);
+                    latencies[number] = Stopwatch.GetTimestamp() - sent;
+                    sum += BinaryPrimitives.ReadInt64LittleEndian(reply.Payload.Span);
+                }
+
+                return sum;
+            },
+            cancellation))).ConfigureAwait(false);
+        var elapsed = Stopwatch.GetElapsedTime(start);
+        await client.CompleteAsync(cancellation).ConfigureAwait(false);
+        Verify($"pump {mode}", latencies.Length, latencies.Length, sums.Sum());
+        if (latencies.Any(latency => latency == 0))
+        {
+            throw new LabVerificationException($"pump {mode}: a reply came back without its send being timed.");
+        }
+
+        var histogram = new LongHistogram(LongestLatencyNs, 3);
+        foreach (var ticks in latencies)
+        {
+            histogram.RecordValue(Math.Min(ticks * 1_000_000_000L / Stopwatch.Frequency, LongestLatencyNs));
+        }
+
+        return new PeerRunResult(
+            latencies.Length / elapsed.TotalSeconds,
+            histogram.GetValueAtPercentile(50) / 1_000.0,
+            histogram.GetValueAtPercentile(99) / 1_000.0,
+            histogram.GetValueAtPercentile(99.9) / 1_000.0);
+    }
+
+    /// <summary>
+    /// The plain generated client, no pump: one loop writes <paramref name="perWrite"/> envelopes per write, awaiting
+    /// each write, while a reader counts the replies. <paramref name="perWrite"/> = 1 is the naive client; 256 the raw
+    /// batched ceiling of what a pump can do with batches of that size.
+    /// </summary>
+    public static async Task<PeerRunResult> RawAsync(Uri server, int perWrite, int payloadBytes, int messages, CancellationToken cancellation)
+    {
+        using var channel = GrpcChannel.ForAddress(server, new GrpcChannelOptions
+        {
+            MaxReceiveMessageSize = PeerClientOptions.WireLimitBytes,
+            MaxSendMessageSize = PeerClientOptions.WireLimitBytes,
+        });
+        var client = new Peer.PeerClient(channel);
+
+        // No session header: the server answers without de-duplication, as it would any plain client of the protocol.
+        using var call = client.Exchange(cancellationToken: cancellation);
+        if (!await call.ResponseStream.MoveNext(cancellation).ConfigureAwait(false))
+        {
+            throw new InvalidOperationException("The peer ended the stream before its greeting.");
+        }
+
+        var start = Stopwatch.GetTimestamp();
+        var reader = Task.Run(
+            async () =>
+            {
+                long count = 0, sum = 0;
+                while (await call.ResponseStream.MoveNext(cancellation).ConfigureAwait(false))
+                {
+                    foreach (var reply in call.ResponseStream.Current.Envelopes)
+                    {
+                        sum += BinaryPrimitives.ReadInt64LittleEndian(reply.Payload.Span);
+                        count++;
+                    }
+                }
+
+                return (Count: count, Sum: sum);
+            },
+            cancellation);
+        var size = Math.Max(payloadBytes, sizeof(long));
+        for (var first = 0; first < messages; first += perWrite)
+        {
+            var batch = new PeerBatch();
+            for (var number = first; number < Math.Min(first + perWrite, messages); number++)
+            {
+                var payload = new byte[size];
+                BinaryPrimitives.WriteInt64LittleEndian(payload, number);
+                batch.Envelopes.Add(new Envelope { Sequence = (ulong)number + 1, Type = "echo", Source = "bench", Payload = UnsafeByteOperations.UnsafeWrap(payload) });
+            }
+
+            await call.RequestStream.WriteAsync(batch, cancellation).ConfigureAwait(false);
+        }
+
+        await call.RequestStream.CompleteAsync().ConfigureAwait(false);
+        var (replies, total) = await reader.ConfigureAwait(false);
+        var elapsed = Stopwatch.GetElapsedTime(start);
+        Verify(perWrite == 1 ? "naive" : $"raw batched {perWrite}", messages, replies, total);
+        return new PeerRunResult(messages / elapsed.TotalSeconds, double.NaN, double.NaN, double.NaN);
+    }
+
+    /// <summary>Proto.Remote: the peer a .NET actor user would pick, moving the same messages to its echo actor.</summary>
+    public static async Task<PeerRunResult> ProtoRemoteAsync(string endpoint, ProtoRemoteSendMode mode, int senders, int payloadBytes, int messages, CancellationToken cancellation)
+    {
+        if (!LabPeers.TrySplit(endpoint, out var host, out var port))
+        {
+            throw new ArgumentException($"'{endpoint}' is not HOST:PORT.", nameof(endpoint));
+        }
+
+        var result = await ProtoRemoteEchoClient.RunAsync(host, port, mode, messages, senders, payloadBytes, TimeSpan.FromMinutes(5), cancellation).ConfigureAwait(false);
+        if (result.Messages != messages)
+        {
+            throw new LabVerificationException($"Proto.Remote {mode}: {result.Messages:N0} replies for {messages:N0} messages.");
+        }
+
+        return new PeerRunResult(messages / result.Elapsed.TotalSeconds, double.NaN, double.NaN, double.NaN);
+    }
+
+    private static void Verify(string path, long expected, long replies, long sum)
+    {
+        var expectedSum = expected * (expected - 1) / 2;
+        if (replies != expected || sum != expectedSum)
+        {
+            throw new LabVerificationException($"{path}: {replies:N0} replies summing to {sum:N0}; expected {expected:N0} summing to {expectedSum:N0}.");
+        }
+    }
+}

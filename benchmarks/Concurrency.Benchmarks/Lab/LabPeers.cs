@@ -1,0 +1,57 @@
+using Concurrency.Benchmarks.Cli;
+
+namespace Concurrency.Benchmarks.Lab;
+
+/// <summary>
+/// Peers on another machine for the network experiments (<c>lab --server URL --proto-remote HOST:PORT</c>), started there
+/// with <c>serve</c>. When absent, an experiment starts its own peer process on loopback.
+/// </summary>
+/// <param name="Server">Our peer server's address, or null.</param>
+/// <param name="ProtoRemote">The Proto.Remote echo peer's HOST:PORT, or null.</param>
+public sealed record LabPeers(Uri? Server, string? ProtoRemote)
+{
+    /// <summary>No remote peers.</summary>
+    public static readonly LabPeers None = new(null, null);
+
+    /// <summary>Checks the two options; a bad value is a <see cref="UsageException"/>.</summary>
+    public static LabPeers Parse(string? server, string? protoRemote)
+    {
+        Uri? address = null;
+        if (server is not null && (!Uri.TryCreate(server, UriKind.Absolute, out address) || (address.Scheme != Uri.UriSchemeHttp && address.Scheme != Uri.UriSchemeHttps)))
+        {
+            throw new UsageException($"lab: --server needs an absolute http:// or https:// address, not '{server}'.");
+        }
+
+        if (protoRemote is not null && !TrySplit(protoRemote, out _, out _))
+        {
+            throw new UsageException($"lab: --proto-remote needs HOST:PORT, not '{protoRemote}'.");
+        }
+
+        return new LabPeers(address, protoRemote);
+    }
+
+    /// <summary>Splits HOST:PORT.</summary>
+    public static bool TrySplit(string endpoint, out string host, out int port)
+    {
+        var colon = endpoint.LastIndexOf(':');
+        host = colon > 0 ? endpoint[..colon] : string.Empty;
+        port = 0;
+        return colon > 0 && int.TryParse(endpoint.AsSpan(colon + 1), System.Globalization.CultureInfo.InvariantCulture, out port) && port is > 0 and < 65536;
+    }
+
+    /// <summary>The options that pass these peers on to a child process.</summary>
+    public IEnumerable<string> Arguments()
+    {
+        if (Server is not null)
+        {
+            yield return "--server";
+            yield return Server.ToString();
+        }
+
+        if (ProtoRemote is not null)
+        {
+            yield return "--proto-remote";
+            yield return ProtoRemote;
+        }
+    }
+}

@@ -1,0 +1,291 @@
+using System.Threading.Channels;
+using Concurrency.Messaging.Grpc.Protocol;
+using Google.Protobuf;
+using Grpc.Core;
+
+namespace Concurrency.Messaging.Grpc;
+
+/// <summary>
+/// One stream on the server. The reader (<see cref="PeerService"/>) hands each request batch to <see cref="AcceptAsync"/>:
+/// when nothing is queued or being answered, and the handler answers at once, the batch is answered right there, which
+/// saves a thread hop per round trip; otherwise it is queued for the answer loop, so the reader keeps draining the
+/// request stream (HTTP/2 flow control never stalls the client) and batches are answered in arrival order either way.
+/// The write loop is the only writer of the response stream and merges queued reply batches into one write.
+/// </summary>
+internal sealed class PeerStream
+{
+    private static readonly PeerBatch HeartbeatReply = new() { Heartbeat = true };
+
+    private readonly PeerServerState _state;
+    private readonly PeerSession? _session;
+    private readonly CancellationToken _stop;
+    private readonly Channel<PeerBatch> _work = Channel.CreateUnbounded<PeerBatch>(new UnboundedChannelOptions { SingleReader = true, SingleWriter = true });
+    private readonly Channel<Outgoing> _replies = Channel.CreateUnbounded<Outgoing>(new UnboundedChannelOptions { SingleReader = true });
+    private readonly Task _answering;
+    private readonly Task _writing;
+
+    // Batches queued and not yet taken by the answer loop: the reader adds before it queues, the loop takes off after it
+    // dequeues (the unbounded single-reader channel keeps no count of its own).
+    private int _queued;
+
+    // 1 while the answer loop answers queued batches. Written by the loop before it takes a batch and after the queue ran
+    // dry; the reader reads _queued first and this second, so it never answers beside the loop.
+    private int _looping;
+
+    // Reader only: set once a handler did not answer at once; from then on every batch goes through the loop.
+    private bool _handlerWaits;
+
+    public PeerStream(PeerServerState state, PeerSession? session, IServerStreamWriter<PeerBatch> responseStream, CancellationToken stop)
+    {
+        _state = state;
+        _session = session;
+        _stop = stop;
+        _writing = WriteAsync(responseStream);
+        _answering = AnswerLoopAsync();
+    }
+
+    /// <summary>The greeting the client's handshake waits for, written before the write loop starts.</summary>
+    public static PeerBatch Greeting => HeartbeatReply;
+
+    /// <summary>Reader only: a heartbeat is answered at once, ahead of any queued work.</summary>
+    public void Heartbeat() => _replies.Writer.TryWrite(new Outgoing(HeartbeatReply, 8));
+
+    /// <summary>Reader only: answers the batch now, or queues it (see the class summary).</summary>
+    public ValueTask AcceptAsync(PeerBatch batch)
+    {
+        if (!_handlerWaits && Volatile.Read(ref _queued) == 0 && Volatile.Read(ref _looping) == 0)
+        {
+            var answering = AnswerAsync(batch);
+            if (answering.IsCompletedSuccessfully)
+            {
+                return answering;
+            }
+
+            _handlerWaits = true;
+            return answering;
+        }
+
+        Interlocked.Increment(ref _queued);
+        _work.Writer.TryWrite(batch);
+        return ValueTask.CompletedTask;
+    }
+
+    /// <summary>Reader only, after its last batch: lets the loops finish what is queued, then returns when the last reply is written (or the client is gone).</summary>
+    public async Task CloseAsync()
+    {
+        _work.Writer.TryComplete();
+        await _answering.ConfigureAwait(false);
+        _replies.Writer.TryComplete();
+        await _writing.ConfigureAwait(false);
+    }
+
+    private async Task AnswerLoopAsync()
+    {
+        await Task.Yield();
+        try
+        {
+            while (await _work.Reader.WaitToReadAsync(_stop).ConfigureAwait(false))
+            {
+                Volatile.Write(ref _looping, 1);
+                while (_work.Reader.TryRead(out var batch))
+                {
+                    Interlocked.Decrement(ref _queued);
+                    await AnswerAsync(batch).ConfigureAwait(false);
+                }
+
+                Volatile.Write(ref _looping, 0);
+            }
+        }
+        catch (OperationCanceledException) when (_stop.IsCancellationRequested)
+        {
+            // Stopping, or the client went away: what was not answered, the client writes again on its next stream.
+        }
+    }
+
+    private async ValueTask AnswerAsync(PeerBatch batch)
+    {
+        if (_session is null)
+        {
+            await ReplyAsync(batch, null).ConfigureAwait(false);
+            return;
+        }
+
+        await _session.Gate.WaitAsync(_stop).ConfigureAwait(false);
+        try
+        {
+            _session.Acknowledge(batch.Acknowledged);
+            await ReplyAsync(batch, _session).ConfigureAwait(false);
+        }
+        finally
+        {
+            _session.Gate.Release();
+        }
+    }
+
+    private async ValueTask ReplyAsync(PeerBatch batch, PeerSession? session)
+    {
+        var replies = _replies.Writer;
+        var reply = new PeerBatch();
+        var bytes = 0;
+        var handled = 0;
+        foreach (var request in batch.Envelopes)
+        {
+            Envelope? answer;
+            if (session is not null && request.Sequence <= session.HandledThrough)
+            {
+                // A resend: answer from memory; if the client already acknowledged it, it needs nothing.
+                _state.CountDuplicate();
+                answer = session.Recall(request.Sequence);
+                if (answer is null)
+                {
+                    continue;
+                }
+            }
+            else
+            {
+                // The handler's usual answer is synchronous (echo): no await, no state machine, per message.
+                handled++;
+                var pending = Invoke(request, _stop);
+                answer = pending.IsCompletedSuccessfully ? pending.Result : await pending.ConfigureAwait(false);
+                if (session is not null)
+                {
+                    session.HandledThrough = request.Sequence;
+                    session.Remember(answer);
+                }
+            }
+
+            var size = EnvelopeSize(answer);
+            if (reply.Envelopes.Count > 0 && (reply.Envelopes.Count == _state.Options.MaxBatchCount || bytes + size > _state.Options.MaxBatchBytes))
+            {
+                replies.TryWrite(new Outgoing(reply, bytes));
+                reply = new PeerBatch();
+                bytes = 0;
+            }
+
+            reply.Envelopes.Add(answer);
+            bytes += size;
+        }
+
+        _state.CountHandled(handled);
+        if (reply.Envelopes.Count > 0)
+        {
+            replies.TryWrite(new Outgoing(reply, bytes));
+        }
+    }
+
+    // An upper bound of the envelope's bytes on the wire, without encoding its strings twice.
+    private static int EnvelopeSize(Envelope envelope) => 32 + ((envelope.Type.Length + envelope.Source.Length + envelope.Error.Length) * 3) + envelope.Payload.Length;
+
+    private ValueTask<Envelope> Invoke(Envelope request, CancellationToken stop)
+    {
+        ValueTask<PeerMessage> pending;
+        try
+        {
+            pending = _state.Options.Handler(new PeerMessage(request.Type, request.Source, request.Payload.Memory), stop);
+        }
+#pragma warning disable CA1031 // A handler that throws fails its own request only; the caller gets the error text.
+        catch (Exception error)
+#pragma warning restore CA1031
+        {
+            return new ValueTask<Envelope>(Failed(request, error));
+        }
+
+        return pending.IsCompletedSuccessfully
+            ? new ValueTask<Envelope>(Answer(request, pending.Result))
+            : AwaitAsync(request, pending, stop);
+    }
+
+    private async ValueTask<Envelope> AwaitAsync(Envelope request, ValueTask<PeerMessage> pending, CancellationToken stop)
+    {
+        try
+        {
+            return Answer(request, await pending.ConfigureAwait(false));
+        }
+        catch (OperationCanceledException) when (stop.IsCancellationRequested)
+        {
+            throw;
+        }
+#pragma warning disable CA1031 // A handler that throws fails its own request only; the caller gets the error text.
+        catch (Exception error)
+#pragma warning restore CA1031
+        {
+            return Failed(request, error);
+        }
+    }
+
+    private Envelope Answer(Envelope request, PeerMessage answer)
+    {
+        var size = answer.WireSize;
+        if (size > _state.Options.MaxMessageBytes)
+        {
+            _state.CountFailed();
+            return Failed(request, $"The reply takes {size:N0} bytes; the server's limit (PeerServerOptions.MaxMessageBytes) is {_state.Options.MaxMessageBytes:N0}.");
+        }
+
+        return new Envelope
+        {
+            Sequence = request.Sequence,
+            Type = answer.Type ?? string.Empty,
+            Source = answer.Source ?? string.Empty,
+            Payload = UnsafeByteOperations.UnsafeWrap(answer.Payload),
+        };
+    }
+
+    private Envelope Failed(Envelope request, Exception error)
+    {
+        _state.CountFailed();
+        return Failed(request, $"The server's handler failed on '{request.Type}': {error.GetType().Name}: {error.Message}");
+    }
+
+    private static Envelope Failed(Envelope request, string error) => new() { Sequence = request.Sequence, Type = request.Type, Error = error };
+
+    // The only writer of the response stream: merges what is queued, up to the batch limits, into one write. A failed
+    // write (the client went away) ends the loop; the replies are remembered in the session for the client's next stream.
+    private async Task WriteAsync(IServerStreamWriter<PeerBatch> responseStream)
+    {
+        await Task.Yield();
+        var replies = _replies.Reader;
+        try
+        {
+            while (await replies.WaitToReadAsync().ConfigureAwait(false))
+            {
+                while (replies.TryRead(out var outgoing))
+                {
+                    var batch = outgoing.Batch;
+                    if (batch.Envelopes.Count > 0 && batch.Envelopes.Count < _state.Options.MaxBatchCount)
+                    {
+                        Merge(outgoing, replies);
+                    }
+
+                    await responseStream.WriteAsync(batch).ConfigureAwait(false);
+                }
+            }
+        }
+#pragma warning disable CA1031 // The client is gone; its next stream gets the remembered replies.
+        catch (Exception)
+#pragma warning restore CA1031
+        {
+            while (replies.TryRead(out _))
+            {
+            }
+        }
+    }
+
+    // Adds the queued batches that fit into the first (which this stream made, so it may be changed).
+    private void Merge(Outgoing first, ChannelReader<Outgoing> replies)
+    {
+        var bytes = first.Bytes;
+        while (replies.TryPeek(out var next)
+            && first.Batch.Envelopes.Count + next.Batch.Envelopes.Count <= _state.Options.MaxBatchCount
+            && bytes + next.Bytes <= _state.Options.MaxBatchBytes)
+        {
+            replies.TryRead(out _);
+            first.Batch.Envelopes.AddRange(next.Batch.Envelopes);
+            first.Batch.Heartbeat |= next.Batch.Heartbeat;
+            bytes += next.Bytes;
+        }
+    }
+
+    /// <summary>A reply batch on its way to the writer, with an upper bound of its bytes.</summary>
+    private readonly record struct Outgoing(PeerBatch Batch, int Bytes);
+}

@@ -1,0 +1,60 @@
+using Concurrency.Benchmarks.Grpc;
+using Concurrency.Benchmarks.Lab;
+using Xunit;
+
+namespace Concurrency.Benchmarks.Tests.Grpc;
+
+/// <summary>The gRPC experiment runs quick against a real peer process, through its verification, so a broken one fails CI without timing anything.</summary>
+public sealed class GrpcExperimentTests
+{
+    private static readonly TimeSpan Limit = TimeSpan.FromMinutes(3);
+
+    [Fact]
+    public async Task Grpc_QuickRun_EveryModeBaselineAndPeerIsMeasuredAndVerified()
+    {
+        var outcome = await Task.Run(() => new GrpcExperiment().Run(new LabContext(Environment.ProcessorCount, quick: true)), TestContext.Current.CancellationToken)
+            .WaitAsync(Limit, TestContext.Current.CancellationToken);
+
+        var modes = outcome.Tables[0];
+        Assert.Equal(12, modes.Rows.Count); // three modes at four buffer sizes
+        Assert.All(modes.Rows, row => Assert.Equal(modes.Columns.Count, row.Count));
+        var baselines = outcome.Tables[1];
+        Assert.Contains(baselines.Rows, row => row[0].StartsWith("naive", StringComparison.Ordinal));
+        Assert.Contains(baselines.Rows, row => row[0].StartsWith("Proto.Remote, Tell", StringComparison.Ordinal));
+        Assert.Equal(5, outcome.Tables[2].Rows.Count); // ratios: naive, raw, in-order, two Proto.Remote
+        Assert.Equal(["Sync", "Async", "InOrder"], outcome.Charts[0].Series.Select(s => s.Label));
+    }
+
+    [Theory]
+    [InlineData("--server", "not-a-url")]
+    [InlineData("--server", "ftp://127.0.0.1:1")]
+    [InlineData("--proto-remote", "nohostport")]
+    [InlineData("--proto-remote", "127.0.0.1:99999")]
+    public void Run_BadPeerOption_PrintsOneLineAndExitsTwo(string option, string value)
+    {
+        var error = new StringWriter();
+
+        Assert.Equal(2, Program.Run(["lab", "grpc", option, value], new StringWriter(), error));
+
+        Assert.Single(error.ToString().Split('\n', StringSplitOptions.RemoveEmptyEntries));
+    }
+
+    [Fact]
+    public void LabPeers_Arguments_PassBothPeersToTheChild()
+    {
+        var peers = LabPeers.Parse("http://10.0.0.2:5000", "10.0.0.2:5001");
+
+        Assert.Equal(["--server", "http://10.0.0.2:5000/", "--proto-remote", "10.0.0.2:5001"], peers.Arguments());
+        Assert.Empty(LabPeers.None.Arguments());
+    }
+
+    [Fact]
+    public void Serve_Help_SaysHowToAimTheLabAtIt()
+    {
+        var output = new StringWriter();
+
+        Assert.Equal(0, Program.Run(["serve", "--help"], output, new StringWriter()));
+
+        Assert.Contains("lab grpc --server", output.ToString(), StringComparison.Ordinal);
+    }
+}
