@@ -53,7 +53,7 @@ internal sealed class GrpcExperiment : ILabExperiment
         var server = peers.Server!;
         var runs = context.Quick ? 1 : 3;
         var senders = context.Quick ? 100 : ManySenders;
-        var plan = new Plan(context, Modes.Length * Buffers.Length + Payloads.Length + SenderCounts.Length + 5);
+        var plan = new Plan(context, Modes.Length * Buffers.Length + Payloads.Length + SenderCounts.Length + 6);
         var cancellation = context.Cancellation;
 
         var byMode = new Dictionary<(PeerMode, int), List<PeerRunResult>>();
@@ -80,6 +80,14 @@ internal sealed class GrpcExperiment : ILabExperiment
             s => s,
             s => plan.Measure($"async {s} senders", runs, s, count => PeerRuns.PumpAsync(server, PeerMode.Async, DefaultBuffer, Payload, s, count, cancellation)));
 
+        // Only against a peer process of our own: the restart run kills it.
+        RestartResult? restart = null;
+        if (process is not null)
+        {
+            context.Report(0.97, "restarts");
+            restart = RestartRun.Run(context.Quick ? 1 : 3, context.Quick ? 100 : 1000, context.Quick ? 4_000 : 300_000, cancellation);
+        }
+
         var async = Rate(byMode[(PeerMode.Async, DefaultBuffer)]);
         var inOrder = Rate(byMode[(PeerMode.InOrder, DefaultBuffer)]);
         List<LabTable> tables =
@@ -90,6 +98,19 @@ internal sealed class GrpcExperiment : ILabExperiment
             SweepTable($"Payload sweep: async, buffer {DefaultBuffer}, {senders:N0} senders", "payload (B)", byPayload),
             SweepTable($"Sender sweep: async, buffer {DefaultBuffer}, {Payload} B", "senders", bySenders),
         ];
+        if (restart is { } r)
+        {
+            tables.Add(new LabTable(
+                "The peer process killed and started again mid-stream (async, buffer 256, 64 B)",
+                ["restarts survived", "messages", "lost", "reconnects", "resent", "msg/s through the crashes"],
+                [[
+                    r.Restarts.ToString(CultureInfo.InvariantCulture), r.Messages.ToString("N0", CultureInfo.InvariantCulture), r.Lost.ToString("N0", CultureInfo.InvariantCulture),
+                    r.Reconnects.ToString("N0", CultureInfo.InvariantCulture), r.Resent.ToString("N0", CultureInfo.InvariantCulture), r.MessagesPerSecond.ToString("N0", CultureInfo.InvariantCulture),
+                ]],
+                ["messages", "lost", "reconnects", "resent", "msg/s through the crashes"],
+                "Each restart kills the peer process (no graceful stop) once the next share of the messages was answered, and starts a new one on the same port. "
+                + "A new process remembers no session, so a resent message may be handled twice by the server; every caller still gets exactly one reply (count and sum checked)."));
+        }
         List<LabChart> charts =
         [
             new("grpc-buffer", $"msg/s by buffer size, {Payload} B, {senders:N0} senders", "buffer size (messages)", "msg/s",

@@ -22,9 +22,10 @@ internal sealed class PeerProcess : IDisposable
 
     public LabPeers Peers { get; }
 
-    public static PeerProcess Start()
+    /// <summary>Starts the peers: our server on <paramref name="url"/> (default: a free loopback port) and Proto.Remote's on a free port.</summary>
+    public static PeerProcess Start(string url = "http://127.0.0.1:0")
     {
-        var start = BenchmarkProcess.StartInfo(["serve", "--urls", "http://127.0.0.1:0", "--proto-remote-port", "0"]);
+        var start = BenchmarkProcess.StartInfo(["serve", "--urls", url, "--proto-remote-port", "0"]);
         start.RedirectStandardInput = true;
         start.RedirectStandardError = true;
         var process = Process.Start(start) ?? throw new InvalidOperationException("Could not start the peer process.");
@@ -57,8 +58,21 @@ internal sealed class PeerProcess : IDisposable
         return new PeerProcess(process, new LabPeers(server, protoRemote));
     }
 
+    /// <summary>Kills the process at once, as a crash would: its streams break mid-flight.</summary>
+    public void Kill()
+    {
+        _process.Kill(entireProcessTree: true);
+        _process.WaitForExit();
+    }
+
     public void Dispose()
     {
+        if (_process.HasExited)
+        {
+            _process.Dispose();
+            return;
+        }
+
         _process.StandardInput.Close();
         if (!_process.WaitForExit(TimeSpan.FromSeconds(30)))
         {

@@ -23,6 +23,8 @@ public sealed class GrpcExperimentTests
         Assert.Contains(baselines.Rows, row => row[0].StartsWith("Proto.Remote, Tell", StringComparison.Ordinal));
         Assert.Equal(5, outcome.Tables[2].Rows.Count); // ratios: naive, raw, in-order, two Proto.Remote
         Assert.Equal(["Sync", "Async", "InOrder"], outcome.Charts[0].Series.Select(s => s.Label));
+        var restart = Assert.Single(outcome.Tables, t => t.Title.Contains("killed", StringComparison.Ordinal));
+        Assert.Equal("0", restart.Rows[0][2]); // lost
     }
 
     [Theory]
