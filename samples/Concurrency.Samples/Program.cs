@@ -1,6 +1,7 @@
 using System.Reactive.Linq;
 using Concurrency.Messaging.Actors;
 using Concurrency.Messaging.Connectors;
+using Concurrency.Messaging.Grpc;
 using Concurrency.Messaging.Linq;
 using Concurrency.Messaging.Pipes;
 
@@ -46,7 +47,16 @@ for (var i = 1; i <= 100; i++)
 var counted = await counter.Ask<long>(0, TimeSpan.FromSeconds(10)); // after the 100 tells: one sender's order is kept
 Console.WriteLine($"actor: counted {counted} (expected 5050)");
 
-return sum == expected && received == count && book.Total == 450 && counted == 5050 ? 0 : 1;
+// 5. Two peers over gRPC on loopback: the client's pump batches what 1,000 callers send; each caller gets its own reply.
+await using var server = await PeerServer.StartAsync(new PeerServerOptions { Handler = PeerHandlers.Echo });
+await using var client = await PeerClient.ConnectAsync(server.Address.ToString(), new PeerClientOptions { Mode = PeerMode.Async });
+var greeting = await client.SendAsync(new PeerMessage("greeting", "me", "hello"u8.ToArray()));
+var echoed = await Task.WhenAll(Enumerable.Range(0, 1_000).Select(i => client.SendAsync(new PeerMessage("number", "me", BitConverter.GetBytes(i)))));
+await client.CompleteAsync(); // every reply in, then the stream closed in the safe order
+var echoedSum = echoed.Sum(reply => (long)BitConverter.ToInt32(reply.Payload.Span));
+Console.WriteLine($"grpc: {System.Text.Encoding.UTF8.GetString(greeting.Payload.Span)}, {echoed.Length:N0} replies summing to {echoedSum} (expected 499500) in {client.WriteCount} writes");
+
+return sum == expected && received == count && book.Total == 450 && counted == 5050 && echoedSum == 499_500 ? 0 : 1;
 
 /// <summary>An actor that adds what it is told and replies with the total when asked.</summary>
 internal sealed class Counter : Actor<long>
