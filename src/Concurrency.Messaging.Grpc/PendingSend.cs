@@ -68,6 +68,12 @@ internal sealed class PendingSend : TaskCompletionSource<PeerMessage>
         if (cancellationToken.CanBeCanceled)
         {
             _registration = cancellationToken.UnsafeRegister(static (state, token) => ((PendingSend)state!).Cancel(token), this);
+
+            // The reply may have come before the registration did: then nobody else will take it off the token.
+            if (!IsOpen)
+            {
+                _registration.Unregister();
+            }
         }
     }
 
