@@ -420,7 +420,7 @@ public sealed class PeerClient : IAsyncDisposable
                 await _delivery.DisposeAsync().ConfigureAwait(false);
             }
 
-            _firstStream.TrySetException(_fault ?? Closed("The client was closed before a stream opened."));
+            SetFirstStreamFailed(_fault ?? Closed("The client was closed before a stream opened."));
         }
     }
 
@@ -456,7 +456,11 @@ public sealed class PeerClient : IAsyncDisposable
         {
             // The server's first batch, a heartbeat sent as soon as it accepts the stream, is the handshake. A refusal (bad
             // token, unknown method) ends the call instead, and the read throws its status.
-            var greeted = await call.ResponseStream.MoveNext(broken.Token).WaitAsync(_options.ConnectTimeout, _stop.Token).ConfigureAwait(false);
+            var greeting = call.ResponseStream.MoveNext(broken.Token);
+
+            // Given up on (timeout, disposal), the read faults once the call is disposed: observed here, not left to the finalizer.
+            _ = greeting.ContinueWith(static read => _ = read.Exception, CancellationToken.None, TaskContinuationOptions.OnlyOnFaulted | TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default);
+            var greeted = await greeting.WaitAsync(_options.ConnectTimeout, _stop.Token).ConfigureAwait(false);
             if (!greeted)
             {
                 throw new IOException($"The server at {Address} ended the stream before greeting it.");
@@ -739,11 +743,20 @@ public sealed class PeerClient : IAsyncDisposable
         }
     }
 
+    // Only ConnectAsync awaits this task; a client made with Create never does, so its failure is marked observed.
+    private void SetFirstStreamFailed(Exception error)
+    {
+        if (_firstStream.TrySetException(error))
+        {
+            _ = _firstStream.Task.Exception;
+        }
+    }
+
     private void Fault(PeerDeliveryException fault)
     {
         _fault = fault;
         _buffer.Writer.TryComplete();
-        _firstStream.TrySetException(fault);
+        SetFirstStreamFailed(fault);
     }
 
     private void FailEverything()
