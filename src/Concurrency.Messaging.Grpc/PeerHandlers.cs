@@ -1,3 +1,4 @@
+using Concurrency.Messaging.Actors;
 using Concurrency.Messaging.Pipes;
 
 namespace Concurrency.Messaging.Grpc;
@@ -26,5 +27,20 @@ public static class PeerHandlers
             await pipe.PostAsync(request, cancellationToken).ConfigureAwait(false);
             return new PeerMessage(AcceptedType, request.Source, ReadOnlyMemory<byte>.Empty);
         };
+    }
+
+    /// <summary>
+    /// Gets a handler that asks <paramref name="actor"/> (<see cref="ActorRef{T}.Ask{TReply}(T, TimeSpan, CancellationToken)"/>)
+    /// and sends its reply back. The actor answers with <c>Context.Reply(message)</c>; one that does not answer within
+    /// <paramref name="timeout"/>, throws, or is stopped fails the request, and its caller gets a <see cref="PeerRemoteException"/>.
+    /// </summary>
+    /// <param name="actor">The actor that answers the requests, one at a time in its mailbox's order.</param>
+    /// <param name="timeout">How long a request may wait for the actor's reply.</param>
+    /// <returns>The handler.</returns>
+    public static PeerHandler AskActor(ActorRef<PeerMessage> actor, TimeSpan timeout)
+    {
+        ArgumentNullException.ThrowIfNull(actor);
+        ArgumentOutOfRangeException.ThrowIfLessThanOrEqual(timeout, TimeSpan.Zero);
+        return (request, cancellationToken) => actor.Ask<PeerMessage>(request, timeout, cancellationToken);
     }
 }

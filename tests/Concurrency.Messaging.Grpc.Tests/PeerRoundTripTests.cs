@@ -1,3 +1,4 @@
+using Concurrency.Messaging.Actors;
 using Concurrency.Messaging.Pipes;
 using Xunit;
 
@@ -93,5 +94,33 @@ public sealed class PeerRoundTripTests
         Assert.All(replies, reply => Assert.Equal(PeerHandlers.AcceptedType, reply.Type));
         Assert.Equal(1000, received);
         Assert.Equal(1000L * 1001 / 2, sum);
+    }
+
+    [Fact]
+    public async Task AskActor_ActorHandler_RepliesComeFromTheActorAndItsStateNeedsNoLock()
+    {
+        var ct = TestContext.Current.CancellationToken;
+        await using var system = new ActorSystem();
+        var tally = system.Spawn(() => new Tally());
+        await using var server = await PeerServer.StartAsync(new PeerServerOptions { Handler = PeerHandlers.AskActor(tally, TimeSpan.FromSeconds(10)) }, ct).DefaultTimeout();
+        await using var client = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick(), ct).DefaultTimeout();
+
+        var replies = await Task.WhenAll(Enumerable.Range(1, 500).Select(i => client.SendAsync(Messages.Numbered(i)))).DefaultTimeout();
+
+        // Each reply carries the running total when the actor handled it: 500 distinct totals, the largest the full sum.
+        var totals = replies.Select(Messages.Number).ToList();
+        Assert.Equal(500, totals.Distinct().Count());
+        Assert.Equal(500L * 501 / 2, totals.Max());
+    }
+
+    private sealed class Tally : Actor<PeerMessage>
+    {
+        private long _total; // only this actor's turns touch it
+
+        protected override void Receive(PeerMessage message)
+        {
+            _total += Messages.Number(message);
+            Context.Reply(Messages.Numbered(_total, "total"));
+        }
     }
 }
