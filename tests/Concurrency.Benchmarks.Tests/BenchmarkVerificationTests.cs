@@ -40,7 +40,7 @@ public sealed class BenchmarkVerificationTests
         Assert.Equal(
             [
                 "ActorPingPongBenchmarks", "ActorRingBenchmarks", "CapacitySweepBenchmarks", "ConnectorBenchmarks", "HeadlineBenchmarks",
-                "OrderedParallelBenchmarks", "SequenceServiceBenchmarks", "TopologyBenchmarks",
+                "OrderedParallelBenchmarks", "RunnerBenchmarks", "SequenceServiceBenchmarks", "TopologyBenchmarks",
             ],
             scenarios.Select(t => t.Name).Order(StringComparer.Ordinal));
         Assert.All(scenarios, t => Assert.True(

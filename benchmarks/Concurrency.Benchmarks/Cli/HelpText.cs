@@ -30,6 +30,7 @@ public static class HelpText
 
         Scenarios, chosen with BenchmarkDotNet's --filter:
           *Headline*  *Topology*  *Connector*  *OrderedParallel*  *CapacitySweep*
+          *Runner*  (every queue on a dedicated thread and as thread-pool turns)
           *SequenceService*  (the seed's Ipseity sequence service, four ways)
           *ActorPingPong*  *ActorRing*   (our actors on both mailboxes; Akka.NET and Proto.Actor as peers)
 

@@ -7,7 +7,8 @@ namespace Concurrency.Benchmarks.Idle;
 /// <summary>
 /// <c>-- idle [--seconds N] [--out DIR]</c>: what an idle consumer costs. For each contender it builds 1 and then 100
 /// instances, hands each one message, waits until they went idle, then reads this process's CPU time over several windows
-/// and prints the median share of one core with the lowest and highest window, beside a baseline with no instance at all.
+/// and prints the median share of one core with the lowest and highest window, beside a baseline with no instance at all,
+/// and how many threads the process gained for 100 instances (a dedicated consumer thread each, or none on the pool).
 /// Writes results/IDLE.md with the machine and commit.
 /// </summary>
 public static class IdleCommand
@@ -42,22 +43,24 @@ public static class IdleCommand
         var window = TimeSpan.FromSeconds(seconds);
         var provenance = RunProvenance.Capture(["idle", .. args]);
         var table = new StringBuilder();
-        table.AppendLine("| idle consumers | 1 instance, % of one core | 100 instances, % of one core |");
-        table.AppendLine("|---|---:|---:|");
-        table.AppendLine(CultureInfo.InvariantCulture, $"| none (this process's baseline) | {Measure(window)} | |");
+        table.AppendLine("| idle consumers | 1 instance, % of one core | 100 instances, % of one core | threads added by 100 instances |");
+        table.AppendLine("|---|---:|---:|---:|");
+        table.AppendLine(CultureInfo.InvariantCulture, $"| none (this process's baseline) | {Measure(window)} | | |");
         foreach (var contender in IdleContender.All)
         {
             var cells = Counts.Select(count => MeasureIdle(contender, count, window)).ToList();
-            table.AppendLine(CultureInfo.InvariantCulture, $"| {contender.Name} | {string.Join(" | ", cells)} |");
-            output.WriteLine($"{contender.Name}: {string.Join(", ", cells)}");
+            var row = cells.Select(c => c.Cpu).Append(cells[^1].ThreadsAdded.ToString(CultureInfo.InvariantCulture)).ToList();
+            table.AppendLine(CultureInfo.InvariantCulture, $"| {contender.Name} | {string.Join(" | ", row)} |");
+            output.WriteLine($"{contender.Name}: {string.Join(", ", row)}");
         }
 
         MeasurementFile.Write(output, outDirectory, "IDLE.md", "What an idle consumer costs", $"Process CPU time over {Windows} windows of {seconds:0.#} s each, after each instance handled one message and {Settle.TotalSeconds:0} s passed; the median window as a share of one core, [lowest, highest].", provenance, table);
         return 0;
     }
 
-    private static string MeasureIdle(IdleContender contender, int count, TimeSpan window)
+    private static (string Cpu, int ThreadsAdded) MeasureIdle(IdleContender contender, int count, TimeSpan window)
     {
+        var threadsBefore = ProcessThreads();
         var handled = 0;
         var instances = Enumerable.Range(0, count).Select(_ => contender.Create(() => Interlocked.Increment(ref handled))).ToList();
         try
@@ -68,7 +71,7 @@ public static class IdleCommand
             }
 
             Thread.Sleep(Settle);
-            return Measure(window);
+            return (Measure(window), ProcessThreads() - threadsBefore);
         }
         finally
         {
@@ -77,6 +80,12 @@ public static class IdleCommand
                 instance.Dispose();
             }
         }
+    }
+
+    private static int ProcessThreads()
+    {
+        using var process = System.Diagnostics.Process.GetCurrentProcess();
+        return process.Threads.Count;
     }
 
     /// <summary>The median, lowest and highest share of one core this process used over <see cref="Windows"/> windows.</summary>

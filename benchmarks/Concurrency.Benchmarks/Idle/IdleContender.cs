@@ -8,8 +8,8 @@ using Concurrency.Messaging.Pipes;
 namespace Concurrency.Benchmarks.Idle;
 
 /// <summary>
-/// One way of keeping a consumer around with nothing to do, as the idle command builds it: a pipe of each kind, each
-/// drop-in operator subscribed to a Subject, and the peers (Rx ObserveOn, Dataflow ActionBlock). Each instance is handed one
+/// One way of keeping a consumer around with nothing to do, as the idle command builds it: a pipe of each kind under its
+/// default runner and under the other one (a Channel pipe's default is the pool), each drop-in operator subscribed to a Subject, and the peers (Rx ObserveOn, Dataflow ActionBlock). Each instance is handed one
 /// message first, so its consumer has run and then gone idle, as in a real program between bursts.
 /// </summary>
 public sealed record IdleContender(string Name, Func<Action, IdleInstance> Create)
@@ -23,6 +23,12 @@ public sealed record IdleContender(string Name, Func<Action, IdleInstance> Creat
         Pipe("ChannelBounded", PipeKind.Channel, new PipeOptions { Capacity = 4096 }),
         Pipe("BlockingCollection", PipeKind.BlockingCollection, new PipeOptions()),
         Pipe("ObserveOn pipe (TaskPool)", PipeKind.ObserveOn, new PipeOptions()),
+        Pipe("Ring, pool runner", PipeKind.Ring, new PipeOptions { Runner = PipeRunner.ThreadPool }),
+        Pipe("BatchDrainQueue, pool runner", PipeKind.BatchDrainQueue, new PipeOptions { Runner = PipeRunner.ThreadPool }),
+        Pipe("ReaderWriterLockQueue, pool runner", PipeKind.ReaderWriterLockQueue, new PipeOptions { Runner = PipeRunner.ThreadPool }),
+        Pipe("ChannelUnbounded, dedicated thread", PipeKind.Channel, new PipeOptions { Runner = PipeRunner.DedicatedThread }),
+        Pipe("BlockingCollection, pool runner", PipeKind.BlockingCollection, new PipeOptions { Runner = PipeRunner.ThreadPool }),
+        Pipe("ObserveOn pipe (TaskPool), pool runner", PipeKind.ObserveOn, new PipeOptions { Runner = PipeRunner.ThreadPool }),
         Operator("ObserveOnRing", s => s.ObserveOnRing()),
         Operator("ObserveOnChannel", s => s.ObserveOnChannel()),
         Operator("ObserveOnLockedQueue", s => s.ObserveOnLockedQueue()),

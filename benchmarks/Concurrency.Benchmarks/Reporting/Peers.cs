@@ -39,6 +39,10 @@ public static class Peers
             new("Simple (one lock)", scenario, _ => "Simple", SameConditions: true),
             new("Sequence (counter lock)", scenario, _ => "Sequence", SameConditions: true),
         ],
+        "RunnerBenchmarks" =>
+        [
+            new("Dataflow ActionBlock (pool)", scenario, _ => "DataflowActionBlock", SameConditions: true),
+        ],
         "CapacitySweepBenchmarks" =>
         [
             new("Channel, same capacity", scenario, _ => "Channel", SameConditions: true),

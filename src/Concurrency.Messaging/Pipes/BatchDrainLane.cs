@@ -17,6 +17,10 @@ internal sealed class BatchDrainLane<T> : IQueueLane<T>
     /// <inheritdoc cref="BatchDrainQueue{T}.TakeBatch"/>
     public bool TakeBatch(ref Slot<T>[] batch, int sharers, bool spin, out int count) => _queue.TakeBatch(ref batch, sharers, spin, out count);
 
+    public PooledTake TryTakeNow(out T message) => _queue.TryTakeOne(out message);
+
+    public bool HasWork() => _queue.HasWork();
+
     /// <inheritdoc cref="BatchDrainQueue{T}.TryTake"/>
     public LaneTake TryTake(ref Slot<T>[] batch, out int count, out T one) => _queue.TryTake(ref batch, out count, out one);
 }

@@ -220,6 +220,51 @@ internal struct BatchDrainQueue<T>
         }
     }
 
+    /// <summary>
+    /// For consumers that share the lane as pooled turns, and are scheduled by the pipe, not by the lane: takes the oldest
+    /// message without waiting.
+    /// </summary>
+    public PooledTake TryTakeOne(out T message)
+    {
+        _gate.Enter();
+        try
+        {
+            if (_count > _head)
+            {
+                message = _items![_head].Value;
+                _items[_head] = default;
+                if (++_head == _count)
+                {
+                    _head = 0;
+                    _count = 0;
+                }
+
+                return PooledTake.Taken;
+            }
+
+            message = default!;
+            return _refusing ? PooledTake.Completed : PooledTake.Empty;
+        }
+        finally
+        {
+            _gate.Exit();
+        }
+    }
+
+    /// <summary>Whether a message is waiting or the lane is closed (for <see cref="TryTakeOne"/>'s consumers).</summary>
+    public bool HasWork()
+    {
+        _gate.Enter();
+        try
+        {
+            return _count > _head || _refusing;
+        }
+        finally
+        {
+            _gate.Exit();
+        }
+    }
+
     private SemaphoreSlim CreateWake()
     {
         var created = new SemaphoreSlim(0);

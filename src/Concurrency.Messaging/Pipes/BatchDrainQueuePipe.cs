@@ -7,7 +7,8 @@ namespace Concurrency.Messaging.Pipes;
 /// empty one and handles the batch outside the lock. When there is nothing to take it pauses, yields, then parks (see
 /// <see cref="IdleWait"/>), and producers signal only a consumer that parked. Broadcast gives each consumer its own lane;
 /// work-sharing shares one lane, each consumer taking its share of the backlog. With <see cref="PipeRunner.ThreadPool"/> each
-/// consumer runs as turns on the thread pool instead (see <see cref="ScheduledConsumer"/>).
+/// consumer runs as turns on the thread pool instead: a lane's only consumer is scheduled by the lane itself and takes a
+/// batch at a time (see <see cref="ScheduledConsumer"/>); consumers sharing a lane take one message at a time.
 /// </summary>
 internal sealed class BatchDrainQueuePipe<T>(IReadOnlyList<Action<T>> handlers, PipeOptions options)
     : LanedQueuePipe<T, BatchDrainLane<T>>(PipeKind.BatchDrainQueue, handlers, options)
@@ -45,13 +46,14 @@ internal sealed class BatchDrainQueuePipe<T>(IReadOnlyList<Action<T>> handlers, 
 
     protected override void StartConsumers(BatchDrainLane<T>[] lanes, Action<T>[] handlers, PipeOptions options)
     {
-        if (options.Runner != PipeRunner.ThreadPool)
+        if (Pipe.RunnerOf(Kind, options) != PipeRunner.ThreadPool || ConsumersPerLane > 1)
         {
+            // Dedicated threads, or pooled consumers sharing one lane: those take one message at a time (TryTakeNow).
             base.StartConsumers(lanes, handlers, options);
             return;
         }
 
-        // Broadcast (or a single consumer): one lane per consumer, checked by Pipe.Validate. Nothing is posted yet.
+        // Broadcast (or a single consumer): one lane per consumer, drained a batch at a time. Nothing is posted yet.
         StartConsumers(handlers.Length);
         for (var i = 0; i < handlers.Length; i++)
         {

@@ -5,7 +5,8 @@ namespace Concurrency.Messaging.Pipes;
 
 /// <summary>
 /// <see cref="BlockingCollection{T}"/>, the baseline a user reaches for first. Broadcast gives each consumer its own
-/// collection; work-sharing shares one.
+/// collection; work-sharing shares one. Consumers block in <c>TryTake</c> on dedicated threads, or, under
+/// <see cref="PipeRunner.ThreadPool"/>, run as pooled turns that a post notifies.
 /// </summary>
 /// <remarks>
 /// A bounded pipe keeps its room in a <see cref="LaneRoom"/> (a semaphore per collection, as a bounded BlockingCollection
@@ -21,6 +22,7 @@ internal sealed class BlockingCollectionPipe<T> : PipeBase<T>
     private readonly bool _sharing;
     private readonly LaneRoom? _room;                // bounded pipes only
     private readonly Lock? _gate;                    // several lanes: one post reaches every lane before the next post or the close
+    private readonly PooledConsumer<T>[]? _turns;    // pooled runner: the consumers, notified after every accepted post
     private bool _closed;                            // guarded by _gate
 
     public BlockingCollectionPipe(IReadOnlyList<Action<T>> handlers, PipeOptions options)
@@ -36,7 +38,20 @@ internal sealed class BlockingCollectionPipe<T> : PipeBase<T>
 
         _room = options.Capacity is int capacity ? new LaneRoom(_lanes.Length, capacity) : null;
         _gate = _lanes.Length > 1 || _room is not null ? new Lock() : null; // bounded: room is reserved under the gate
-        StartConsumerThreads(_handlers.Length, Consume);
+        if (Pipe.RunnerOf(Kind, options) != PipeRunner.ThreadPool)
+        {
+            StartConsumerThreads(_handlers.Length, Consume);
+            return;
+        }
+
+        // Nothing is posted yet, so every consumer starts idle; the first post notifies it.
+        StartConsumers(_handlers.Length);
+        _turns = new PooledConsumer<T>[_handlers.Length];
+        for (var i = 0; i < _turns.Length; i++)
+        {
+            var index = _sharing ? 0 : i;
+            _turns[i] = new LaneConsumer(_lanes[index], _room, index, this, _handlers[i], options.MessagesPerTurn);
+        }
     }
 
     public override bool TryPost(T message) => TryWriteNow(message, out _);
@@ -83,21 +98,45 @@ internal sealed class BlockingCollectionPipe<T> : PipeBase<T>
         if (_gate is null)
         {
             _lanes[0].CompleteAdding();
+        }
+        else
+        {
+            lock (_gate)
+            {
+                _closed = true;
+                foreach (var lane in _lanes)
+                {
+                    lane.CompleteAdding();
+                }
+            }
+
+            // Only now wake the posts waiting for room: one refused as closed must not be followed by an accepted post of
+            // its own thread, which it would be if the gate were still open when it woke.
+            _room?.Close();
+        }
+
+        if (_turns is not null)
+        {
+            PooledConsumer<T>.NotifyAll(_turns);
+        }
+    }
+
+    /// <summary>After an accepted post: pooled consumers that are idle need a turn (any one of them, when they share a lane).</summary>
+    private void Posted()
+    {
+        if (_turns is null)
+        {
             return;
         }
 
-        lock (_gate)
+        if (_sharing)
         {
-            _closed = true;
-            foreach (var lane in _lanes)
-            {
-                lane.CompleteAdding();
-            }
+            PooledConsumer<T>.NotifyAny(_turns);
         }
-
-        // Only now wake the posts waiting for room: one refused as closed must not be followed by an accepted post of its
-        // own thread, which it would be if the gate were still open when it woke.
-        _room?.Close();
+        else
+        {
+            PooledConsumer<T>.NotifyAll(_turns);
+        }
     }
 
     private async ValueTask PostSlowAsync(T message, CancellationToken cancellationToken)
@@ -120,24 +159,31 @@ internal sealed class BlockingCollectionPipe<T> : PipeBase<T>
         if (_gate is null)
         {
             closed = !_lanes[0].TryAddUnlessCompleted(message); // unbounded, one lane
-            return !closed;
         }
-
-        lock (_gate)
+        else
         {
-            closed = _closed;
-            if (closed || (_room is not null && !_room.TryReserve()))
+            lock (_gate)
             {
-                return false;
-            }
+                closed = _closed;
+                if (closed || (_room is not null && !_room.TryReserve()))
+                {
+                    return false;
+                }
 
-            foreach (var lane in _lanes)
-            {
-                lane.Add(message); // unbounded, or room reserved; not completed (the close takes this gate): never waits
+                foreach (var lane in _lanes)
+                {
+                    lane.Add(message); // unbounded, or room reserved; not completed (the close takes this gate): never waits
+                }
             }
-
-            return true;
         }
+
+        if (closed)
+        {
+            return false;
+        }
+
+        Posted();
+        return true;
     }
 
     /// <summary>Room already reserved (after a wait): adds to every lane, or to none if the pipe is closed.</summary>
@@ -147,6 +193,7 @@ internal sealed class BlockingCollectionPipe<T> : PipeBase<T>
         {
             if (_lanes[0].TryAddUnlessCompleted(message))
             {
+                Posted();
                 return true;
             }
         }
@@ -161,6 +208,7 @@ internal sealed class BlockingCollectionPipe<T> : PipeBase<T>
                         lane.Add(message); // unbounded and not completed (the close takes this gate): never waits, never throws
                     }
 
+                    Posted();
                     return true;
                 }
             }
@@ -186,5 +234,24 @@ internal sealed class BlockingCollectionPipe<T> : PipeBase<T>
             _room?.Free(index);
             Deliver(handler, message);
         }
+    }
+
+    /// <summary>A consumer run as pooled turns over one collection.</summary>
+    private sealed class LaneConsumer(BlockingCollection<T> lane, LaneRoom? room, int index, BlockingCollectionPipe<T> pipe, Action<T> handler, int budget)
+        : PooledConsumer<T>(pipe, handler, budget)
+    {
+        protected override PooledTake TryTake(out T message)
+        {
+            if (lane.TryTake(out message!))
+            {
+                room?.Free(index);
+                return PooledTake.Taken;
+            }
+
+            // Completed only once adding is completed and the collection is empty, both decided by the collection itself.
+            return lane.IsCompleted ? PooledTake.Completed : PooledTake.Empty;
+        }
+
+        protected override bool HasWork() => lane.Count > 0 || lane.IsAddingCompleted;
     }
 }

@@ -4,6 +4,8 @@ namespace Concurrency.Messaging.Pipes;
 
 /// <summary>
 /// A <see cref="Channel{T}"/>, unbounded or bounded. Broadcast gives each consumer its own channel; work-sharing shares one.
+/// A consumer is an async read loop on the thread pool (the default, <see cref="PipeRunner.ThreadPool"/>), or a dedicated
+/// thread that blocks on the channel's wait (<see cref="PipeRunner.DedicatedThread"/>).
 /// </summary>
 /// <remarks>
 /// <para>
@@ -36,6 +38,8 @@ internal sealed class ChannelPipe<T> : PipeBase<T>
     private readonly int _capacity;   // bounded: the capacity of each lane; int.MaxValue when unbounded
     private readonly LaneRoom? _room; // bounded broadcast with FullMode.Wait: room reserved in every lane before a write
     private readonly Lock? _gate;     // several lanes: one post reaches every lane before the next post or the close
+    private readonly int _budget;     // pooled consumers: messages per turn before the loop yields its thread
+    private readonly bool _spin;      // dedicated consumers: IdleWait may pause (every party has a core)
     private bool _closed;             // guarded by _gate
 
     public ChannelPipe(IReadOnlyList<Action<T>> handlers, PipeOptions options)
@@ -79,6 +83,14 @@ internal sealed class ChannelPipe<T> : PipeBase<T>
         }
 
         _gate = laneCount > 1 ? new Lock() : null;
+        _budget = options.MessagesPerTurn;
+        _spin = IdleWait.SpinsFor(_handlers.Length + options.Producers);
+        if (Pipe.RunnerOf(Kind, options) == PipeRunner.DedicatedThread)
+        {
+            StartConsumerThreads(_handlers.Length, Consume);
+            return;
+        }
+
         StartConsumers(_handlers.Length);
         for (var i = 0; i < _handlers.Length; i++)
         {
@@ -286,6 +298,10 @@ internal sealed class ChannelPipe<T> : PipeBase<T>
     /// <summary>One bounded lane: whether it has room now (what a writer parked on it waits for).</summary>
     private bool HasRoom() => _lanes[0].Reader.Count < _capacity;
 
+    /// <summary>
+    /// The pooled runner: an async read loop. Each wake-up of the channel's wait is a turn that drains what is there, up to
+    /// the budget; a turn that spent its budget yields its thread and carries on from a fresh work item.
+    /// </summary>
     private async Task ConsumeAsync(int consumer)
     {
         var lane = _sharing ? 0 : consumer;
@@ -295,7 +311,23 @@ internal sealed class ChannelPipe<T> : PipeBase<T>
         {
             while (true)
             {
-                DrainAvailable(reader, lane, handler);
+                bool more;
+                BeginConsuming();
+                try
+                {
+                    more = DrainAvailable(reader, lane, handler, _budget);
+                }
+                finally
+                {
+                    EndConsuming();
+                }
+
+                if (more)
+                {
+                    await Task.CompletedTask.ConfigureAwait(ConfigureAwaitOptions.ForceYielding);
+                    continue;
+                }
+
                 if (!await WatchAsync(reader.WaitToReadAsync(), () => reader.TryPeek(out _), CancellationToken.None).ConfigureAwait(false))
                 {
                     return;
@@ -308,20 +340,57 @@ internal sealed class ChannelPipe<T> : PipeBase<T>
         }
     }
 
-    private void DrainAvailable(ChannelReader<T> reader, int lane, Action<T> handler)
+    /// <summary>
+    /// The dedicated-thread runner: drains, then pauses and yields while nothing comes (see <see cref="IdleWait"/>), then
+    /// blocks this thread on the channel's wait, watched as the pooled loop's is.
+    /// </summary>
+    private void Consume(int consumer)
     {
-        BeginConsuming();
-        try
+        var lane = _sharing ? 0 : consumer;
+        var reader = _lanes[lane].Reader;
+        var handler = _handlers[consumer];
+        var wait = new IdleWait(_spin);
+        while (true)
         {
-            while (reader.TryRead(out var message))
+            if (DrainAvailable(reader, lane, handler, int.MaxValue) || reader.TryPeek(out _))
             {
-                _room?.Free(lane);
-                Deliver(handler, message);
+                wait.Reset();
+                continue;
+            }
+
+            if (reader.Completion.IsCompleted)
+            {
+                return;
+            }
+
+            if (wait.Wait(SpinsBeforeWait))
+            {
+                continue;
+            }
+
+            if (!WatchAsync(reader.WaitToReadAsync(), () => reader.TryPeek(out _), CancellationToken.None).GetAwaiter().GetResult())
+            {
+                return;
+            }
+
+            wait.Reset();
+        }
+    }
+
+    /// <returns><see langword="true"/> if it stopped because <paramref name="budget"/> messages were handled, not because the channel was empty.</returns>
+    private bool DrainAvailable(ChannelReader<T> reader, int lane, Action<T> handler, int budget)
+    {
+        var left = budget;
+        while (reader.TryRead(out var message))
+        {
+            _room?.Free(lane);
+            Deliver(handler, message);
+            if (--left == 0)
+            {
+                return true;
             }
         }
-        finally
-        {
-            EndConsuming();
-        }
+
+        return false;
     }
 }

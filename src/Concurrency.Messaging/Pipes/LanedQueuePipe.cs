@@ -4,7 +4,8 @@ namespace Concurrency.Messaging.Pipes;
 
 /// <summary>
 /// An unbounded pipe built from locked queues ("lanes"): broadcast gives each consumer its own lane and posts to all of them;
-/// work-sharing gives every consumer the same lane. Each consumer runs on a dedicated thread.
+/// work-sharing gives every consumer the same lane. Each consumer runs on a dedicated thread, or as turns on the thread
+/// pool (<see cref="PipeRunner.ThreadPool"/>), where a post notifies an idle consumer of each lane it reached.
 /// </summary>
 internal abstract class LanedQueuePipe<T, TLane> : PipeBase<T>
     where TLane : IQueueLane<T>, new()
@@ -12,6 +13,7 @@ internal abstract class LanedQueuePipe<T, TLane> : PipeBase<T>
     private readonly TLane[] _lanes;
     private readonly Action<T>[] _handlers;
     private readonly Lock? _fanOutGate; // broadcast: one post reaches every lane before the next post or the close starts
+    private PooledConsumer<T>[][]? _turns; // pooled runner: per lane, the consumers taking from it; set once by the constructor
 
     protected LanedQueuePipe(PipeKind kind, IReadOnlyList<Action<T>> handlers, PipeOptions options)
         : base(kind, options)
@@ -42,17 +44,30 @@ internal abstract class LanedQueuePipe<T, TLane> : PipeBase<T>
 
     public sealed override bool TryPost(T message)
     {
+        bool accepted;
         if (_fanOutGate is null)
         {
-            return FanOut(message);
+            accepted = FanOut(message);
+        }
+        else
+        {
+            // Without the gate, two producers' posts could reach the lanes in different orders (broadcast consumers would
+            // disagree on the order), and a close could land between a post's lanes (some consumers would get it, others not).
+            lock (_fanOutGate)
+            {
+                accepted = FanOut(message);
+            }
         }
 
-        // Without the gate, two producers' posts could reach the lanes in different orders (broadcast consumers would disagree
-        // on the order), and a close could land between a post's lanes (some consumers would get it, others not).
-        lock (_fanOutGate)
+        if (accepted && _turns is { } turns)
         {
-            return FanOut(message);
+            foreach (var lane in turns)
+            {
+                PooledConsumer<T>.NotifyAny(lane);
+            }
         }
+
+        return accepted;
     }
 
     private bool FanOut(T message)
@@ -77,25 +92,63 @@ internal abstract class LanedQueuePipe<T, TLane> : PipeBase<T>
         if (_fanOutGate is null)
         {
             _lanes[0].Close();
-            return;
+        }
+        else
+        {
+            lock (_fanOutGate)
+            {
+                foreach (var lane in _lanes)
+                {
+                    lane.Close();
+                }
+            }
         }
 
-        lock (_fanOutGate)
+        if (_turns is { } turns)
         {
-            foreach (var lane in _lanes)
+            foreach (var lane in turns)
             {
-                lane.Close();
+                PooledConsumer<T>.NotifyAll(lane);
             }
         }
     }
 
     /// <summary>
-    /// Starts the consumers; called once, from the constructor. By default each runs <see cref="Consume"/> on a dedicated
-    /// thread; an implementation that supports other runners overrides this.
+    /// Starts the consumers; called once, from the constructor. Each runs <see cref="Consume"/> on a dedicated thread, or as
+    /// pooled turns that take with <see cref="IQueueLane{T}.TryTakeNow"/>; an implementation with a runner of its own overrides this.
     /// </summary>
-    protected virtual void StartConsumers(TLane[] lanes, Action<T>[] handlers, PipeOptions options) =>
-        StartConsumerThreads(handlers.Length, consumer => Consume(lanes[consumer / ConsumersPerLane], handlers[consumer]));
+    protected virtual void StartConsumers(TLane[] lanes, Action<T>[] handlers, PipeOptions options)
+    {
+        if (Pipe.RunnerOf(Kind, options) != PipeRunner.ThreadPool)
+        {
+            StartConsumerThreads(handlers.Length, consumer => Consume(lanes[consumer / ConsumersPerLane], handlers[consumer]));
+            return;
+        }
+
+        // Nothing is posted yet, so every consumer starts idle; the first post to its lane notifies it.
+        StartConsumers(handlers.Length);
+        var turns = new PooledConsumer<T>[lanes.Length][];
+        for (var i = 0; i < lanes.Length; i++)
+        {
+            turns[i] = new PooledConsumer<T>[ConsumersPerLane];
+            for (var k = 0; k < ConsumersPerLane; k++)
+            {
+                turns[i][k] = new LaneConsumer(this, lanes[i], handlers[(i * ConsumersPerLane) + k], options.MessagesPerTurn);
+            }
+        }
+
+        _turns = turns;
+    }
 
     /// <summary>One consumer's loop: take from <paramref name="lane"/> until it is closed and empty.</summary>
     protected abstract void Consume(TLane lane, Action<T> handler);
+
+    /// <summary>A consumer run as pooled turns over one lane.</summary>
+    private sealed class LaneConsumer(LanedQueuePipe<T, TLane> pipe, TLane lane, Action<T> handler, int budget)
+        : PooledConsumer<T>(pipe, handler, budget)
+    {
+        protected override PooledTake TryTake(out T message) => lane.TryTakeNow(out message);
+
+        protected override bool HasWork() => lane.HasWork();
+    }
 }

@@ -5,7 +5,9 @@ using System.Reactive.Subjects;
 namespace Concurrency.Messaging.Pipes;
 
 /// <summary>
-/// The baseline: an Rx <see cref="Subject{T}"/> observed on a scheduler, one subscription per consumer (broadcast).
+/// The baseline: an Rx <see cref="Subject{T}"/> observed on a scheduler, one subscription per consumer (broadcast). Rx's
+/// ObserveOn runs each subscription on a long-running thread of the scheduler's (<see cref="PipeRunner.DedicatedThread"/>),
+/// or, with the long-running optimization disabled, in pool work items (<see cref="PipeRunner.ThreadPool"/>).
 /// Posts go through a monitor, which serializes concurrent producers (the Rx grammar forbids overlapping OnNext) and makes
 /// closing atomic with posting. Fault and abort complete the subject; consumers count what is still queued instead of handling it.
 /// </summary>
@@ -18,6 +20,7 @@ internal sealed class ObserveOnPipe<T> : PipeBase<T>
     public ObserveOnPipe(IReadOnlyList<Action<T>> handlers, PipeOptions options)
         : base(PipeKind.ObserveOn, options)
     {
+        var pooled = Pipe.RunnerOf(PipeKind.ObserveOn, options) == PipeRunner.ThreadPool;
         StartConsumers(handlers.Count);
         for (var i = 0; i < handlers.Count; i++)
         {
@@ -30,6 +33,12 @@ internal sealed class ObserveOnPipe<T> : PipeBase<T>
                 PipeScheduler.EventLoop => loop!,
                 _ => TaskPoolScheduler.Default,
             };
+            if (pooled)
+            {
+                // Without the long-running optimization Rx's ObserveOn drains its queue in pool work items, holding no
+                // thread while idle, instead of on a long-running thread of its own.
+                scheduler = scheduler.DisableOptimizations(typeof(ISchedulerLongRunning));
+            }
             _subject.ObserveOn(scheduler).Subscribe(new Consumer(this, handlers[i], loop));
         }
     }

@@ -47,6 +47,10 @@ public static class Pipe
         };
     }
 
+    /// <summary>The runner <paramref name="options"/> ask for, or <paramref name="kind"/>'s own when they leave it unset.</summary>
+    internal static PipeRunner RunnerOf(PipeKind kind, PipeOptions options) =>
+        options.Runner ?? (kind == PipeKind.Channel ? PipeRunner.ThreadPool : PipeRunner.DedicatedThread);
+
     private static void Validate<T>(PipeKind kind, IReadOnlyList<Action<T>> handlers, PipeOptions options)
     {
         if (handlers.Count == 0)
@@ -86,9 +90,14 @@ public static class Pipe
         }
 
         ArgumentOutOfRangeException.ThrowIfLessThan(options.MessagesPerTurn, 1, "options.MessagesPerTurn");
-        if (!Enum.IsDefined(options.Runner))
+        if (options.Runner is { } runner && !Enum.IsDefined(runner))
         {
-            throw new ArgumentOutOfRangeException(nameof(options), options.Runner, "Unknown pipe runner.");
+            throw new ArgumentOutOfRangeException(nameof(options), runner, "Unknown pipe runner.");
+        }
+
+        if (!Enum.IsDefined(options.Scheduler))
+        {
+            throw new ArgumentOutOfRangeException(nameof(options), options.Scheduler, "Unknown pipe scheduler.");
         }
 
         var sharing = consumers > 1 && options.Distribution == PipeDistribution.WorkSharing;
@@ -101,10 +110,8 @@ public static class Pipe
                 throw new ArgumentException($"A {kind} pipe cannot share work between consumers; use broadcast or another kind.", nameof(options));
             case PipeKind.ObserveOn or PipeKind.ReaderWriterLockQueue or PipeKind.BatchDrainQueue when options.Capacity is not null:
                 throw new ArgumentException($"A {kind} pipe is unbounded; leave Capacity unset.", nameof(options));
-            case not PipeKind.BatchDrainQueue when options.Runner == PipeRunner.ThreadPool:
-                throw new ArgumentException($"A {kind} pipe runs its consumers on dedicated threads; {options.Runner} is supported by {PipeKind.BatchDrainQueue}.", nameof(options));
-            case PipeKind.BatchDrainQueue when options.Runner == PipeRunner.ThreadPool && sharing:
-                throw new ArgumentException($"{options.Runner} consumers cannot share one queue; use broadcast or {PipeRunner.DedicatedThread}.", nameof(options));
+            case PipeKind.ObserveOn when options.Runner == PipeRunner.ThreadPool && options.Scheduler == PipeScheduler.EventLoop:
+                throw new ArgumentException($"An event loop is a thread of its own; {PipeRunner.ThreadPool} needs the {PipeScheduler.TaskPool} or {PipeScheduler.ThreadPool} scheduler.", nameof(options));
             case not PipeKind.Channel when options.FullMode != PipeFullMode.Wait:
                 throw new ArgumentException($"Only a bounded Channel pipe supports {options.FullMode}.", nameof(options));
             case PipeKind.Channel when options.FullMode != PipeFullMode.Wait && !bounded:

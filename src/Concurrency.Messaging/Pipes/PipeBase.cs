@@ -38,7 +38,7 @@ internal abstract class PipeBase<T> : IPipe<T>
     public long UnhandledCount => Interlocked.Read(ref _unhandled);
 
     /// <summary>Gets whether consumers must stop handling and only count what is left (fault or abort).</summary>
-    protected bool IsStopping => Volatile.Read(ref _stopping) != 0;
+    protected internal bool IsStopping => Volatile.Read(ref _stopping) != 0;
 
     public abstract bool TryPost(T message);
 
@@ -141,9 +141,9 @@ internal abstract class PipeBase<T> : IPipe<T>
     /// Marks the calling thread as running this pipe's handlers until <see cref="EndConsuming"/>, for consumers that run on
     /// a shared thread (a task, a scheduler). Dedicated consumer threads are marked for their whole life.
     /// </summary>
-    protected void BeginConsuming() => t_consuming = this;
+    protected internal void BeginConsuming() => t_consuming = this;
 
-    protected static void EndConsuming() => t_consuming = null;
+    protected internal static void EndConsuming() => t_consuming = null;
 
     /// <summary>
     /// Called before a post waits for room: a handler of this pipe that posts into it while it is full would wait for
@@ -161,7 +161,7 @@ internal abstract class PipeBase<T> : IPipe<T>
     }
 
     /// <summary>Records a handler's exception; the first one wins. The pipe closes and consumers start counting.</summary>
-    protected void Fault(Exception exception)
+    protected internal void Fault(Exception exception)
     {
         Interlocked.CompareExchange(ref _fault, exception, null);
         Stop();
@@ -171,7 +171,7 @@ internal abstract class PipeBase<T> : IPipe<T>
     /// Hands one message to a handler on the consumer's thread, or counts it as unhandled once the pipe is stopping.
     /// A handler's exception faults the pipe; the message counts as unhandled.
     /// </summary>
-    protected void Deliver(Action<T> handler, T message)
+    protected internal void Deliver(Action<T> handler, T message)
     {
         if (IsStopping)
         {
@@ -190,7 +190,7 @@ internal abstract class PipeBase<T> : IPipe<T>
         }
     }
 
-    protected void CountUnhandled(long count)
+    protected internal void CountUnhandled(long count)
     {
         if (count > 0)
         {
@@ -201,7 +201,7 @@ internal abstract class PipeBase<T> : IPipe<T>
     protected void CountDropped() => Interlocked.Increment(ref _dropped);
 
     /// <summary>Each consumer calls this exactly once, after it has drained (or counted) everything it will ever see.</summary>
-    protected void ConsumerExited()
+    protected internal void ConsumerExited()
     {
         if (Interlocked.Decrement(ref _liveConsumers) != 0)
         {

@@ -22,12 +22,15 @@ public sealed record PipeOptions
     /// <summary>Gets the scheduler of a <see cref="PipeKind.ObserveOn"/> pipe. Defaults to <see cref="PipeScheduler.TaskPool"/>.</summary>
     public PipeScheduler Scheduler { get; init; } = PipeScheduler.TaskPool;
 
-    /// <summary>Gets how the consumers run. Defaults to <see cref="PipeRunner.DedicatedThread"/>.</summary>
-    public PipeRunner Runner { get; init; } = PipeRunner.DedicatedThread;
+    /// <summary>
+    /// Gets how the consumers run, or <see langword="null"/> (the default) for the kind's own: <see cref="PipeRunner.ThreadPool"/>
+    /// for <see cref="PipeKind.Channel"/>, <see cref="PipeRunner.DedicatedThread"/> for every other kind.
+    /// </summary>
+    public PipeRunner? Runner { get; init; }
 
     /// <summary>
     /// Gets how many messages a <see cref="PipeRunner.ThreadPool"/> consumer handles in one turn before it yields its thread
-    /// to other work. Defaults to <see cref="DefaultMessagesPerTurn"/>.
+    /// to other work (the fairness knob actor runtimes call throughput). Defaults to <see cref="DefaultMessagesPerTurn"/>.
     /// </summary>
     public int MessagesPerTurn { get; init; } = DefaultMessagesPerTurn;
 

@@ -1,15 +1,24 @@
 namespace Concurrency.Messaging.Pipes;
 
-/// <summary>How a pipe's consumers run: the queue is chosen by <see cref="PipeKind"/>, the runner by this.</summary>
+/// <summary>
+/// How a pipe's consumers run. The queue is chosen by <see cref="PipeKind"/>, the runner by this, and every kind runs under
+/// either (set through <see cref="PipeOptions.Runner"/>).
+/// </summary>
 public enum PipeRunner
 {
-    /// <summary>Each consumer owns a background thread for the pipe's whole life; it pauses, yields, then parks when idle.</summary>
+    /// <summary>
+    /// Each consumer owns a background thread for the pipe's whole life; when idle it waits the kind's own way (pauses, yields,
+    /// then parks; a <see cref="PipeKind.Channel"/> consumer blocks on the channel's wait; an <see cref="PipeKind.ObserveOn"/>
+    /// consumer runs on the scheduler's long-running thread). The default for every kind except <see cref="PipeKind.Channel"/>.
+    /// </summary>
     DedicatedThread,
 
     /// <summary>
     /// Each consumer runs as turns on the .NET thread pool: a post that finds it idle queues one turn, which handles up to
     /// <see cref="PipeOptions.MessagesPerTurn"/> messages and then yields the thread. An idle consumer holds no thread and
-    /// costs no CPU. Supported by <see cref="PipeKind.BatchDrainQueue"/> with one consumer per queue (one consumer, or broadcast).
+    /// costs no CPU. The default for <see cref="PipeKind.Channel"/>, whose consumer is an async read loop. An
+    /// <see cref="PipeKind.ObserveOn"/> pipe runs as Rx schedules work on the pool (a turn drains what Rx has queued; the
+    /// budget does not apply) and cannot use it with <see cref="PipeScheduler.EventLoop"/>, which is a thread by definition.
     /// </summary>
     ThreadPool,
 }

@@ -5,7 +5,8 @@ namespace Concurrency.Messaging.Pipes;
 /// <summary>
 /// The 2011 design, kept faithful so it can be measured: a <see cref="Queue{T}"/> behind a
 /// <see cref="ReaderWriterLockSlim"/> write lock, one message taken per lock acquisition, and an event the producer
-/// sets after every post. Broadcast gives each consumer its own lane; work-sharing shares one lane.
+/// sets after every post. Broadcast gives each consumer its own lane; work-sharing shares one lane. Under
+/// <see cref="PipeRunner.ThreadPool"/> nobody waits on the event: a post notifies the lane's pooled consumer instead.
 /// </summary>
 internal sealed class ReaderWriterLockQueuePipe<T>(IReadOnlyList<Action<T>> handlers, PipeOptions options)
     : LanedQueuePipe<T, ReaderWriterLockQueuePipe<T>.Lane>(PipeKind.ReaderWriterLockQueue, handlers, options)
@@ -88,6 +89,29 @@ internal sealed class ReaderWriterLockQueuePipe<T>(IReadOnlyList<Action<T>> hand
                 }
 
                 _posted.Wait();
+            }
+        }
+
+        public PooledTake TryTakeNow(out T message)
+        {
+            if (TryDequeue(out message, out var closed))
+            {
+                return PooledTake.Taken;
+            }
+
+            return closed ? PooledTake.Completed : PooledTake.Empty;
+        }
+
+        public bool HasWork()
+        {
+            _lock.EnterWriteLock();
+            try
+            {
+                return _queue.Count > 0 || !_accepting;
+            }
+            finally
+            {
+                _lock.ExitWriteLock();
             }
         }
 

@@ -25,6 +25,7 @@ internal sealed class RingPipe<T> : PipeBase<T>
     private readonly bool _spin;          // IdleWait may pause: the producer and every consumer have a core each
     private readonly int _batchLimit;     // a consumer releases room at least this often, so the producer can refill meanwhile
     private readonly bool _sharing;       // work-sharing: each post goes to one ring
+    private readonly PooledConsumer<T>[]? _turns; // pooled runner: ring i's consumer; notified (with a fence) after a post
     private SingleProducerGate _gate;     // who may post; closed
     private PaddedIndexes _cursor;        // work-sharing, inside the gate: Index = the ring the next post tries first
     private int _drainable;               // 0 → 1 once, after Close saw every in-flight post land: consumers may finish
@@ -47,7 +48,19 @@ internal sealed class RingPipe<T> : PipeBase<T>
         _batchLimit = Math.Max(1, capacity / 2);
         _gate.Initialize(options.ToleratesConcurrentProducers);
         _isDrainable = () => Volatile.Read(ref _drainable) != 0;
-        StartConsumerThreads(_handlers.Length, Consume);
+        if (Pipe.RunnerOf(Kind, options) != PipeRunner.ThreadPool)
+        {
+            StartConsumerThreads(_handlers.Length, Consume);
+            return;
+        }
+
+        // Nothing is posted yet, so every consumer starts idle; the first post to its ring notifies it.
+        StartConsumers(_handlers.Length);
+        _turns = new PooledConsumer<T>[_rings.Length];
+        for (var i = 0; i < _turns.Length; i++)
+        {
+            _turns[i] = new RingConsumer(this, _rings[i], _handlers[i], options.MessagesPerTurn);
+        }
     }
 
     /// <summary>Gets whether every consumer is parked: idle and costing no CPU (for tests).</summary>
@@ -95,7 +108,11 @@ internal sealed class RingPipe<T> : PipeBase<T>
 
         ring.Publish(message);
         SingleProducerGate.Exit(poster);
-        if (ring.ConsumerParked)
+        if (_turns is not null)
+        {
+            _turns[0].Notify();
+        }
+        else if (ring.ConsumerParked)
         {
             ring.WakeConsumer();
         }
@@ -113,6 +130,10 @@ internal sealed class RingPipe<T> : PipeBase<T>
         }
 
         _room.WakeAll();
+        if (_turns is not null)
+        {
+            PooledConsumer<T>.NotifyAll(_turns);
+        }
     }
 
     /// <summary>Broadcast, a new posting thread, the lock, or a closed pipe.</summary>
@@ -216,6 +237,12 @@ internal sealed class RingPipe<T> : PipeBase<T>
 
     private void WakeParkedConsumers()
     {
+        if (_turns is not null)
+        {
+            PooledConsumer<T>.NotifyAll(_turns);
+            return;
+        }
+
         foreach (var ring in _rings)
         {
             if (ring.ConsumerParked)
@@ -362,5 +389,45 @@ internal sealed class RingPipe<T> : PipeBase<T>
             Fault(ex);
             return end;
         }
+    }
+
+    /// <summary>
+    /// A ring's consumer run as pooled turns: it takes one slot at a time and hands it back at once, so the producer (and a
+    /// post waiting for room) never waits on a consumer that went idle holding slots.
+    /// </summary>
+    private sealed class RingConsumer(RingPipe<T> pipe, SingleProducerRing<T> ring, Action<T> handler, int budget)
+        : PooledConsumer<T>(pipe, handler, budget)
+    {
+        private long _head = ring.Head; // the next slot to take; written by the running turn only
+
+        protected override PooledTake TryTake(out T message)
+        {
+            if (ring.ReadTail() == _head)
+            {
+                message = default!;
+                if (!pipe._isDrainable())
+                {
+                    return PooledTake.Empty;
+                }
+
+                // Close waited for every accepted post to publish before it said so: one more look sees them all.
+                if (ring.ReadTail() == _head)
+                {
+                    ring.Clear();
+                    return PooledTake.Completed;
+                }
+            }
+
+            message = ring.Take(_head);
+            ring.Release(++_head);
+            if (pipe._room.HasWaiters)
+            {
+                pipe._room.WakeAll();
+            }
+
+            return PooledTake.Taken;
+        }
+
+        protected override bool HasWork() => ring.ReadTail() != Volatile.Read(ref _head) || pipe._isDrainable();
     }
 }

@@ -7,6 +7,4 @@ public sealed class ThreadPoolBatchDrainQueuePipeTests : PipeContractTests
     protected override PipeKind Kind => PipeKind.BatchDrainQueue;
 
     protected override PipeOptions BaseOptions => new() { Runner = PipeRunner.ThreadPool };
-
-    protected override bool AllowsWorkSharing => false;
 }

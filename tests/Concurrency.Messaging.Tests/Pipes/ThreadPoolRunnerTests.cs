@@ -5,31 +5,26 @@ using Xunit;
 namespace Concurrency.Messaging.Tests.Pipes;
 
 /// <summary>
-/// What is particular to <see cref="PipeRunner.ThreadPool"/>: which pipes accept it, and that an idle pipe run by it holds
-/// no thread. Its delivery guarantees are the pipe contract's (<see cref="ThreadPoolBatchDrainQueuePipeTests"/>).
+/// What is particular to <see cref="PipeRunner.ThreadPool"/>: every kind accepts it (but an event loop), and an idle pipe
+/// run by it holds no thread, whatever its queue. Its delivery guarantees are the pipe contract's, run for every kind under
+/// this runner (<see cref="ThreadPoolBatchDrainQueuePipeTests"/>, <see cref="ThreadPoolRingPipeTests"/> and the others).
 /// </summary>
 public sealed class ThreadPoolRunnerTests
 {
     private static readonly PipeOptions ThreadPoolRunner = new() { Runner = PipeRunner.ThreadPool };
 
-    [Theory]
-    [InlineData(PipeKind.Channel)]
-    [InlineData(PipeKind.Ring)]
-    [InlineData(PipeKind.BlockingCollection)]
-    [InlineData(PipeKind.ReaderWriterLockQueue)]
-    [InlineData(PipeKind.ObserveOn)]
-    public void Create_ThreadPoolRunnerForAnotherKind_ThrowsArgumentException(PipeKind kind)
+    [Fact]
+    public void Create_ThreadPoolRunnerOnAnEventLoop_ThrowsArgumentException()
     {
-        Assert.Throws<ArgumentException>(() => Pipe.Create<long>(kind, _ => { }, ThreadPoolRunner));
+        var ex = Assert.Throws<ArgumentException>(() => Pipe.Create<long>(
+            PipeKind.ObserveOn, _ => { }, ThreadPoolRunner with { Scheduler = PipeScheduler.EventLoop }));
+        Assert.Contains("event loop", ex.Message, StringComparison.OrdinalIgnoreCase);
     }
 
     [Fact]
-    public void Create_ThreadPoolRunnerWithWorkSharing_ThrowsArgumentException()
+    public void Create_UnknownScheduler_ThrowsArgumentOutOfRange()
     {
-        Assert.Throws<ArgumentException>(() => Pipe.Create<long>(
-            PipeKind.BatchDrainQueue,
-            [_ => { }, _ => { }],
-            ThreadPoolRunner with { Distribution = PipeDistribution.WorkSharing }));
+        Assert.Throws<ArgumentOutOfRangeException>(() => Pipe.Create<long>(PipeKind.ObserveOn, _ => { }, new PipeOptions { Scheduler = (PipeScheduler)42 }));
     }
 
     [Fact]
@@ -39,11 +34,16 @@ public sealed class ThreadPoolRunnerTests
         Assert.Throws<ArgumentOutOfRangeException>(() => Pipe.Create<long>(PipeKind.BatchDrainQueue, _ => { }, ThreadPoolRunner with { Runner = (PipeRunner)42 }));
     }
 
-    [Fact]
-    public async Task Post_MessagesPerTurnOne_EveryMessageHandledInOrder()
+    [Theory]
+    [InlineData(PipeKind.BatchDrainQueue)]
+    [InlineData(PipeKind.Ring)]
+    [InlineData(PipeKind.ReaderWriterLockQueue)]
+    [InlineData(PipeKind.BlockingCollection)]
+    [InlineData(PipeKind.Channel)]
+    public async Task Post_MessagesPerTurnOne_EveryMessageHandledInOrder(PipeKind kind)
     {
         var log = new DeliveryLog(1, 1_000);
-        await using var pipe = Pipe.Create<long>(PipeKind.BatchDrainQueue, log.Record, ThreadPoolRunner with { MessagesPerTurn = 1 });
+        await using var pipe = Pipe.Create<long>(kind, log.Record, ThreadPoolRunner with { MessagesPerTurn = 1 });
 
         for (var i = 0; i < 1_000; i++)
         {
@@ -57,8 +57,24 @@ public sealed class ThreadPoolRunnerTests
         Assert.Equal(0, log.OutOfOrder);
     }
 
-    [Fact]
-    public async Task Pipes_Idle_HoldNoThreadAndWakeForTheNextMessage()
+    public static TheoryData<PipeKind, PipeDistribution, int> IdleCases => new()
+    {
+        { PipeKind.BatchDrainQueue, PipeDistribution.Broadcast, 1 },
+        { PipeKind.BatchDrainQueue, PipeDistribution.WorkSharing, 2 },
+        { PipeKind.Ring, PipeDistribution.Broadcast, 1 },
+        { PipeKind.Ring, PipeDistribution.WorkSharing, 2 },
+        { PipeKind.ReaderWriterLockQueue, PipeDistribution.Broadcast, 1 },
+        { PipeKind.ReaderWriterLockQueue, PipeDistribution.WorkSharing, 2 },
+        { PipeKind.BlockingCollection, PipeDistribution.Broadcast, 1 },
+        { PipeKind.BlockingCollection, PipeDistribution.WorkSharing, 2 },
+        { PipeKind.Channel, PipeDistribution.Broadcast, 1 },
+        { PipeKind.Channel, PipeDistribution.WorkSharing, 2 },
+        { PipeKind.ObserveOn, PipeDistribution.Broadcast, 1 },
+    };
+
+    [Theory]
+    [MemberData(nameof(IdleCases))]
+    public async Task Pipes_Idle_HoldNoThreadAndWakeForTheNextMessage(PipeKind kind, PipeDistribution distribution, int consumers)
     {
         const int pipes = 1_000;
         var handled = 0;
@@ -69,13 +85,7 @@ public sealed class ThreadPoolRunnerTests
         };
         var threadsBefore = ProcessThreads();
         var created = Enumerable.Range(0, pipes)
-            .Select(_ => Pipe.Create<long>(PipeKind.BatchDrainQueue, round =>
-            {
-                if (Interlocked.Increment(ref handled) % pipes == 0)
-                {
-                    rounds[round].SetResult();
-                }
-            }, ThreadPoolRunner))
+            .Select(_ => Pipe.Create<long>(kind, [.. Enumerable.Repeat<Action<long>>(Handle, consumers)], ThreadPoolRunner with { Distribution = distribution }))
             .ToArray();
         try
         {
@@ -104,6 +114,15 @@ public sealed class ThreadPoolRunnerTests
         }
 
         Assert.All(created, p => Assert.True(p.Completion.IsCompletedSuccessfully));
+
+        void Handle(long round)
+        {
+            // One message per pipe and round: a work-sharing pipe hands it to one of its consumers.
+            if (Interlocked.Increment(ref handled) == (round + 1) * pipes)
+            {
+                rounds[round].SetResult();
+            }
+        }
     }
 
     private static int ProcessThreads()
