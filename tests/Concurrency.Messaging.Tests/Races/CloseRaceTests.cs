@@ -31,6 +31,14 @@ public sealed class CloseRaceTests
         { "Ring-16", 1, 3, RaceEnd.Complete, RacePost.TryPost },
         { "Ring-16", 1, 3, RaceEnd.Abort, RacePost.CancelledPostAsync },
         { "BatchDrainQueue", 4, 3, RaceEnd.Complete, RacePost.TryPost },
+
+        // The same races with consumers run as thread-pool turns (or a Channel's on a thread), which close by notifying.
+        { "BlockingCollection-64@pool", 4, 3, RaceEnd.Abort, RacePost.TryPost },
+        { "Channel@thread", 4, 3, RaceEnd.Complete, RacePost.TryPost },
+        { "Ring-16@pool", 1, 3, RaceEnd.Complete, RacePost.TryPost },
+        { "Ring-16@pool", 1, 3, RaceEnd.Abort, RacePost.CancelledPostAsync },
+        { "BatchDrainQueue@pool", 4, 3, RaceEnd.Complete, RacePost.TryPost },
+        { "ReaderWriterLockQueue@pool", 4, 3, RaceEnd.Complete, RacePost.TryPost },
     };
 
     [Theory]

@@ -11,7 +11,11 @@ namespace Concurrency.Messaging.Tests.Races;
 /// </summary>
 public sealed class ReentrantPostTests
 {
-    public static TheoryData<string> BoundedKinds() => ["Ring-16", "Channel-16", "BlockingCollection-16", "Channel-16-broadcast", "BlockingCollection-16-broadcast", "Ring-16-broadcast"];
+    public static TheoryData<string> BoundedKinds() =>
+    [
+        "Ring-16", "Channel-16", "BlockingCollection-16", "Channel-16-broadcast", "BlockingCollection-16-broadcast", "Ring-16-broadcast",
+        "Ring-16@pool", "Channel-16@thread", "BlockingCollection-16@pool", "Ring-16@pool-broadcast",
+    ];
 
     [Theory]
     [MemberData(nameof(BoundedKinds))]

@@ -5,7 +5,7 @@ using Xunit;
 namespace Concurrency.Messaging.Tests.Stress;
 
 /// <summary>
-/// Every pipe kind (bounded ones at capacities 1, 16 and 64) in every topology, producers racing a Complete and an abort
+/// Every pipe kind under both runners (bounded ones at capacities 1, 16 and 64) in every topology, producers racing a Complete and an abort
 /// with TryPost, and bounded ones also with cancelled PostAsync; each id checked off in a bitmap (see <see cref="CloseRace"/>).
 /// CI runs this tier on free cores and pinned to one core.
 /// </summary>
@@ -27,7 +27,7 @@ public sealed class CloseRaceStressTests
     public static TheoryData<string, int, int, PipeDistribution, RaceEnd, RacePost> Cases()
     {
         var cases = new TheoryData<string, int, int, PipeDistribution, RaceEnd, RacePost>();
-        var kinds = RaceKinds.Unbounded.Concat(RaceKinds.Bounded.SelectMany(k => RaceKinds.Capacities.Select(c => $"{k}-{c}")));
+        var kinds = RaceKinds.Unbounded.Concat(RaceKinds.BoundedAtEveryCapacity());
         foreach (var kind in kinds)
         {
             var (pipeKind, options) = RaceKinds.Parse(kind);

@@ -20,6 +20,16 @@ internal sealed record StressCase(PipeKind Kind, PipeOptions Options, int Produc
             ["Ring"] = (PipeKind.Ring, new PipeOptions { Capacity = 1024 }),
             ["BlockingCollection"] = (PipeKind.BlockingCollection, new PipeOptions()),
             ["BlockingCollection-Bounded"] = (PipeKind.BlockingCollection, new PipeOptions { Capacity = 1024 }),
+
+            // The other runner for each queue: turns on the thread pool, or (a Channel's) a dedicated thread.
+            ["ObserveOn-TaskPool@pool"] = (PipeKind.ObserveOn, new PipeOptions { Runner = PipeRunner.ThreadPool }),
+            ["ReaderWriterLockQueue@pool"] = (PipeKind.ReaderWriterLockQueue, new PipeOptions { Runner = PipeRunner.ThreadPool }),
+            ["BatchDrainQueue@pool"] = (PipeKind.BatchDrainQueue, new PipeOptions { Runner = PipeRunner.ThreadPool }),
+            ["Channel@thread"] = (PipeKind.Channel, new PipeOptions { Runner = PipeRunner.DedicatedThread }),
+            ["Channel-Bounded@thread"] = (PipeKind.Channel, new PipeOptions { Capacity = 1024, Runner = PipeRunner.DedicatedThread }),
+            ["Ring@pool"] = (PipeKind.Ring, new PipeOptions { Capacity = 1024, Runner = PipeRunner.ThreadPool }),
+            ["BlockingCollection@pool"] = (PipeKind.BlockingCollection, new PipeOptions { Runner = PipeRunner.ThreadPool }),
+            ["BlockingCollection-Bounded@pool"] = (PipeKind.BlockingCollection, new PipeOptions { Capacity = 1024, Runner = PipeRunner.ThreadPool }),
         };
 
     public static readonly IReadOnlyList<string> Topologies = ["1->1", "4->1", "1->3-broadcast", "2->3-worksharing", "1->3-worksharing"];
