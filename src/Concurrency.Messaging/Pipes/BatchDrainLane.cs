@@ -21,6 +21,9 @@ internal sealed class BatchDrainLane<T> : IQueueLane<T>
 
     public bool HasWork() => _queue.HasWork();
 
+    /// <inheritdoc cref="BatchDrainQueue{T}.LooksIdle"/>
+    public bool LooksIdle() => _queue.LooksIdle();
+
     /// <inheritdoc cref="BatchDrainQueue{T}.TryTake"/>
     public LaneTake TryTake(ref Slot<T>[] batch, out int count, out T one) => _queue.TryTake(ref batch, out count, out one);
 }

@@ -220,6 +220,9 @@ internal struct BatchDrainQueue<T>
         }
     }
 
+    /// <summary>A hint, read without the lock: whether nothing waits and the queue is open (the answer may be stale at once).</summary>
+    public bool LooksIdle() => Volatile.Read(ref _count) == 0 && !Volatile.Read(ref _hasFirst) && !_closed;
+
     /// <summary>
     /// For consumers that share the lane as pooled turns, and are scheduled by the pipe, not by the lane: takes the oldest
     /// message without waiting.

@@ -104,6 +104,12 @@ internal sealed class BatchDrainQueuePipe<T>(IReadOnlyList<Action<T>> handlers, 
                         return;
                     }
 
+                    // On several cores, look a little before the take that would mark this consumer idle (see IdleWait).
+                    if (lane.LooksIdle())
+                    {
+                        IdleWait.LookBeforeIdle(static l => !l.LooksIdle(), lane);
+                    }
+
                     switch (lane.TryTake(ref _batch, out _count, out var one))
                     {
                         case LaneTake.Idle:

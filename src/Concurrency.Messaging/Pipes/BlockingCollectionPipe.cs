@@ -240,16 +240,22 @@ internal sealed class BlockingCollectionPipe<T> : PipeBase<T>
     private sealed class LaneConsumer(BlockingCollection<T> lane, LaneRoom? room, int index, BlockingCollectionPipe<T> pipe, Action<T> handler, int budget)
         : PooledConsumer<T>(pipe, handler, budget)
     {
-        protected override PooledTake TryTake(out T message)
+        protected override PooledTake Handle(ref int left)
         {
-            if (lane.TryTake(out message!))
+            if (!lane.TryTake(out var message))
             {
-                room?.Free(index);
-                return PooledTake.Taken;
+                // Completed only once adding is completed and the collection is empty, both decided by the collection itself.
+                return lane.IsCompleted ? PooledTake.Completed : PooledTake.Empty;
             }
 
-            // Completed only once adding is completed and the collection is empty, both decided by the collection itself.
-            return lane.IsCompleted ? PooledTake.Completed : PooledTake.Empty;
+            do
+            {
+                room?.Free(index);
+                left--;
+                Deliver(message);
+            }
+            while (left > 0 && lane.TryTake(out message!));
+            return PooledTake.Taken;
         }
 
         protected override bool HasWork() => lane.Count > 0 || lane.IsAddingCompleted;

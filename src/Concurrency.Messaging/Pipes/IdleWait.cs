@@ -39,6 +39,38 @@ internal struct IdleWait
     /// <summary>Whether a wait among <paramref name="threads"/> busy threads (producers and consumers) should pause: only when each has a core.</summary>
     public static bool SpinsFor(int threads) => Environment.ProcessorCount > 1 && threads <= Environment.ProcessorCount;
 
+    /// <summary>
+    /// For a consumer run as pool turns that found its queue empty, on more than one core: looks again a few times over
+    /// about six microseconds before it goes idle. A producer streaming into a faster consumer refills the queue within
+    /// that time, and going idle would cost the producer a thread-pool wake-up (a system call) at its next post; looking
+    /// less often lets a batch build up in between and leaves the producer's cache line alone (measured here: shorter
+    /// pauses moved a stream 30% slower). On one core the producer cannot run while this thread looks, so it goes idle
+    /// at once. A consumer pays this each time it runs dry, not per message.
+    /// </summary>
+    /// <returns>Whether <paramref name="hasWork"/> said yes before the looks ran out.</returns>
+    public static bool LookBeforeIdle<TState>(Func<TState, bool> hasWork, TState state)
+    {
+        if (Environment.ProcessorCount == 1)
+        {
+            return false;
+        }
+
+        for (var look = 0; look < LooksBeforeIdle; look++)
+        {
+            Thread.SpinWait(PauseBetweenLooks);
+            if (hasWork(state))
+            {
+                return true;
+            }
+        }
+
+        return false;
+    }
+
+    private const int LooksBeforeIdle = 4;
+
+    private const int PauseBetweenLooks = 60;
+
     /// <summary>The pause, in <see cref="Thread.SpinWait(int)"/> iterations (about 27 ns each here), that fits a ring of <paramref name="capacity"/>.</summary>
     /// <remarks>
     /// Long enough for the other side to move about an eighth of the ring, so a small ring is polled often enough not to

@@ -147,7 +147,22 @@ internal abstract class LanedQueuePipe<T, TLane> : PipeBase<T>
     private sealed class LaneConsumer(LanedQueuePipe<T, TLane> pipe, TLane lane, Action<T> handler, int budget)
         : PooledConsumer<T>(pipe, handler, budget)
     {
-        protected override PooledTake TryTake(out T message) => lane.TryTakeNow(out message);
+        protected override PooledTake Handle(ref int left)
+        {
+            var result = lane.TryTakeNow(out var message);
+            if (result != PooledTake.Taken)
+            {
+                return result;
+            }
+
+            do
+            {
+                left--;
+                Deliver(message);
+            }
+            while (left > 0 && lane.TryTakeNow(out message) == PooledTake.Taken);
+            return PooledTake.Taken;
+        }
 
         protected override bool HasWork() => lane.HasWork();
     }

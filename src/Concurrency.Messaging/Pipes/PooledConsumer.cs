@@ -24,7 +24,7 @@ internal abstract class PooledConsumer<T> : IThreadPoolWorkItem
     private readonly PipeBase<T> _pipe;
     private readonly Action<T> _handler;
     private readonly int _budget;
-    private int _state; // Idle, Scheduled or Exited; see the remarks
+    private PaddedState _state; // Idle, Scheduled or Exited (see the remarks); producers read it on every post, so it has a line of its own
 
     protected PooledConsumer(PipeBase<T> pipe, Action<T> handler, int budget)
     {
@@ -40,7 +40,7 @@ internal abstract class PooledConsumer<T> : IThreadPoolWorkItem
     public void Notify()
     {
         Interlocked.MemoryBarrier(); // the message (or the close) is visible before the state is read: see the remarks
-        if (Volatile.Read(ref _state) == Idle && Interlocked.CompareExchange(ref _state, Scheduled, Idle) == Idle)
+        if (Volatile.Read(ref _state.Value) == Idle && Interlocked.CompareExchange(ref _state.Value, Scheduled, Idle) == Idle)
         {
             ThreadPool.UnsafeQueueUserWorkItem(this, preferLocal: false);
         }
@@ -55,8 +55,8 @@ internal abstract class PooledConsumer<T> : IThreadPoolWorkItem
         Interlocked.MemoryBarrier();
         foreach (var consumer in consumers)
         {
-            if (Volatile.Read(ref consumer._state) == Idle
-                && Interlocked.CompareExchange(ref consumer._state, Scheduled, Idle) == Idle)
+            if (Volatile.Read(ref consumer._state.Value) == Idle
+                && Interlocked.CompareExchange(ref consumer._state.Value, Scheduled, Idle) == Idle)
             {
                 ThreadPool.UnsafeQueueUserWorkItem(consumer, preferLocal: false);
                 return;
@@ -73,8 +73,19 @@ internal abstract class PooledConsumer<T> : IThreadPoolWorkItem
         }
     }
 
-    /// <summary>The running turn only: takes one message without waiting (and frees its room, for a bounded queue).</summary>
-    protected abstract PooledTake TryTake(out T message);
+    /// <summary>
+    /// The running turn only: handles what is waiting without waiting for more, at most <paramref name="left"/> messages,
+    /// taking off <paramref name="left"/> what it handled (and freeing their room, for a bounded queue). Each message goes
+    /// through <see cref="Deliver"/>, or is handled the way <see cref="PipeBase{T}.Deliver"/> does it.
+    /// </summary>
+    /// <returns><see cref="PooledTake.Taken"/> if it handled at least one; otherwise whether the queue is empty or done.</returns>
+    protected abstract PooledTake Handle(ref int left);
+
+    /// <summary>Gets the consumer's handler, for a <see cref="Handle"/> that delivers a batch in a loop of its own.</summary>
+    protected Action<T> Handler => _handler;
+
+    /// <summary>Hands one message to the handler, or counts it once the pipe is stopping (see <see cref="PipeBase{T}.Deliver"/>).</summary>
+    protected void Deliver(T message) => _pipe.Deliver(_handler, message);
 
     /// <summary>
     /// After going idle: whether the queue has a message for this consumer or is closed, so a turn is due. Reads what only
@@ -112,20 +123,23 @@ internal abstract class PooledConsumer<T> : IThreadPoolWorkItem
                 return;
             }
 
-            switch (TryTake(out var message))
+            switch (Handle(ref left))
             {
                 case PooledTake.Taken:
-                    left--;
-                    _pipe.Deliver(_handler, message);
                     break;
                 case PooledTake.Completed:
-                    Volatile.Write(ref _state, Exited);
+                    Volatile.Write(ref _state.Value, Exited);
                     OnExited();
                     _pipe.ConsumerExited();
                     return;
                 default:
-                    Interlocked.Exchange(ref _state, Idle); // a full fence: the look below cannot move above this store
-                    if (!HasWork() || Interlocked.CompareExchange(ref _state, Scheduled, Idle) != Idle)
+                    if (IdleWait.LookBeforeIdle(static self => self.HasWork(), this))
+                    {
+                        break; // more came while this turn looked: still Scheduled, take it
+                    }
+
+                    Interlocked.Exchange(ref _state.Value, Idle); // a full fence: the look below cannot move above this store
+                    if (!HasWork() || Interlocked.CompareExchange(ref _state.Value, Scheduled, Idle) != Idle)
                     {
                         return; // nothing came, or a producer saw Idle and queued the next turn
                     }

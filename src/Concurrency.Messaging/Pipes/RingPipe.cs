@@ -392,34 +392,43 @@ internal sealed class RingPipe<T> : PipeBase<T>
     }
 
     /// <summary>
-    /// A ring's consumer run as pooled turns: it takes one slot at a time and hands it back at once, so the producer (and a
-    /// post waiting for room) never waits on a consumer that went idle holding slots.
+    /// A ring's consumer run as pooled turns, handling batches as the dedicated consumer does: it reads the producer's tail
+    /// only when it has handled everything it last saw, and hands the slots back once per batch (of at most half the ring,
+    /// so a producer waiting for room can refill meanwhile), so in a stream the two sides touch each other's lines about once
+    /// per batch. A turn never ends holding slots.
     /// </summary>
     private sealed class RingConsumer(RingPipe<T> pipe, SingleProducerRing<T> ring, Action<T> handler, int budget)
         : PooledConsumer<T>(pipe, handler, budget)
     {
         private long _head = ring.Head; // the next slot to take; written by the running turn only
+        private long _seen = ring.Head; // the tail this consumer last read: slots before it are published
 
-        protected override PooledTake TryTake(out T message)
+        protected override PooledTake Handle(ref int left)
         {
-            if (ring.ReadTail() == _head)
+            if (_head == _seen)
             {
-                message = default!;
-                if (!pipe._isDrainable())
+                _seen = ring.ReadTail();
+                if (_seen == _head)
                 {
-                    return PooledTake.Empty;
-                }
+                    if (!pipe._isDrainable())
+                    {
+                        return PooledTake.Empty;
+                    }
 
-                // Close waited for every accepted post to publish before it said so: one more look sees them all.
-                if (ring.ReadTail() == _head)
-                {
-                    ring.Clear();
-                    return PooledTake.Completed;
+                    // Close waited for every accepted post to publish before it said so: one more look sees them all.
+                    _seen = ring.ReadTail();
+                    if (_seen == _head)
+                    {
+                        ring.Clear();
+                        return PooledTake.Completed;
+                    }
                 }
             }
 
-            message = ring.Take(_head);
-            ring.Release(++_head);
+            var end = Math.Min(_seen, _head + Math.Min(left, pipe._batchLimit));
+            left -= (int)(end - _head);
+            _head = pipe.HandleBatch(ring, Handler, _head, end);
+            ring.Release(_head);
             if (pipe._room.HasWaiters)
             {
                 pipe._room.WakeAll();

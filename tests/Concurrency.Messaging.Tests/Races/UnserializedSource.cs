@@ -13,7 +13,7 @@ namespace Concurrency.Messaging.Tests.Races;
 internal static class UnserializedSource
 {
     public static TheoryData<string> Operators() =>
-        ["Ring", "Ring-16", "Pipe-Ring-1", "Channel", "Channel-16", "Pipe-Channel-1", "LockedQueue", "BlockingCollection-16"];
+        ["Ring", "Ring-16", "Pipe-Ring-1", "Channel", "Channel-16", "Pipe-Channel-1", "LockedQueue", "BlockingCollection-16", "Pipe-Ring-16@pool", "Pipe-LockedQueue@pool"];
 
     public static async Task RunAsync(string name, int perProducer, TimeSpan budget)
     {
@@ -53,6 +53,8 @@ internal static class UnserializedSource
         "Pipe-Channel-1" => source.ObserveOnPipe(PipeKind.Channel, new PipeOptions { Capacity = 1 }),
         "LockedQueue" => source.ObserveOnLockedQueue(),
         "BlockingCollection-16" => source.ObserveOnPipe(PipeKind.BlockingCollection, new PipeOptions { Capacity = 16 }),
+        "Pipe-Ring-16@pool" => source.ObserveOnPipe(PipeKind.Ring, new PipeOptions { Capacity = 16, Runner = PipeRunner.ThreadPool }),
+        "Pipe-LockedQueue@pool" => source.ObserveOnPipe(PipeKind.BatchDrainQueue, new PipeOptions { Runner = PipeRunner.ThreadPool }),
         _ => throw new ArgumentOutOfRangeException(nameof(name), name, "Unknown operator."),
     };
 }
