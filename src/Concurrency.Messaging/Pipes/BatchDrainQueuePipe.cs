@@ -53,12 +53,15 @@ internal sealed class BatchDrainQueuePipe<T>(IReadOnlyList<Action<T>> handlers, 
             return;
         }
 
-        // Broadcast (or a single consumer): one lane per consumer, drained a batch at a time. Nothing is posted yet.
-        StartConsumers(handlers.Length);
+        // Broadcast (or a single consumer): one lane per consumer, drained a batch at a time. Nothing is posted yet. The
+        // consumers are in place before the abort token is registered: one already cancelled closes the lanes at once,
+        // and each lane's close schedules its idle consumer.
         for (var i = 0; i < handlers.Length; i++)
         {
             lanes[i].UseScheduledConsumer(new ScheduledConsumer(this, lanes[i], handlers[i], options.MessagesPerTurn));
         }
+
+        StartConsumers(handlers.Length);
     }
 
     /// <summary>

@@ -38,20 +38,11 @@ internal sealed class BlockingCollectionPipe<T> : PipeBase<T>
 
         _room = options.Capacity is int capacity ? new LaneRoom(_lanes.Length, capacity) : null;
         _gate = _lanes.Length > 1 || _room is not null ? new Lock() : null; // bounded: room is reserved under the gate
-        if (Pipe.RunnerOf(Kind, options) != PipeRunner.ThreadPool)
-        {
-            StartConsumerThreads(_handlers.Length, Consume);
-            return;
-        }
-
-        // Nothing is posted yet, so every consumer starts idle; the first post notifies it.
-        StartConsumers(_handlers.Length);
-        _turns = new PooledConsumer<T>[_handlers.Length];
-        for (var i = 0; i < _turns.Length; i++)
+        StartConsumers(options, _handlers.Length, Consume, i =>
         {
             var index = _sharing ? 0 : i;
-            _turns[i] = new LaneConsumer(_lanes[index], _room, index, this, _handlers[i], options.MessagesPerTurn);
-        }
+            return new LaneConsumer(_lanes[index], _room, index, this, _handlers[i], options.MessagesPerTurn);
+        }, out _turns);
     }
 
     public override bool TryPost(T message) => TryWriteNow(message, out _);

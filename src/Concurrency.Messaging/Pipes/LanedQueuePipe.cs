@@ -125,8 +125,8 @@ internal abstract class LanedQueuePipe<T, TLane> : PipeBase<T>
             return;
         }
 
-        // Nothing is posted yet, so every consumer starts idle; the first post to its lane notifies it.
-        StartConsumers(handlers.Length);
+        // Nothing is posted yet, so every consumer starts idle; the first post to its lane notifies it. The consumers are in
+        // place before the abort token is registered: one already cancelled closes the pipe at once, and the close notifies them.
         var turns = new PooledConsumer<T>[lanes.Length][];
         for (var i = 0; i < lanes.Length; i++)
         {
@@ -138,6 +138,7 @@ internal abstract class LanedQueuePipe<T, TLane> : PipeBase<T>
         }
 
         _turns = turns;
+        StartConsumers(handlers.Length);
     }
 
     /// <summary>One consumer's loop: take from <paramref name="lane"/> until it is closed and empty.</summary>

@@ -100,7 +100,10 @@ internal abstract class PipeBase<T> : IPipe<T>
     /// </summary>
     protected abstract void Close();
 
-    /// <summary>Registers the abort token and the consumer count; call once, before any consumer can exit.</summary>
+    /// <summary>
+    /// Registers the abort token and the consumer count; call once, before any consumer can exit, and after everything
+    /// <see cref="Close"/> touches is in place: a token that is already cancelled closes the pipe during this call.
+    /// </summary>
     protected void StartConsumers(int count)
     {
         _liveConsumers = count;
@@ -108,6 +111,33 @@ internal abstract class PipeBase<T> : IPipe<T>
         {
             _abortRegistration = _abortToken.UnsafeRegister(static state => ((PipeBase<T>)state!).Abort(), this);
         }
+    }
+
+    /// <summary>Starts the consumers under the runner the options ask for.</summary>
+    /// <param name="options">The pipe's options, which say the runner.</param>
+    /// <param name="count">How many consumers.</param>
+    /// <param name="consume">Consumer i's loop, run on a dedicated thread of its own.</param>
+    /// <param name="pooled">Makes consumer i as a pooled consumer, idle until the first post notifies it.</param>
+    /// <param name="turns">Receives the pooled consumers (for posts and the close to notify), or <see langword="null"/>
+    /// under dedicated threads. Pass the field itself: it is set before the abort token is registered, because a token
+    /// that is already cancelled closes the pipe at once, and that close must find the consumers to notify.</param>
+    protected void StartConsumers(PipeOptions options, int count, Action<int> consume, Func<int, PooledConsumer<T>> pooled, out PooledConsumer<T>[]? turns)
+    {
+        if (Pipe.RunnerOf(Kind, options) != PipeRunner.ThreadPool)
+        {
+            turns = null;
+            StartConsumerThreads(count, consume);
+            return;
+        }
+
+        var created = new PooledConsumer<T>[count];
+        for (var i = 0; i < count; i++)
+        {
+            created[i] = pooled(i);
+        }
+
+        turns = created;
+        StartConsumers(count);
     }
 
     /// <summary>Runs each consumer loop on a dedicated background thread; the loop's exit counts as the consumer's exit.</summary>

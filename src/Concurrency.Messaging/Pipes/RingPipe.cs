@@ -48,19 +48,7 @@ internal sealed class RingPipe<T> : PipeBase<T>
         _batchLimit = Math.Max(1, capacity / 2);
         _gate.Initialize(options.ToleratesConcurrentProducers);
         _isDrainable = () => Volatile.Read(ref _drainable) != 0;
-        if (Pipe.RunnerOf(Kind, options) != PipeRunner.ThreadPool)
-        {
-            StartConsumerThreads(_handlers.Length, Consume);
-            return;
-        }
-
-        // Nothing is posted yet, so every consumer starts idle; the first post to its ring notifies it.
-        StartConsumers(_handlers.Length);
-        _turns = new PooledConsumer<T>[_rings.Length];
-        for (var i = 0; i < _turns.Length; i++)
-        {
-            _turns[i] = new RingConsumer(this, _rings[i], _handlers[i], options.MessagesPerTurn);
-        }
+        StartConsumers(options, _handlers.Length, Consume, i => new RingConsumer(this, _rings[i], _handlers[i], options.MessagesPerTurn), out _turns);
     }
 
     /// <summary>Gets whether every consumer is parked: idle and costing no CPU (for tests).</summary>

@@ -218,6 +218,22 @@ public abstract class PipeContractTests
     }
 
     [Fact]
+    public async Task AbortToken_CancelledBeforeCreate_CompletesCancelledAndRefusesPosts()
+    {
+        // The token closes the pipe while it is being built: the close must still reach every consumer (for a pooled one,
+        // a turn must be queued so it sees the end), or Completion would never finish.
+        var handled = 0;
+        var pipe = Pipe.Create<long>(
+            Kind,
+            [_ => Interlocked.Increment(ref handled), _ => Interlocked.Increment(ref handled)],
+            BaseOptions with { AbortToken = new CancellationToken(canceled: true) });
+
+        await Assert.ThrowsAnyAsync<OperationCanceledException>(() => pipe.Completion.DefaultTimeout());
+        Assert.False(pipe.TryPost(1));
+        Assert.Equal(0, handled);
+    }
+
+    [Fact]
     public async Task AbortToken_Cancelled_CompletionCancelledAndNothingSilentlyLost()
     {
         using var abort = new CancellationTokenSource();
