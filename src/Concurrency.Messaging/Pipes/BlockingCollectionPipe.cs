@@ -115,18 +115,9 @@ internal sealed class BlockingCollectionPipe<T> : PipeBase<T>
     /// <summary>After an accepted post: pooled consumers that are idle need a turn (any one of them, when they share a lane).</summary>
     private void Posted()
     {
-        if (_turns is null)
+        if (_turns is not null)
         {
-            return;
-        }
-
-        if (_sharing)
-        {
-            PooledConsumer<T>.NotifyAny(_turns);
-        }
-        else
-        {
-            PooledConsumer<T>.NotifyAll(_turns);
+            PooledConsumer<T>.NotifyPosted(_turns, _sharing);
         }
     }
 

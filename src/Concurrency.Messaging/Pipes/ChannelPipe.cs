@@ -311,18 +311,18 @@ internal sealed class ChannelPipe<T> : PipeBase<T>
         {
             while (true)
             {
-                bool more;
+                int handled;
                 BeginConsuming();
                 try
                 {
-                    more = DrainAvailable(reader, lane, handler, _budget);
+                    handled = DrainAvailable(reader, lane, handler, _budget);
                 }
                 finally
                 {
                     EndConsuming();
                 }
 
-                if (more)
+                if (handled == _budget)
                 {
                     await Task.CompletedTask.ConfigureAwait(ConfigureAwaitOptions.ForceYielding);
                     continue;
@@ -352,7 +352,7 @@ internal sealed class ChannelPipe<T> : PipeBase<T>
         var wait = new IdleWait(_spin);
         while (true)
         {
-            if (DrainAvailable(reader, lane, handler, int.MaxValue) || reader.TryPeek(out _))
+            if (DrainAvailable(reader, lane, handler, int.MaxValue) > 0)
             {
                 wait.Reset();
                 continue;
@@ -377,20 +377,18 @@ internal sealed class ChannelPipe<T> : PipeBase<T>
         }
     }
 
-    /// <returns><see langword="true"/> if it stopped because <paramref name="budget"/> messages were handled, not because the channel was empty.</returns>
-    private bool DrainAvailable(ChannelReader<T> reader, int lane, Action<T> handler, int budget)
+    /// <summary>Handles what the channel holds, up to <paramref name="budget"/> messages.</summary>
+    /// <returns>How many it handled: <paramref name="budget"/> if it stopped for the budget, fewer once the channel was empty.</returns>
+    private int DrainAvailable(ChannelReader<T> reader, int lane, Action<T> handler, int budget)
     {
-        var left = budget;
-        while (reader.TryRead(out var message))
+        var handled = 0;
+        while (handled < budget && reader.TryRead(out var message))
         {
             _room?.Free(lane);
             Deliver(handler, message);
-            if (--left == 0)
-            {
-                return true;
-            }
+            handled++;
         }
 
-        return false;
+        return handled;
     }
 }

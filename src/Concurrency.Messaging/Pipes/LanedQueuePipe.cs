@@ -13,7 +13,7 @@ internal abstract class LanedQueuePipe<T, TLane> : PipeBase<T>
     private readonly TLane[] _lanes;
     private readonly Action<T>[] _handlers;
     private readonly Lock? _fanOutGate; // broadcast: one post reaches every lane before the next post or the close starts
-    private PooledConsumer<T>[][]? _turns; // pooled runner: per lane, the consumers taking from it; set once by the constructor
+    private PooledConsumer<T>[]? _turns; // pooled runner: consumer i takes from lane i / ConsumersPerLane; set once by the constructor
 
     protected LanedQueuePipe(PipeKind kind, IReadOnlyList<Action<T>> handlers, PipeOptions options)
         : base(kind, options)
@@ -61,10 +61,7 @@ internal abstract class LanedQueuePipe<T, TLane> : PipeBase<T>
 
         if (accepted && _turns is { } turns)
         {
-            foreach (var lane in turns)
-            {
-                PooledConsumer<T>.NotifyAny(lane);
-            }
+            PooledConsumer<T>.NotifyPosted(turns, ConsumersPerLane > 1);
         }
 
         return accepted;
@@ -106,10 +103,7 @@ internal abstract class LanedQueuePipe<T, TLane> : PipeBase<T>
 
         if (_turns is { } turns)
         {
-            foreach (var lane in turns)
-            {
-                PooledConsumer<T>.NotifyAll(lane);
-            }
+            PooledConsumer<T>.NotifyAll(turns);
         }
     }
 
@@ -117,29 +111,13 @@ internal abstract class LanedQueuePipe<T, TLane> : PipeBase<T>
     /// Starts the consumers; called once, from the constructor. Each runs <see cref="Consume"/> on a dedicated thread, or as
     /// pooled turns that take with <see cref="IQueueLane{T}.TryTakeNow"/>; an implementation with a runner of its own overrides this.
     /// </summary>
-    protected virtual void StartConsumers(TLane[] lanes, Action<T>[] handlers, PipeOptions options)
-    {
-        if (Pipe.RunnerOf(Kind, options) != PipeRunner.ThreadPool)
-        {
-            StartConsumerThreads(handlers.Length, consumer => Consume(lanes[consumer / ConsumersPerLane], handlers[consumer]));
-            return;
-        }
-
-        // Nothing is posted yet, so every consumer starts idle; the first post to its lane notifies it. The consumers are in
-        // place before the abort token is registered: one already cancelled closes the pipe at once, and the close notifies them.
-        var turns = new PooledConsumer<T>[lanes.Length][];
-        for (var i = 0; i < lanes.Length; i++)
-        {
-            turns[i] = new PooledConsumer<T>[ConsumersPerLane];
-            for (var k = 0; k < ConsumersPerLane; k++)
-            {
-                turns[i][k] = new LaneConsumer(this, lanes[i], handlers[(i * ConsumersPerLane) + k], options.MessagesPerTurn);
-            }
-        }
-
-        _turns = turns;
-        StartConsumers(handlers.Length);
-    }
+    protected virtual void StartConsumers(TLane[] lanes, Action<T>[] handlers, PipeOptions options) =>
+        StartConsumers(
+            options,
+            handlers.Length,
+            consumer => Consume(lanes[consumer / ConsumersPerLane], handlers[consumer]),
+            consumer => new LaneConsumer(this, lanes[consumer / ConsumersPerLane], handlers[consumer], options.MessagesPerTurn),
+            out _turns);
 
     /// <summary>One consumer's loop: take from <paramref name="lane"/> until it is closed and empty.</summary>
     protected abstract void Consume(TLane lane, Action<T> handler);

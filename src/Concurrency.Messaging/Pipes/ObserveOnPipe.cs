@@ -39,6 +39,7 @@ internal sealed class ObserveOnPipe<T> : PipeBase<T>
                 // thread while idle, instead of on a long-running thread of its own.
                 scheduler = scheduler.DisableOptimizations(typeof(ISchedulerLongRunning));
             }
+
             _subject.ObserveOn(scheduler).Subscribe(new Consumer(this, handlers[i], loop));
         }
     }

@@ -64,6 +64,22 @@ internal abstract class PooledConsumer<T> : IThreadPoolWorkItem
         }
     }
 
+    /// <summary>
+    /// After an accepted post: with one queue per consumer (broadcast, or a single consumer) every idle one needs a turn;
+    /// consumers that share one queue need only the first idle one.
+    /// </summary>
+    public static void NotifyPosted(PooledConsumer<T>[] consumers, bool shareOneQueue)
+    {
+        if (shareOneQueue)
+        {
+            NotifyAny(consumers);
+        }
+        else
+        {
+            NotifyAll(consumers);
+        }
+    }
+
     /// <summary>Queues a turn for every idle one of <paramref name="consumers"/>: after the close, so each finds the end.</summary>
     public static void NotifyAll(PooledConsumer<T>[] consumers)
     {
@@ -92,11 +108,6 @@ internal abstract class PooledConsumer<T> : IThreadPoolWorkItem
     /// turns write; another turn can be running only if a producer scheduled it, and that turn then takes what is there.
     /// </summary>
     protected abstract bool HasWork();
-
-    /// <summary>Called once, by the turn that found the queue closed and empty, before the consumer counts as exited.</summary>
-    protected virtual void OnExited()
-    {
-    }
 
     public void Execute()
     {
@@ -129,7 +140,6 @@ internal abstract class PooledConsumer<T> : IThreadPoolWorkItem
                     break;
                 case PooledTake.Completed:
                     Volatile.Write(ref _state.Value, Exited);
-                    OnExited();
                     _pipe.ConsumerExited();
                     return;
                 default:

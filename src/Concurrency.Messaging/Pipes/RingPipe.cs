@@ -325,12 +325,7 @@ internal sealed class RingPipe<T> : PipeBase<T>
             if (tail != head)
             {
                 head = HandleBatch(ring, handler, head, Math.Min(tail, head + _batchLimit));
-                ring.Release(head);
-                if (_room.HasWaiters)
-                {
-                    _room.WakeAll();
-                }
-
+                HandBack(ring, head);
                 wait.Reset();
                 continue;
             }
@@ -352,6 +347,16 @@ internal sealed class RingPipe<T> : PipeBase<T>
                 ring.Park(head, _isDrainable, Timeout.InfiniteTimeSpan);
                 wait.Reset();
             }
+        }
+    }
+
+    /// <summary>Consumer, once per batch: hands the slots before <paramref name="head"/> back, waking posts that wait for room.</summary>
+    private void HandBack(SingleProducerRing<T> ring, long head)
+    {
+        ring.Release(head);
+        if (_room.HasWaiters)
+        {
+            _room.WakeAll();
         }
     }
 
@@ -416,12 +421,7 @@ internal sealed class RingPipe<T> : PipeBase<T>
             var end = Math.Min(_seen, _head + Math.Min(left, pipe._batchLimit));
             left -= (int)(end - _head);
             _head = pipe.HandleBatch(ring, Handler, _head, end);
-            ring.Release(_head);
-            if (pipe._room.HasWaiters)
-            {
-                pipe._room.WakeAll();
-            }
-
+            pipe.HandBack(ring, _head);
             return PooledTake.Taken;
         }
 
