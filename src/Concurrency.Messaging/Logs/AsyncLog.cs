@@ -40,10 +40,18 @@ internal sealed class AsyncLog : IAsyncAppendLog
             return ValueTask.FromCanceled<long>(cancellationToken);
         }
 
-        var pending = Enqueue(PendingAppend.One(entry.ToArray()));
-        return cancellationToken.CanBeCanceled
-            ? new ValueTask<long>(pending.Completion.Task.WaitAsync(cancellationToken))
-            : new ValueTask<long>(pending.Completion.Task);
+        var pending = PendingAppend.One(entry.ToArray()).WatchedBy(cancellationToken);
+        try
+        {
+            Enqueue(pending);
+        }
+        catch
+        {
+            pending.Release();
+            throw;
+        }
+
+        return new ValueTask<long>(pending.Completion.Task);
     }
 
     public long Append(ReadOnlySpan<byte> entry)
@@ -126,7 +134,7 @@ internal sealed class AsyncLog : IAsyncAppendLog
 
             foreach (var pending in batch)
             {
-                pending.Completion.TrySetResult(first);
+                pending.Succeed(first);
                 first += pending.EntryCount;
             }
 
@@ -142,12 +150,12 @@ internal sealed class AsyncLog : IAsyncAppendLog
         _queue.Writer.TryComplete();
         foreach (var pending in batch)
         {
-            pending.Completion.TrySetException(error);
+            pending.Fail(error);
         }
 
         while (_queue.Reader.TryRead(out var pending))
         {
-            pending.Completion.TrySetException(error);
+            pending.Fail(error);
         }
     }
 }

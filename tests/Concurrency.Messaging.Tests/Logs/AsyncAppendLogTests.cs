@@ -78,6 +78,26 @@ public sealed class AsyncAppendLogTests : IDisposable
     }
 
     [Fact]
+    public async Task AppendAsync_TokenCancelledWhileQueued_EndsTheWaitAtOnceAndTheEntryIsStillAppended()
+    {
+        using var inner = new GatedLog();
+        await using var log = AppendLog.Async(inner);
+        var first = log.AppendAsync(new byte[1], TestContext.Current.CancellationToken).AsTask();
+        inner.WaitUntilEntered();
+        using var stop = new CancellationTokenSource();
+
+        var second = log.AppendAsync(new byte[2], stop.Token).AsTask();
+        await stop.CancelAsync();
+
+        Assert.True(second.IsCanceled); // settled by the cancel itself, while the writer is still busy with the first
+        inner.Open();
+        Assert.Equal(0, await first.DefaultTimeout());
+        log.Flush(); // returns once everything queued before it is applied
+        Assert.Equal(2, log.Count);
+        Assert.Equal(new byte[2], log.Get(1));
+    }
+
+    [Fact]
     public void Async_NullInner_ThrowsArgumentNull()
         => Assert.Throws<ArgumentNullException>(() => AppendLog.Async(null!));
 }
