@@ -27,6 +27,8 @@ public sealed class LabCommandTests
 
         Assert.Contains("--quick", output.ToString(), StringComparison.Ordinal);
         Assert.Contains("--cores LIST", output.ToString(), StringComparison.Ordinal);
+        Assert.Contains("--launches N", output.ToString(), StringComparison.Ordinal);
+        Assert.Contains("--in-process", output.ToString(), StringComparison.Ordinal);
     }
 
     [Fact]
@@ -48,6 +50,43 @@ public sealed class LabCommandTests
         {
             directory.Delete(recursive: true);
         }
+    }
+
+    [Fact]
+    public void Run_QuickExperimentTwoLaunches_RunsTwoChildrenAndSaysTheSectionIsTheirMedian()
+    {
+        var directory = Directory.CreateTempSubdirectory("lab-launches-");
+        try
+        {
+            var (output, error) = (new StringWriter(), new StringWriter());
+
+            var exit = Program.Run(["lab", "pool-shrink", "--quick", "--launches", "2", "--out", directory.FullName], output, error);
+
+            Assert.True(exit == 0, error.ToString());
+            var section = File.ReadAllText(Path.Combine(directory.FullName, "pool-shrink.md"));
+            Assert.Contains("Launches: 2, each a fresh process.", section, StringComparison.Ordinal);
+            Assert.Contains("--launches 2", section, StringComparison.Ordinal); // the recorded command re-runs it
+        }
+        finally
+        {
+            directory.Delete(recursive: true);
+        }
+    }
+
+    [Theory]
+    [InlineData("--launches", "0")]
+    [InlineData("--launches", "21")]
+    [InlineData("--launches", "abc")]
+    [InlineData("--launches", "-2")]
+    [InlineData("--in-process", "--server")]
+    public void Run_BadLaunchesOrPeers_PrintsOneLineAndExitsTwo(string option, string value)
+    {
+        var error = new StringWriter();
+        string[] args = option == "--in-process" ? ["lab", "grpc", option, value, "http://127.0.0.1:5000"] : ["lab", "pool-shrink", option, value];
+
+        Assert.Equal(2, Program.Run(args, new StringWriter(), error));
+
+        Assert.Single(error.ToString().Split('\n', StringSplitOptions.RemoveEmptyEntries));
     }
 
     [Fact]

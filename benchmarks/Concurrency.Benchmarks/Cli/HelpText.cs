@@ -12,7 +12,7 @@ public static class HelpText
           dotnet run -c Release --project benchmarks/Concurrency.Benchmarks -- idle [--seconds N] [--out DIR]
           dotnet run -c Release --project benchmarks/Concurrency.Benchmarks -- loop [--messages N] [--runs N] [--out DIR]
           dotnet run -c Release --project benchmarks/Concurrency.Benchmarks -- footprint [--actors N] [--runs N] [--out DIR]
-          dotnet run -c Release --project benchmarks/Concurrency.Benchmarks -- lab [NAME...] [--cores LIST] [--quick] [--out DIR]
+          dotnet run -c Release --project benchmarks/Concurrency.Benchmarks -- lab [NAME...] [--cores LIST] [--launches N] [--quick] [--out DIR]
           dotnet run -c Release --project benchmarks/Concurrency.Benchmarks -- lab --list
           dotnet run -c Release --project benchmarks/Concurrency.Benchmarks -- serve [SERVE OPTIONS]
 
@@ -76,6 +76,8 @@ public static class HelpText
 
         Options:
           --cores LIST   core counts for the per-core experiments (default: 1 and all)
+          --launches N   run each experiment N times, a fresh process each (1 to 20, default 1), and
+                         publish the median of the launches with the lowest and highest
           --quick        smoke-test sizes, one repetition: to check a change, not to publish
           --out DIR      where the sections, charts and LAB.md go (default: results/lab)
           --list         the experiments, one per line
@@ -84,6 +86,8 @@ public static class HelpText
         Peers on another machine, for the grpc experiment (start them there with "serve"):
           --server URL             our peer server, e.g. --server http://10.0.0.2:5000
           --proto-remote HOST:PORT the Proto.Remote echo peer, e.g. --proto-remote 10.0.0.2:5001
+          --in-process             host both peers in the lab's own process on loopback: a smoke
+                                   option (no peer process, no restart run), not for publishing
         Without them the experiment starts its own peers in a process of its own on loopback.
 
         """;

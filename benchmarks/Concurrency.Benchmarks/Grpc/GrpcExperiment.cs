@@ -33,7 +33,8 @@ internal sealed class GrpcExperiment : ILabExperiment
         routine reads replies) and in order; it finds async far ahead and the buffer size of little effect.
 
         Here the peer is the benchmark program started again as `serve` (our `PeerServer` echoing, and a Proto.Remote echo
-        actor), in a process of its own on loopback, or on another machine with `lab grpc --server URL --proto-remote HOST:PORT`.
+        actor), in a process of its own on loopback, or on another machine with `lab grpc --server URL --proto-remote HOST:PORT`
+        (`--in-process` hosts both in the lab's own process: a smoke option, not for publishing).
         Our client: `PeerClient` with the mode and buffer size shown, N sender tasks, each sending its share one message at a
         time and awaiting the reply; msg/s runs from the first send to the last reply, latency is each send's round trip
         (HdrHistogram). Baselines in the same run, against the same server: **naive**, the plain generated client awaiting
@@ -48,8 +49,21 @@ internal sealed class GrpcExperiment : ILabExperiment
     public LabOutcome Run(LabContext context)
     {
         ArgumentNullException.ThrowIfNull(context);
-        using var process = context.Peers.Server is null ? PeerProcess.Start() : null;
-        var peers = process?.Peers ?? context.Peers;
+        var inProcess = context.Peers.InProcess;
+        using var process = context.Peers.Server is null && !inProcess ? PeerProcess.Start() : null;
+        var hosted = inProcess ? InProcessPeers.StartAsync(context.Cancellation).GetAwaiter().GetResult() : null;
+        try
+        {
+            return Measure(context, process, hosted?.Peers ?? process?.Peers ?? context.Peers);
+        }
+        finally
+        {
+            hosted?.DisposeAsync().AsTask().GetAwaiter().GetResult();
+        }
+    }
+
+    private static LabOutcome Measure(LabContext context, PeerProcess? process, LabPeers peers)
+    {
         var server = peers.Server!;
         var runs = context.Quick ? 1 : 3;
         var senders = context.Quick ? 100 : ManySenders;
@@ -80,7 +94,7 @@ internal sealed class GrpcExperiment : ILabExperiment
             s => s,
             s => plan.Measure($"async {s} senders", runs, s, count => PeerRuns.PumpAsync(server, PeerMode.Async, DefaultBuffer, Payload, s, count, cancellation)));
 
-        // Only against a peer process of our own: the restart run kills it.
+        // Only against a peer process of our own: the restart run kills one (not with remote or in-process peers).
         RestartResult? restart = null;
         if (process is not null)
         {
@@ -92,7 +106,9 @@ internal sealed class GrpcExperiment : ILabExperiment
         var inOrder = Rate(byMode[(PeerMode.InOrder, DefaultBuffer)]);
         List<LabTable> tables =
         [
-            ModeTable(byMode, senders),
+            ModeTable(byMode, senders, peers.InProcess
+                ? "Peers hosted in the lab's own process (--in-process, the smoke option): the server's work shares the client's process and thread pool. These numbers are not for publishing, and the restart run (which kills a peer process) was left out."
+                : null),
             BaselineTable(async, Rate(naive), Rate(raw16), Rate(raw256), protoRequest, protoTell, senders),
             RatioTable(async, inOrder, Rate(naive), Rate(raw256), protoRequest, protoTell),
             SweepTable($"Payload sweep: async, buffer {DefaultBuffer}, {senders:N0} senders", "payload (B)", byPayload),
@@ -128,7 +144,7 @@ internal sealed class GrpcExperiment : ILabExperiment
     private static string Latency(List<PeerRunResult> results, Func<PeerRunResult, double> percentile)
         => double.IsNaN(percentile(results[0])) ? "–" : LabSample.Of([.. results.Select(percentile)]).Format("N0");
 
-    private static LabTable ModeTable(Dictionary<(PeerMode, int), List<PeerRunResult>> byMode, int senders) => new(
+    private static LabTable ModeTable(Dictionary<(PeerMode, int), List<PeerRunResult>> byMode, int senders, string? note) => new(
         $"Our pump by mode and buffer size: {Payload} B, {senders:N0} senders",
         ["mode", "buffer", "msg/s", "p50 µs", "p99 µs", "p99.9 µs"],
         [.. byMode.Select(entry => (IReadOnlyList<string>)
@@ -140,7 +156,8 @@ internal sealed class GrpcExperiment : ILabExperiment
             Latency(entry.Value, r => r.P99),
             Latency(entry.Value, r => r.P999),
         ])],
-        ["buffer", "msg/s", "p50 µs", "p99 µs", "p99.9 µs"]);
+        ["buffer", "msg/s", "p50 µs", "p99 µs", "p99.9 µs"],
+        note);
 
     private static LabTable BaselineTable(LabSample async, LabSample naive, LabSample raw16, LabSample raw256, List<PeerRunResult>? protoRequest, List<PeerRunResult>? protoTell, int senders)
     {

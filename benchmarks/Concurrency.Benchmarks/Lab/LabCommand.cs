@@ -6,9 +6,9 @@ using Spectre.Console;
 namespace Concurrency.Benchmarks.Lab;
 
 /// <summary>
-/// <c>-- lab [NAME...] [--cores LIST] [--quick] [--out DIR]</c>: runs the workload lab's experiments (all when none is
-/// named), each at each core count in a child process pinned to that many cores, one at a time, with a progress bar per
-/// run; writes NAME.md, charts and LAB.md into results/lab. <c>lab --list</c> names the experiments. Exits 1 if any run
+/// <c>-- lab [NAME...] [--cores LIST] [--launches N] [--quick] [--out DIR]</c>: runs the workload lab's experiments (all
+/// when none is named), each at each core count in a child process pinned to that many cores (N times, a fresh process
+/// each, when asked for several launches), one at a time, with a progress bar per run; writes NAME.md, charts and LAB.md into results/lab. <c>lab --list</c> names the experiments. Exits 1 if any run
 /// failed or did not verify (the other experiments still run and are written).
 /// </summary>
 public static class LabCommand
@@ -67,11 +67,20 @@ public static class LabCommand
                         task.StartTask();
                         try
                         {
-                            outcomes.Add((cores, LabChild.Start(experiment, cores, options.Quick, options.Peers, (fraction, step) =>
+                            // Each launch is a fresh child process; the published value is the median of the launches.
+                            var launches = new List<LabOutcome>(options.Launches);
+                            for (var launch = 1; launch <= options.Launches; launch++)
                             {
-                                task.Value = fraction;
-                                task.Description = Label(experiment, cores, step);
-                            })));
+                                var prefix = options.Launches == 1 ? string.Empty : string.Create(CultureInfo.InvariantCulture, $"launch {launch}/{options.Launches}: ");
+                                var done = (double)(launch - 1) / options.Launches;
+                                launches.Add(LabChild.Start(experiment, cores, options.Quick, options.Peers, (fraction, step) =>
+                                {
+                                    task.Value = done + (fraction / options.Launches);
+                                    task.Description = Label(experiment, cores, prefix + step);
+                                }));
+                            }
+
+                            outcomes.Add((cores, LabLaunches.Merge(launches)));
                             task.Description = Label(experiment, cores, "done");
                         }
                         catch (InvalidOperationException failure)
@@ -86,7 +95,7 @@ public static class LabCommand
 
                     if (outcomes.Count > 0)
                     {
-                        written.Add(LabReport.WriteSection(options.OutDirectory, experiment, outcomes, provenance with { FinishedUtc = DateTime.UtcNow }, options.Quick));
+                        written.Add(LabReport.WriteSection(options.OutDirectory, experiment, outcomes, provenance with { FinishedUtc = DateTime.UtcNow }, options.Quick, options.Launches));
                     }
                 }
             });
@@ -110,5 +119,5 @@ public static class LabCommand
     }
 
     private static string Label(ILabExperiment experiment, int cores, string step)
-        => Markup.Escape(string.Create(CultureInfo.InvariantCulture, $"{experiment.Name} @ {cores} cores: {(step.Length > 48 ? step[..48] : step)}"));
+        => Markup.Escape(string.Create(CultureInfo.InvariantCulture, $"{experiment.Name} @ {cores} cores: {(step.Length > 64 ? step[..64] : step)}"));
 }

@@ -4,12 +4,16 @@ using Concurrency.Benchmarks.Cli;
 namespace Concurrency.Benchmarks.Lab;
 
 /// <summary>
-/// The lab's command line: <c>lab [NAME...] [--cores LIST] [--quick] [--out DIR] [--list] [--help]</c>, and the child
-/// process's <c>lab --child NAME --cores N --result FILE [--quick]</c>.
+/// The lab's command line: <c>lab [NAME...] [--cores LIST] [--launches N] [--quick] [--out DIR] [--list] [--help]</c>
+/// (and the gRPC peers' <c>--server</c>, <c>--proto-remote</c>, <c>--in-process</c>), and the child process's
+/// <c>lab --child NAME --cores N --result FILE [--quick]</c>.
 /// </summary>
-public sealed record LabOptions(IReadOnlyList<ILabExperiment> Experiments, IReadOnlyList<int> Cores, bool Quick, string OutDirectory, bool List, bool Help, string? ResultFile, LabPeers Peers)
+public sealed record LabOptions(IReadOnlyList<ILabExperiment> Experiments, IReadOnlyList<int> Cores, bool Quick, string OutDirectory, bool List, bool Help, string? ResultFile, LabPeers Peers, int Launches = 1)
 {
     public const string DefaultOut = "results/lab";
+
+    /// <summary>The most launches one command may ask for.</summary>
+    public const int MaxLaunches = 20;
 
     /// <summary>Gets whether this process is a child that runs one experiment at one core count.</summary>
     public bool Child => ResultFile is not null;
@@ -26,6 +30,8 @@ public sealed record LabOptions(IReadOnlyList<ILabExperiment> Experiments, IRead
         var outDirectory = DefaultOut;
         string? server = null;
         string? protoRemote = null;
+        var inProcess = false;
+        var launches = 1;
         for (var i = 0; i < args.Count; i++)
         {
             switch (args[i])
@@ -41,6 +47,17 @@ public sealed record LabOptions(IReadOnlyList<ILabExperiment> Experiments, IRead
                     break;
                 case "--proto-remote":
                     protoRemote = Value(args, ref i, "a Proto.Remote peer's HOST:PORT, for example --proto-remote 10.0.0.2:5001");
+                    break;
+                case "--in-process":
+                    inProcess = true;
+                    break;
+                case "--launches":
+                    var text = Value(args, ref i, "a number of launches, for example --launches 3");
+                    if (!int.TryParse(text, NumberStyles.None, CultureInfo.InvariantCulture, out launches) || launches is < 1 or > MaxLaunches)
+                    {
+                        throw new UsageException(string.Create(CultureInfo.InvariantCulture, $"lab: --launches needs a whole number from 1 to {MaxLaunches}, not '{text}'."));
+                    }
+
                     break;
                 case "--quick":
                     quick = true;
@@ -75,7 +92,7 @@ public sealed record LabOptions(IReadOnlyList<ILabExperiment> Experiments, IRead
             throw new UsageException("lab --child: one experiment and one core count.");
         }
 
-        return new LabOptions(experiments, coreCounts, quick, outDirectory, list, help, result, LabPeers.Parse(server, protoRemote));
+        return new LabOptions(experiments, coreCounts, quick, outDirectory, list, help, result, LabPeers.Parse(server, protoRemote, inProcess), launches);
     }
 
     private static string Value(IReadOnlyList<string> args, ref int i, string expected)

@@ -3,19 +3,26 @@ using Concurrency.Benchmarks.Cli;
 namespace Concurrency.Benchmarks.Lab;
 
 /// <summary>
-/// Peers on another machine for the network experiments (<c>lab --server URL --proto-remote HOST:PORT</c>), started there
-/// with <c>serve</c>. When absent, an experiment starts its own peer process on loopback.
+/// Where the network experiments find their peers: on another machine (<c>lab --server URL --proto-remote HOST:PORT</c>),
+/// started there with <c>serve</c>; in the lab's own process (<c>--in-process</c>, the smoke option); or, by default, in a
+/// peer process the experiment starts on loopback (the setting for published numbers).
 /// </summary>
 /// <param name="Server">Our peer server's address, or null.</param>
 /// <param name="ProtoRemote">The Proto.Remote echo peer's HOST:PORT, or null.</param>
-public sealed record LabPeers(Uri? Server, string? ProtoRemote)
+/// <param name="InProcess">Whether the experiment hosts its peers in its own process instead of starting a peer process.</param>
+public sealed record LabPeers(Uri? Server, string? ProtoRemote, bool InProcess = false)
 {
-    /// <summary>No remote peers.</summary>
+    /// <summary>No remote peers: the experiment starts a peer process of its own.</summary>
     public static readonly LabPeers None = new(null, null);
 
-    /// <summary>Checks the two options; a bad value is a <see cref="UsageException"/>.</summary>
-    public static LabPeers Parse(string? server, string? protoRemote)
+    /// <summary>Checks the options; a bad value, or <c>--in-process</c> with a remote peer, is a <see cref="UsageException"/>.</summary>
+    public static LabPeers Parse(string? server, string? protoRemote, bool inProcess = false)
     {
+        if (inProcess && (server is not null || protoRemote is not null))
+        {
+            throw new UsageException("lab: --in-process hosts the peers in the lab's own process; it cannot be combined with --server or --proto-remote.");
+        }
+
         Uri? address = null;
         if (server is not null && (!Uri.TryCreate(server, UriKind.Absolute, out address) || (address.Scheme != Uri.UriSchemeHttp && address.Scheme != Uri.UriSchemeHttps)))
         {
@@ -27,7 +34,7 @@ public sealed record LabPeers(Uri? Server, string? ProtoRemote)
             throw new UsageException($"lab: --proto-remote needs HOST:PORT, not '{protoRemote}'.");
         }
 
-        return new LabPeers(address, protoRemote);
+        return new LabPeers(address, protoRemote, inProcess);
     }
 
     /// <summary>Splits HOST:PORT.</summary>
@@ -52,6 +59,11 @@ public sealed record LabPeers(Uri? Server, string? ProtoRemote)
         {
             yield return "--proto-remote";
             yield return ProtoRemote;
+        }
+
+        if (InProcess)
+        {
+            yield return "--in-process";
         }
     }
 }

@@ -15,7 +15,7 @@ internal static class LabReport
     public const string FileName = "LAB.md";
 
     /// <summary>Writes the section of <paramref name="experiment"/> from its outcome at each core count, then LAB.md.</summary>
-    public static string WriteSection(string directory, ILabExperiment experiment, IReadOnlyList<(int Cores, LabOutcome Outcome)> runs, RunProvenance provenance, bool quick)
+    public static string WriteSection(string directory, ILabExperiment experiment, IReadOnlyList<(int Cores, LabOutcome Outcome)> runs, RunProvenance provenance, bool quick, int launches = 1)
     {
         Directory.CreateDirectory(directory);
         var placement = experiment.PerCoreCount
@@ -29,6 +29,13 @@ internal static class LabReport
             .AppendLine(CultureInfo.InvariantCulture, $"Machine: {provenance.Cpu}, {provenance.LogicalCores} logical cores, {provenance.Os}, {provenance.Runtime}. Commit {provenance.CommitLabel}. {placement}")
             .AppendLine(CultureInfo.InvariantCulture, $"Command: `dotnet run -c Release --project benchmarks/Concurrency.Benchmarks -- {provenance.Arguments}`")
             .AppendLine();
+        if (launches > 1)
+        {
+            var count = launches.ToString(CultureInfo.InvariantCulture);
+            text.AppendLine($"Launches: {count}, each a fresh process. A measured value is the median of the {count} launches' values [the lowest, the highest of them]; "
+                + "a cell that differs between launches and is not a number (a verdict) lists each launch's text in launch order. Charts show the launches' medians.").AppendLine();
+        }
+
         if (quick)
         {
             text.AppendLine("**Quick run: smoke-test sizes, one repetition. These numbers are not for publishing.**").AppendLine();

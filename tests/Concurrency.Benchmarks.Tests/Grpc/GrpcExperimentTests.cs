@@ -27,6 +27,22 @@ public sealed class GrpcExperimentTests
         Assert.Equal("0", restart.Rows[0][2]); // lost
     }
 
+    [Fact]
+    public async Task Grpc_QuickRunInProcess_PeersHostedHereEveryModeVerifiedAndTheTablesSaySo()
+    {
+        var peers = LabPeers.Parse(null, null, inProcess: true);
+
+        var outcome = await Task.Run(() => new GrpcExperiment().Run(new LabContext(Environment.ProcessorCount, quick: true, peers: peers)), TestContext.Current.CancellationToken)
+            .WaitAsync(Limit, TestContext.Current.CancellationToken);
+
+        var modes = outcome.Tables[0];
+        Assert.Equal(12, modes.Rows.Count);
+        Assert.Contains("--in-process", modes.Note, StringComparison.Ordinal);
+        Assert.Contains(outcome.Tables[1].Rows, row => row[0].StartsWith("Proto.Remote, RequestAsync", StringComparison.Ordinal));
+        Assert.DoesNotContain(outcome.Tables, t => t.Title.Contains("killed", StringComparison.Ordinal)); // the restart run needs a peer process
+        Assert.Equal(["--in-process"], peers.Arguments());
+    }
+
     [Theory]
     [InlineData("--server", "not-a-url")]
     [InlineData("--server", "ftp://127.0.0.1:1")]
