@@ -74,17 +74,20 @@ public sealed class LabCommandTests
     }
 
     [Theory]
-    [InlineData("--launches", "0")]
-    [InlineData("--launches", "21")]
-    [InlineData("--launches", "abc")]
-    [InlineData("--launches", "-2")]
-    [InlineData("--in-process", "--server")]
-    public void Run_BadLaunchesOrPeers_PrintsOneLineAndExitsTwo(string option, string value)
+    [InlineData("pool-shrink", "--launches", "0")]
+    [InlineData("pool-shrink", "--launches", "21")]
+    [InlineData("pool-shrink", "--launches", "abc")]
+    [InlineData("pool-shrink", "--launches", "-2")]
+    [InlineData("grpc", "--server", "not-a-url")]
+    [InlineData("grpc", "--server", "ftp://127.0.0.1:1")]
+    [InlineData("grpc", "--proto-remote", "nohostport")]
+    [InlineData("grpc", "--proto-remote", "127.0.0.1:99999")]
+    [InlineData("grpc", "--in-process", "--server", "http://127.0.0.1:5000")]
+    public void Run_BadOption_PrintsOneLineAndExitsTwo(params string[] args)
     {
         var error = new StringWriter();
-        string[] args = option == "--in-process" ? ["lab", "grpc", option, value, "http://127.0.0.1:5000"] : ["lab", "pool-shrink", option, value];
 
-        Assert.Equal(2, Program.Run(args, new StringWriter(), error));
+        Assert.Equal(2, Program.Run(["lab", .. args], new StringWriter(), error));
 
         Assert.Single(error.ToString().Split('\n', StringSplitOptions.RemoveEmptyEntries));
     }

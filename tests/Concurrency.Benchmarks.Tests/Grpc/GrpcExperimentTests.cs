@@ -43,20 +43,6 @@ public sealed class GrpcExperimentTests
         Assert.Equal(["--in-process"], peers.Arguments());
     }
 
-    [Theory]
-    [InlineData("--server", "not-a-url")]
-    [InlineData("--server", "ftp://127.0.0.1:1")]
-    [InlineData("--proto-remote", "nohostport")]
-    [InlineData("--proto-remote", "127.0.0.1:99999")]
-    public void Run_BadPeerOption_PrintsOneLineAndExitsTwo(string option, string value)
-    {
-        var error = new StringWriter();
-
-        Assert.Equal(2, Program.Run(["lab", "grpc", option, value], new StringWriter(), error));
-
-        Assert.Single(error.ToString().Split('\n', StringSplitOptions.RemoveEmptyEntries));
-    }
-
     [Fact]
     public void LabPeers_Arguments_PassBothPeersToTheChild()
     {
