@@ -134,7 +134,22 @@ internal abstract class PooledConsumer<T> : IThreadPoolWorkItem
                 return;
             }
 
-            switch (Handle(ref left))
+            PooledTake take;
+            try
+            {
+                take = Handle(ref left);
+            }
+            catch (Exception queueFailure)
+            {
+                // Handlers' exceptions never get here (Deliver catches them): this is the queue itself failing. Thrown out of
+                // a pool work item it would end the process; instead the pipe faults with it and this consumer exits.
+                _pipe.Fault(queueFailure);
+                Volatile.Write(ref _state.Value, Exited);
+                _pipe.ConsumerExited();
+                return;
+            }
+
+            switch (take)
             {
                 case PooledTake.Taken:
                     break;

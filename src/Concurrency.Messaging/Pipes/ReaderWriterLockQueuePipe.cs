@@ -62,6 +62,13 @@ internal sealed class ReaderWriterLockQueuePipe<T>(IReadOnlyList<Action<T>> hand
         }
 
         /// <returns><see langword="false"/> when the lane is closed and empty: the consumer exits.</returns>
+        /// <remarks>
+        /// Work-sharing consumers share the event, so one consumer's reset can clear the close's set after another consumer
+        /// made its second look and before it waits: that one would then sleep forever. So a consumer that sees the lane
+        /// closed sets the event again before it exits; every reset after the close is followed by such a look, so the
+        /// event ends set and every waiter wakes. (A reset that swallows a post's set is harmless: the resetting consumer's
+        /// second look takes that message.)
+        /// </remarks>
         public bool TryTake(out T message)
         {
             while (true)
@@ -73,6 +80,7 @@ internal sealed class ReaderWriterLockQueuePipe<T>(IReadOnlyList<Action<T>> hand
 
                 if (closed)
                 {
+                    _posted.Set();
                     return false;
                 }
 
@@ -85,6 +93,7 @@ internal sealed class ReaderWriterLockQueuePipe<T>(IReadOnlyList<Action<T>> hand
 
                 if (closed)
                 {
+                    _posted.Set();
                     return false;
                 }
 
