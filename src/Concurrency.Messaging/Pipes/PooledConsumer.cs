@@ -144,8 +144,7 @@ internal abstract class PooledConsumer<T> : IThreadPoolWorkItem
                 // Handlers' exceptions never get here (Deliver catches them): this is the queue itself failing. Thrown out of
                 // a pool work item it would end the process; instead the pipe faults with it and this consumer exits.
                 _pipe.Fault(queueFailure);
-                Volatile.Write(ref _state.Value, Exited);
-                _pipe.ConsumerExited();
+                Exit();
                 return;
             }
 
@@ -154,8 +153,7 @@ internal abstract class PooledConsumer<T> : IThreadPoolWorkItem
                 case PooledTake.Taken:
                     break;
                 case PooledTake.Completed:
-                    Volatile.Write(ref _state.Value, Exited);
-                    _pipe.ConsumerExited();
+                    Exit();
                     return;
                 default:
                     if (IdleWait.LookBeforeIdle(static self => self.HasWork(), this))
@@ -172,5 +170,12 @@ internal abstract class PooledConsumer<T> : IThreadPoolWorkItem
                     break;
             }
         }
+    }
+
+    /// <summary>The running turn's last act: the consumer never runs again and counts as exited.</summary>
+    private void Exit()
+    {
+        Volatile.Write(ref _state.Value, Exited);
+        _pipe.ConsumerExited();
     }
 }
