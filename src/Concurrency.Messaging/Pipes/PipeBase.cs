@@ -15,7 +15,8 @@ internal abstract class PipeBase<T> : IPipe<T>
     private int _closed;            // Open → Closing once (Interlocked: by TryComplete, a handler fault or an abort) → Closed after Close()
     private int _stopping;          // 0 → 1 once a handler faulted or the pipe was aborted: consumers count instead of handle
     private int _aborted;           // 0 → 1 once (Interlocked) by the abort token
-    private Exception? _fault;      // the first handler exception (Interlocked.CompareExchange)
+    private Exception? _fault;      // the first handler exception, or the queue's failure (Interlocked.CompareExchange)
+    private int _queueFailed;       // 0 → 1 once (Interlocked) when the first fault is the queue's own, not a handler's
     private long _unhandled;        // Interlocked: deliveries accepted but never handled
     private long _dropped;          // Interlocked: messages a full mode dropped
     private int _liveConsumers;     // Interlocked: the last consumer out finishes Completion
@@ -230,6 +231,24 @@ internal abstract class PipeBase<T> : IPipe<T>
 
     protected void CountDropped() => Interlocked.Increment(ref _dropped);
 
+    /// <summary>
+    /// Records that the queue itself threw (not a handler), if no fault came first, and stops the pipe. The pipe completes
+    /// with an <see cref="InvalidOperationException"/> that says so, the queue's exception inside it: how many accepted
+    /// messages the broken queue still held cannot be known, so no count is claimed.
+    /// </summary>
+    protected internal void FaultQueue(Exception exception)
+    {
+        var failure = new InvalidOperationException(
+            "The pipe's queue failed (the queue itself threw, not a handler); accepted messages it still held may not have been handled. See the inner exception.",
+            exception);
+        if (Interlocked.CompareExchange(ref _fault, failure, null) is null)
+        {
+            Interlocked.Exchange(ref _queueFailed, 1);
+        }
+
+        Stop();
+    }
+
     /// <summary>Each consumer calls this exactly once, after it has drained (or counted) everything it will ever see.</summary>
     protected internal void ConsumerExited()
     {
@@ -242,7 +261,7 @@ internal abstract class PipeBase<T> : IPipe<T>
         var fault = Volatile.Read(ref _fault);
         if (fault is not null)
         {
-            _completion.TrySetException(new MessageHandlerException(fault, UnhandledCount));
+            _completion.TrySetException(Volatile.Read(ref _queueFailed) != 0 ? fault : new MessageHandlerException(fault, UnhandledCount));
         }
         else if (Volatile.Read(ref _aborted) != 0)
         {

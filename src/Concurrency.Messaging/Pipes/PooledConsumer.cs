@@ -143,7 +143,7 @@ internal abstract class PooledConsumer<T> : IThreadPoolWorkItem
             {
                 // Handlers' exceptions never get here (Deliver catches them): this is the queue itself failing. Thrown out of
                 // a pool work item it would end the process; instead the pipe faults with it and this consumer exits.
-                _pipe.Fault(queueFailure);
+                _pipe.FaultQueue(queueFailure);
                 Exit();
                 return;
             }
