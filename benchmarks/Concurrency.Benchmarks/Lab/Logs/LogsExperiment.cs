@@ -35,7 +35,8 @@ public sealed class LogsExperiment : ILabExperiment
         made durable). w is each log's median time per append at t = 1 on the same core count, so
         **% of theoretical = w × N / wall** (100% at one thread by construction; above 100% means appends overlapped).
         Each cell runs 5 times in a fresh directory and is published as median [low, high]. Opening, thread start and
-        read-back are outside the clock, and each log first runs unmeasured at 1 and 2 threads for a second, so the JIT
+        read-back are outside the clock, every run starts after a full garbage collection (so that no run reuses pages
+        its predecessor freed while the next maps them afresh: that alone moved our in-memory log between 20 and 47 ns), and each log first runs unmeasured at 1 and 2 threads for a second, so the JIT
         has optimized its append path before the one-thread cell that sets w. Every run reads the log back: the count must equal the appends and a sample of
         1,000 entries must each be byte-for-byte an entry some thread appended, in that thread's order.
 
