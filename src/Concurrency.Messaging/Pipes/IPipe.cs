@@ -53,7 +53,10 @@ public interface IPipe<T> : IAsyncDisposable
 
     /// <summary>
     /// Gets a task that finishes after the last accepted message was handled, faults with a
-    /// <see cref="MessageHandlerException"/> if a handler threw, or is cancelled if the pipe was aborted.
+    /// <see cref="MessageHandlerException"/> if a handler threw, or is cancelled if the pipe was aborted. If the queue
+    /// itself throws in a consumer run as pool turns (<see cref="PipeRunner.ThreadPool"/>), it faults with an
+    /// <see cref="InvalidOperationException"/> that says so and carries the queue's exception: what the broken queue still
+    /// held is not counted.
     /// </summary>
     Task Completion { get; }
 
