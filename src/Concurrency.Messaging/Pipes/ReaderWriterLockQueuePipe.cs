@@ -78,17 +78,14 @@ internal sealed class ReaderWriterLockQueuePipe<T>(IReadOnlyList<Action<T>> hand
                     return true;
                 }
 
-                if (closed)
+                if (!closed)
                 {
-                    _posted.Set();
-                    return false;
-                }
-
-                // Reset, then look again: a post that lands after the second look sets the event and the wait returns.
-                _posted.Reset();
-                if (TryDequeue(out message, out closed))
-                {
-                    return true;
+                    // Reset, then look again: a post that lands after the second look sets the event and the wait returns.
+                    _posted.Reset();
+                    if (TryDequeue(out message, out closed))
+                    {
+                        return true;
+                    }
                 }
 
                 if (closed)

@@ -35,8 +35,8 @@ public static class LogAppendRun
 
         // Every run starts from a collected heap, outside the clock. Without it a run's speed depended on its predecessor:
         // one that found the last run's segments not yet given back could reuse pages already mapped (our in-memory log at
-        // 19-25 ns per append), one that came after a full collection mapped every page afresh (about 47 ns: 25 MiB of
-        // entries is some 6,400 page faults on this VM), and a cell's median swung between the two from launch to launch.
+        // 19-25 ns per append), one that came after a full collection mapped every page afresh (about 47 ns; 25 MiB of
+        // entries is some 6,400 pages to map on this VM), and a cell's median swung between the two from launch to launch.
         GC.Collect();
         GC.WaitForPendingFinalizers();
         GC.Collect();
