@@ -18,6 +18,9 @@ public sealed class CommandLineTests
     [InlineData("lab", "--bogus")]
     [InlineData("lab", "no-such-experiment")]
     [InlineData("lab", "--out")]
+    [InlineData("loop", "--launches", "0")]
+    [InlineData("loop", "--launches", "abc")]
+    [InlineData("loop", "--child")]
     public void Run_BadArgument_OneLineOnStderrAndExitCode2(params string[] args)
     {
         var (output, error) = (new StringWriter(), new StringWriter());

@@ -10,7 +10,7 @@ public static class HelpText
           dotnet run -c Release --project benchmarks/Concurrency.Benchmarks [-- OPTIONS] [BENCHMARKDOTNET OPTIONS]
           dotnet run -c Release --project benchmarks/Concurrency.Benchmarks -- report [REPORT OPTIONS]
           dotnet run -c Release --project benchmarks/Concurrency.Benchmarks -- idle [--seconds N] [--out DIR]
-          dotnet run -c Release --project benchmarks/Concurrency.Benchmarks -- loop [--messages N] [--runs N] [--out DIR]
+          dotnet run -c Release --project benchmarks/Concurrency.Benchmarks -- loop [--messages N] [--runs N] [--launches N] [--out DIR]
           dotnet run -c Release --project benchmarks/Concurrency.Benchmarks -- footprint [--actors N] [--runs N] [--out DIR]
           dotnet run -c Release --project benchmarks/Concurrency.Benchmarks -- lab [NAME...] [--cores LIST] [--launches N] [--quick] [--out DIR]
           dotnet run -c Release --project benchmarks/Concurrency.Benchmarks -- lab --list
@@ -40,8 +40,10 @@ public static class HelpText
           --allow-mixed-commits  merge results measured at different commits (REPORT.md says so)
 
         Loop command: the headline contenders as a plain loop outside BenchmarkDotNet: one producer
-        posts N messages (default 10,000,000) in one loop, 2 warm-up runs, then the median of --runs
-        (default 5) with the lowest and highest. Prefix taskset -c 0 for one core. Writes LOOP-<cores>.md.
+        posts N messages (default 10,000,000) in one loop; warm-up runs until the runtime has settled
+        on its code (at least 3 s, and a run that compiled no method), then the median of --runs
+        (default 5). Each of --launches (default 3) is a fresh process; the table gives the median of
+        the launches with the lowest and highest. Prefix taskset -c 0 for one core. Writes LOOP-<cores>.md.
 
         Idle command: what an idle consumer costs. Builds 1 and 100 of each pipe, operator and peer,
         hands each one message, then reads process CPU time over 3 windows of N seconds (default 2)

@@ -1,28 +1,42 @@
 using System.Diagnostics;
 using System.Globalization;
+using System.Runtime;
 using System.Text;
+using System.Text.Json;
 using Concurrency.Benchmarks.Cli;
 using Concurrency.Benchmarks.Harness;
+using Concurrency.Benchmarks.Paths;
 using Concurrency.Benchmarks.Runs;
 using Concurrency.Benchmarks.Scenarios;
 
 namespace Concurrency.Benchmarks.PlainLoop;
 
 /// <summary>
-/// <c>-- loop [--messages N] [--runs N] [--out DIR]</c>: the headline contenders measured the plain way, outside
-/// BenchmarkDotNet, as a user would try them: one producer thread posts N messages (10,000,000 by default) in one loop, the
-/// run ends when the consumer has handled the last one, every run is verified; two warm-up runs, then the median of the
-/// runs with the lowest and highest. Run it under <c>taskset -c 0</c> for one core. Writes LOOP-&lt;cores&gt;.md.
+/// <c>-- loop [--messages N] [--runs N] [--launches N] [--out DIR]</c>: the headline contenders measured the plain way,
+/// outside BenchmarkDotNet, as a user would try them: one producer thread posts N messages (10,000,000 by default) in one
+/// loop, the run ends when the consumer has handled the last one, every run is verified; warm-up runs until the runtime
+/// has settled on its code, then the median of the runs. Each launch (3 by default) is a fresh process; the table gives
+/// the median of the launches. Run it under <c>taskset -c 0</c> for one core (the launches inherit the pinning). Writes
+/// LOOP-&lt;cores&gt;.md.
 /// </summary>
 public static class LoopCommand
 {
-    private const int WarmupRuns = 2;
+    private const int MinWarmupRuns = 2;
+
+    private static readonly TimeSpan MinWarmupTime = TimeSpan.FromSeconds(3);
+
+    private static readonly TimeSpan MaxWarmupTime = TimeSpan.FromSeconds(20);
+
+    private static readonly TimeSpan LaunchLimit = TimeSpan.FromMinutes(30);
 
     public static int Run(IReadOnlyList<string> args, TextWriter output)
     {
         var messages = 10_000_000;
         var runs = 5;
+        var launches = 3;
         var outDirectory = "results";
+        var child = false;
+        string? resultFile = null;
         for (var i = 0; i < args.Count; i++)
         {
             switch (args[i])
@@ -35,40 +49,63 @@ public static class LoopCommand
                     runs = r;
                     i++;
                     break;
+                case "--launches" when i + 1 < args.Count && int.TryParse(args[i + 1], CultureInfo.InvariantCulture, out var l) && l > 0:
+                    launches = l;
+                    i++;
+                    break;
                 case "--out" when i + 1 < args.Count:
                     outDirectory = args[++i];
+                    break;
+                case "--child":
+                    child = true;
+                    break;
+                case "--result" when i + 1 < args.Count:
+                    resultFile = args[++i];
                     break;
                 default:
                     throw new UsageException($"loop: unknown or incomplete option '{args[i]}'; see --help.");
             }
         }
 
-        var provenance = RunProvenance.Capture(["loop", .. args]);
-        var block = Message.Preallocate(messages);
-        var results = new List<(HeadlinePath Path, LoopResult Result)>();
-        foreach (var path in Enum.GetValues<HeadlinePath>())
+        if (child)
         {
-            var result = Measure(path, block, runs);
-            results.Add((path, result));
-            output.WriteLine(string.Create(CultureInfo.InvariantCulture, $"{path}: {result.Rate}"));
+            if (resultFile is null)
+            {
+                throw new UsageException("loop: --child needs --result FILE.");
+            }
+
+            File.WriteAllText(resultFile, JsonSerializer.Serialize(MeasureAll(messages, runs, output)));
+            return 0;
         }
 
+        var provenance = RunProvenance.Capture(["loop", .. args]);
+        var measured = new List<IReadOnlyList<LoopResult>>(launches);
+        for (var launch = 1; launch <= launches; launch++)
+        {
+            output.WriteLine(string.Create(CultureInfo.InvariantCulture, $"Launch {launch} of {launches}:"));
+            measured.Add(StartLaunch(messages, runs, output));
+        }
+
+        var results = LoopSummary.Merge(measured);
         var cores = Environment.ProcessorCount;
-        var rx = results.Single(r => r.Path == HeadlinePath.RxObserveOnTaskPool).Result;
-        var dataflow = results.Single(r => r.Path == HeadlinePath.DataflowActionBlock).Result;
+        var rx = results.Single(r => r.Path == nameof(HeadlinePath.RxObserveOnTaskPool));
+        var dataflow = results.Single(r => r.Path == nameof(HeadlinePath.DataflowActionBlock));
+        var spread = launches == 1
+            ? $"the median of {runs} runs [lowest, highest]; ratios divide medians, and their bracket divides the extremes (lowest ÷ highest, highest ÷ lowest)"
+            : $"in each of {launches} launches (each a fresh process) the median of {runs} runs; the table gives the median of the launches' medians [lowest, highest launch], and each ratio as the ratio of medians within each launch, then the median of the launches [lowest, highest]";
         var text = new StringBuilder()
             .AppendLine(CultureInfo.InvariantCulture, $"# Plain loop, {cores} {(cores == 1 ? "core" : "cores")}")
             .AppendLine()
-            .AppendLine(CultureInfo.InvariantCulture, $"One producer thread posts {messages:N0} preallocated messages in one loop; a run ends when the consumer handled the last one, and is verified (count, checksum, order). {WarmupRuns} warm-up runs, then the median of {runs} runs [lowest, highest]. CPU is this process's CPU time over the run ÷ messages. Ratios divide medians; the bracket divides the extremes (lowest ÷ highest, highest ÷ lowest).")
+            .AppendLine(CultureInfo.InvariantCulture, $"One producer thread posts {messages:N0} preallocated messages in one loop; a run ends when the consumer handled the last one, and is verified (count, checksum, order). Each path first runs warm-up runs until at least {MinWarmupRuns} runs and {MinWarmupTime.TotalSeconds:0} s have passed and the last run compiled no method (tiered compilation has replaced the first, unoptimized code; at most {MaxWarmupTime.TotalSeconds:0} s), then {spread}. The last column says how many warm-up runs that took and the most methods still compiled during one launch's measured runs. CPU is this process's CPU time over the run ÷ messages (median).")
             .AppendLine()
             .AppendLine(CultureInfo.InvariantCulture, $"Machine: {provenance.Cpu}, {provenance.LogicalCores} logical cores ({cores} usable by this process), {provenance.Os}, {provenance.Runtime}. Commit {provenance.CommitLabel}.")
             .AppendLine(CultureInfo.InvariantCulture, $"Command: `{(cores == 1 ? "taskset -c 0 " : string.Empty)}dotnet run -c Release --project benchmarks/Concurrency.Benchmarks -- {provenance.Arguments}`")
             .AppendLine()
-            .AppendLine("| path | msg/s | CPU ns/msg | × Rx ObserveOn (TaskPool) | × Dataflow ActionBlock |")
-            .AppendLine("|---|---:|---:|---:|---:|");
-        foreach (var (path, result) in results)
+            .AppendLine("| path | msg/s | CPU ns/msg | × Rx ObserveOn (TaskPool) | × Dataflow ActionBlock | warm-up runs / methods compiled while measured |")
+            .AppendLine("|---|---:|---:|---:|---:|---:|");
+        foreach (var result in results)
         {
-            text.AppendLine(CultureInfo.InvariantCulture, $"| {path} | {result.Rate} | {result.CpuPerMessage:0.0} | {result.Times(rx)} | {result.Times(dataflow)} |");
+            text.AppendLine(CultureInfo.InvariantCulture, $"| {result.Path} | {result.Rate} | {result.CpuPerMessage:0.0} | {result.Times(rx)} | {result.Times(dataflow)} | {result.WarmupRuns} / {result.MostCompiledDuringRuns} |");
         }
 
         Directory.CreateDirectory(outDirectory);
@@ -79,38 +116,123 @@ public static class LoopCommand
         return 0;
     }
 
+    /// <summary>In a launch's own process: every headline path, one after another.</summary>
+    private static List<LoopResult> MeasureAll(int messages, int runs, TextWriter output)
+    {
+        var block = Message.Preallocate(messages);
+        var results = new List<LoopResult>();
+        foreach (var path in Enum.GetValues<HeadlinePath>())
+        {
+            var result = Measure(path, block, runs);
+            results.Add(result);
+            output.WriteLine(string.Create(CultureInfo.InvariantCulture, $"  {path}: {result.Rate}"));
+            output.Flush();
+        }
+
+        return results;
+    }
+
+    /// <summary>Runs one launch as a child process (this program again, with the same pinning), passing its lines on.</summary>
+    /// <exception cref="InvalidOperationException">The child failed or ran past the limit; the message carries its error output.</exception>
+    private static List<LoopResult> StartLaunch(int messages, int runs, TextWriter output)
+    {
+        var resultFile = Path.GetTempFileName();
+        try
+        {
+            var start = BenchmarkProcess.StartInfo(
+                ["loop", "--child", "--result", resultFile, "--messages", messages.ToString(CultureInfo.InvariantCulture), "--runs", runs.ToString(CultureInfo.InvariantCulture)]);
+            start.RedirectStandardError = true;
+            using var process = Process.Start(start) ?? throw new InvalidOperationException("Could not start a loop launch.");
+            var errors = process.StandardError.ReadToEndAsync();
+            while (process.StandardOutput.ReadLine() is { } line)
+            {
+                output.WriteLine(line);
+            }
+
+            if (!process.WaitForExit(LaunchLimit))
+            {
+                process.Kill(entireProcessTree: true);
+                throw new InvalidOperationException($"A loop launch ran past {LaunchLimit.TotalMinutes} minutes and was stopped.");
+            }
+
+            if (process.ExitCode != 0)
+            {
+                throw new InvalidOperationException($"A loop launch failed (exit {process.ExitCode}): {errors.Result.Trim()}");
+            }
+
+            return JsonSerializer.Deserialize<List<LoopResult>>(File.ReadAllText(resultFile))
+                ?? throw new InvalidOperationException("A loop launch wrote no results.");
+        }
+        finally
+        {
+            File.Delete(resultFile);
+        }
+    }
+
     private static LoopResult Measure(HeadlinePath contender, Message[] block, int runs)
     {
         var path = HeadlineBenchmarks.Create(contender);
         try
         {
+            var warmups = WarmUp(path, contender, block);
+            var compiledBefore = JitInfo.GetCompiledMethodCount();
             var rates = new List<double>();
             var cpu = new List<double>();
-            for (var run = 0; run < WarmupRuns + runs; run++)
+            for (var run = 0; run < runs; run++)
             {
-                path.Consumers.Arm(block.Length);
-                var cpuBefore = Environment.CpuUsage.TotalTime;
-                var watch = Stopwatch.StartNew();
-                path.Post(block);
-                path.Consumers.WaitForBlock($"Loop {contender}");
-                watch.Stop();
-                var cpuUsed = Environment.CpuUsage.TotalTime - cpuBefore;
-                path.Consumers.VerifyBlock($"Loop {contender}");
-                if (run >= WarmupRuns)
-                {
-                    rates.Add(block.Length / watch.Elapsed.TotalSeconds);
-                    cpu.Add(cpuUsed.TotalNanoseconds / block.Length);
-                }
+                var (rate, cpuPerMessage) = RunOnce(path, contender, block);
+                rates.Add(rate);
+                cpu.Add(cpuPerMessage);
             }
 
+            var compiledDuringRuns = JitInfo.GetCompiledMethodCount() - compiledBefore;
             path.Complete();
             rates.Sort();
             cpu.Sort();
-            return new LoopResult(rates[rates.Count / 2], rates[0], rates[^1], cpu[cpu.Count / 2]);
+            return new LoopResult(contender.ToString(), rates[rates.Count / 2], rates[0], rates[^1], cpu[cpu.Count / 2], warmups, compiledDuringRuns);
         }
         finally
         {
             path.Dispose();
         }
+    }
+
+    /// <summary>
+    /// Runs the path until the runtime has settled on its code: at least <see cref="MinWarmupRuns"/> runs and
+    /// <see cref="MinWarmupTime"/>, and the last run compiled no method, so the measured runs start after tiered compilation
+    /// has replaced the hot path's first (unoptimized) code. On one core that took 1–2 s of runs here, and until it happened
+    /// a ring's post cost up to four times as much. Gives up waiting after <see cref="MaxWarmupTime"/>.
+    /// </summary>
+    /// <returns>The number of warm-up runs.</returns>
+    private static int WarmUp(IMessagePath path, HeadlinePath contender, Message[] block)
+    {
+        var watch = Stopwatch.StartNew();
+        var warmups = 0;
+        while (true)
+        {
+            var compiledBefore = JitInfo.GetCompiledMethodCount();
+            RunOnce(path, contender, block);
+            warmups++;
+            var settled = JitInfo.GetCompiledMethodCount() == compiledBefore;
+            if ((warmups >= MinWarmupRuns && watch.Elapsed >= MinWarmupTime && settled) || watch.Elapsed >= MaxWarmupTime)
+            {
+                return warmups;
+            }
+        }
+    }
+
+    /// <summary>Moves one block end to end and verifies it.</summary>
+    /// <returns>The rate in messages per second and this process's CPU time per message in nanoseconds.</returns>
+    private static (double Rate, double CpuPerMessage) RunOnce(IMessagePath path, HeadlinePath contender, Message[] block)
+    {
+        path.Consumers.Arm(block.Length);
+        var cpuBefore = Environment.CpuUsage.TotalTime;
+        var watch = Stopwatch.StartNew();
+        path.Post(block);
+        path.Consumers.WaitForBlock($"Loop {contender}");
+        watch.Stop();
+        var cpuUsed = Environment.CpuUsage.TotalTime - cpuBefore;
+        path.Consumers.VerifyBlock($"Loop {contender}");
+        return (block.Length / watch.Elapsed.TotalSeconds, cpuUsed.TotalNanoseconds / block.Length);
     }
 }

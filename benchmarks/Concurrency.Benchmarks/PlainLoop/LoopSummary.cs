@@ -1,0 +1,95 @@
+using System.Globalization;
+
+namespace Concurrency.Benchmarks.PlainLoop;
+
+/// <summary>
+/// One contender over several launches of the plain loop: the median of the launches' medians with the lowest and highest
+/// launch median, the median CPU per message, and its ratio to a reference path (the ratio of medians within each launch,
+/// then the median of the launches, with the lowest and highest). With one launch the brackets are that launch's runs:
+/// the lowest and highest run, and for a ratio the extremes divided (lowest ÷ highest, highest ÷ lowest).
+/// </summary>
+public sealed record LoopSummary(
+    string Path,
+    double Median,
+    double Lowest,
+    double Highest,
+    double CpuPerMessage,
+    int FewestWarmupRuns,
+    int MostWarmupRuns,
+    long MostCompiledDuringRuns,
+    IReadOnlyList<LoopResult> Launches)
+{
+    public string Rate => string.Create(CultureInfo.InvariantCulture, $"{Millions(Median)} [{Millions(Lowest)}, {Millions(Highest)}]");
+
+    public string WarmupRuns => FewestWarmupRuns == MostWarmupRuns
+        ? FewestWarmupRuns.ToString(CultureInfo.InvariantCulture)
+        : string.Create(CultureInfo.InvariantCulture, $"{FewestWarmupRuns}–{MostWarmupRuns}");
+
+    /// <summary>Folds each path's results from every launch; every launch must have measured the same paths.</summary>
+    /// <exception cref="ArgumentException">No launch, or launches that measured different paths.</exception>
+    public static IReadOnlyList<LoopSummary> Merge(IReadOnlyList<IReadOnlyList<LoopResult>> launches)
+    {
+        ArgumentNullException.ThrowIfNull(launches);
+        if (launches.Count == 0)
+        {
+            throw new ArgumentException("No launches.", nameof(launches));
+        }
+
+        var paths = launches[0].Select(r => r.Path).ToArray();
+        if (launches.Any(l => !l.Select(r => r.Path).SequenceEqual(paths)))
+        {
+            throw new ArgumentException("The launches measured different paths.", nameof(launches));
+        }
+
+        return [.. paths.Select((path, p) => Fold(path, [.. launches.Select(l => l[p])]))];
+    }
+
+    /// <summary>This path's rate over <paramref name="reference"/>'s: "MEDIAN× [LOWEST, HIGHEST]".</summary>
+    /// <exception cref="ArgumentException">The two summaries come from different numbers of launches.</exception>
+    public string Times(LoopSummary reference)
+    {
+        ArgumentNullException.ThrowIfNull(reference);
+        if (reference.Launches.Count != Launches.Count)
+        {
+            throw new ArgumentException("The two paths were measured in different launches.", nameof(reference));
+        }
+
+        if (Launches.Count == 1)
+        {
+            return Ratio(Median / reference.Median, Lowest / reference.Highest, Highest / reference.Lowest);
+        }
+
+        var ratios = Launches.Select((launch, i) => launch.Median / reference.Launches[i].Median).Order().ToArray();
+        return Ratio(MedianOf(ratios), ratios[0], ratios[^1]);
+    }
+
+    internal static string Millions(double rate) => string.Create(CultureInfo.InvariantCulture, $"{rate / 1e6:0.0} M");
+
+    private static string Ratio(double median, double lowest, double highest)
+        => string.Create(CultureInfo.InvariantCulture, $"{median:0.00}× [{lowest:0.00}, {highest:0.00}]");
+
+    private static LoopSummary Fold(string path, IReadOnlyList<LoopResult> launches)
+    {
+        if (launches.Count == 1)
+        {
+            var only = launches[0];
+            return new LoopSummary(path, only.Median, only.Lowest, only.Highest, only.CpuPerMessage, only.WarmupRuns, only.WarmupRuns, only.CompiledDuringRuns, launches);
+        }
+
+        var medians = launches.Select(l => l.Median).Order().ToArray();
+        return new LoopSummary(
+            path,
+            MedianOf(medians),
+            medians[0],
+            medians[^1],
+            MedianOf([.. launches.Select(l => l.CpuPerMessage).Order()]),
+            launches.Min(l => l.WarmupRuns),
+            launches.Max(l => l.WarmupRuns),
+            launches.Max(l => l.CompiledDuringRuns),
+            launches);
+    }
+
+    // The middle value; for an even count, the mean of the two middle values.
+    private static double MedianOf(double[] sorted)
+        => sorted.Length % 2 == 1 ? sorted[sorted.Length / 2] : (sorted[(sorted.Length / 2) - 1] + sorted[sorted.Length / 2]) / 2;
+}

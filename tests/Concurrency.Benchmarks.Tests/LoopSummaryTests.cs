@@ -1,0 +1,63 @@
+using Concurrency.Benchmarks.PlainLoop;
+using Xunit;
+
+namespace Concurrency.Benchmarks.Tests;
+
+/// <summary>How <c>loop --launches N</c> folds its launches: medians of launches with their spread, ratios within a launch first.</summary>
+public sealed class LoopSummaryTests
+{
+    private static LoopResult Result(string path, double median, int warmups = 3, long compiled = 0)
+        => new(path, median, median * 0.9, median * 1.1, 10 + (median / 1e7), warmups, compiled);
+
+    [Fact]
+    public void Merge_ThreeLaunches_TheMedianLaunchWithTheLowestAndHighest()
+    {
+        IReadOnlyList<LoopResult>[] launches =
+        [
+            [Result("Ring", 100e6, warmups: 4), Result("Rx", 50e6)],
+            [Result("Ring", 60e6, warmups: 9, compiled: 2), Result("Rx", 40e6)],
+            [Result("Ring", 80e6, warmups: 6), Result("Rx", 20e6)],
+        ];
+
+        var merged = LoopSummary.Merge(launches);
+
+        var ring = merged[0];
+        Assert.Equal(["Ring", "Rx"], merged.Select(s => s.Path));
+        Assert.Equal((80e6, 60e6, 100e6), (ring.Median, ring.Lowest, ring.Highest));
+        Assert.Equal("80.0 M [60.0 M, 100.0 M]", ring.Rate);
+        Assert.Equal(18, ring.CpuPerMessage, 6);
+        Assert.Equal("4–9", ring.WarmupRuns);
+        Assert.Equal(2, ring.MostCompiledDuringRuns);
+
+        // Within each launch: 2.0, 1.5 and 4.0; the median of those, not 80 M ÷ 40 M.
+        Assert.Equal("2.00× [1.50, 4.00]", ring.Times(merged[1]));
+        Assert.Equal("1.00× [1.00, 1.00]", merged[1].Times(merged[1]));
+    }
+
+    [Fact]
+    public void Merge_OneLaunch_KeepsItsRunsAsTheBracket()
+    {
+        var merged = LoopSummary.Merge([[Result("Ring", 100e6), Result("Rx", 50e6)]]);
+
+        Assert.Equal("100.0 M [90.0 M, 110.0 M]", merged[0].Rate);
+        Assert.Equal("3", merged[0].WarmupRuns);
+
+        // The extremes divided: 90 ÷ 55 and 110 ÷ 45.
+        Assert.Equal("2.00× [1.64, 2.44]", merged[0].Times(merged[1]));
+    }
+
+    [Fact]
+    public void Merge_EvenLaunches_TheMeanOfTheMiddleTwo()
+    {
+        var merged = LoopSummary.Merge([[Result("Ring", 100e6)], [Result("Ring", 60e6)]]);
+
+        Assert.Equal(80e6, merged[0].Median);
+    }
+
+    [Fact]
+    public void Merge_LaunchesThatMeasuredDifferentPaths_Throws()
+    {
+        Assert.Throws<ArgumentException>(() => LoopSummary.Merge([[Result("Ring", 1)], [Result("Rx", 1)]]));
+        Assert.Throws<ArgumentException>(() => LoopSummary.Merge([]));
+    }
+}
