@@ -6,8 +6,8 @@ namespace Concurrency.Benchmarks.Tests;
 /// <summary>How <c>loop --launches N</c> folds its launches: medians of launches with their spread, ratios within a launch first.</summary>
 public sealed class LoopSummaryTests
 {
-    private static LoopResult Result(string path, double median, int warmups = 3, long compiled = 0)
-        => new(path, median, median * 0.9, median * 1.1, 10 + (median / 1e7), warmups, compiled);
+    private static LoopResult Result(string path, double median, int warmups = 3, long compiled = 0, double? roundTrip = null)
+        => new(path, median, median * 0.9, median * 1.1, 10 + (median / 1e7), warmups, compiled, roundTrip);
 
     [Fact]
     public void Merge_ThreeLaunches_TheMedianLaunchWithTheLowestAndHighest()
@@ -52,6 +52,33 @@ public sealed class LoopSummaryTests
         var merged = LoopSummary.Merge([[Result("Ring", 100e6)], [Result("Ring", 60e6)]]);
 
         Assert.Equal(80e6, merged[0].Median);
+    }
+
+    [Fact]
+    public void RoundTrip_MedianOfTheLaunchesThatMeasuredIt_OrADashOnOneCore()
+    {
+        var twoCores = LoopSummary.Merge([[Result("Ring", 1, roundTrip: 70)], [Result("Ring", 1, roundTrip: 380)], [Result("Ring", 1, roundTrip: 330)]]);
+        var oneCore = LoopSummary.Merge([[Result("Ring", 1)], [Result("Ring", 1)]]);
+
+        Assert.Equal("330 [70, 380] ns", twoCores[0].RoundTrip);
+        Assert.Equal("–", oneCore[0].RoundTrip);
+        Assert.Equal("70 ns", Result("Ring", 1, roundTrip: 70.4).RoundTrip);
+    }
+
+    [Fact]
+    public void CoreRoundTrip_OnTwoOrMoreCores_APositiveTime_OnOneCore_None()
+    {
+        var measured = CoreRoundTrip.Measure();
+
+        if (Environment.ProcessorCount < 2)
+        {
+            Assert.Null(measured);
+        }
+        else
+        {
+            Assert.NotNull(measured);
+            Assert.InRange(measured.Value, 1, 1_000_000); // a round trip between cores: nanoseconds to microseconds, never nothing
+        }
     }
 
     [Fact]

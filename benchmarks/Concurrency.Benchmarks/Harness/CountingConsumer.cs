@@ -18,7 +18,12 @@ public sealed class CountingConsumer
 {
     private readonly BlockSignal _signal;
     private readonly bool _sharesWork;
-    private readonly long[] _nextSequence; // per producer, the sequence expected next: consumer's thread only
+    // Per producer, the sequence expected next: consumer's thread only, written on every message. Each producer's entry
+    // sits alone on a cache line (SequenceStride longs apart, a line's worth before the first and after the last), so
+    // the write cannot invalidate a line that a neighbouring object, such as the pipe the producer reads on every post,
+    // shares with a small unpadded array.
+    private readonly long[] _nextSequence;
+    private const int SequenceStride = 8;
     private Padded _state;                 // counters: consumer's thread only; target: the runner, between blocks (see remarks)
 
     public CountingConsumer(BlockSignal signal, int producers, bool sharesWork)
@@ -26,7 +31,7 @@ public sealed class CountingConsumer
         ArgumentOutOfRangeException.ThrowIfNegativeOrZero(producers);
         _signal = signal;
         _sharesWork = sharesWork;
-        _nextSequence = new long[producers];
+        _nextSequence = new long[(producers + 2) * SequenceStride];
     }
 
     public long Count => Volatile.Read(ref _state.Count);
@@ -49,7 +54,7 @@ public sealed class CountingConsumer
             return;
         }
 
-        ref var next = ref _nextSequence[message.Producer];
+        ref var next = ref _nextSequence[(message.Producer + 1) * SequenceStride];
         if (message.Sequence != next)
         {
             state.OutOfOrder++;

@@ -96,16 +96,16 @@ public static class LoopCommand
         var text = new StringBuilder()
             .AppendLine(CultureInfo.InvariantCulture, $"# Plain loop, {cores} {(cores == 1 ? "core" : "cores")}")
             .AppendLine()
-            .AppendLine(CultureInfo.InvariantCulture, $"One producer thread posts {messages:N0} preallocated messages in one loop; a run ends when the consumer handled the last one, and is verified (count, checksum, order). Each path first runs warm-up runs until at least {MinWarmupRuns} runs and {MinWarmupTime.TotalSeconds:0} s have passed and the last run compiled no method (tiered compilation has replaced the first, unoptimized code; at most {MaxWarmupTime.TotalSeconds:0} s), then {spread}. The last column says how many warm-up runs that took and the most methods still compiled during one launch's measured runs. CPU is this process's CPU time over the run ÷ messages (median).")
+            .AppendLine(CultureInfo.InvariantCulture, $"One producer thread posts {messages:N0} preallocated messages in one loop; a run ends when the consumer handled the last one, and is verified (count, checksum, order). Each path first runs warm-up runs until at least {MinWarmupRuns} runs and {MinWarmupTime.TotalSeconds:0} s have passed and the last run compiled no method (tiered compilation has replaced the first, unoptimized code; at most {MaxWarmupTime.TotalSeconds:0} s), then {spread}. The last column says how many warm-up runs that took and the most methods still compiled during one launch's measured runs. CPU is this process's CPU time over the run ÷ messages (median). The core round trip is how long a cache line took to go from one core to the other and back, measured just before and just after each path's runs (two threads handing a counter back and forth): on a VM it changes as the hypervisor moves the virtual CPUs, and every hand-off between cores pays it.")
             .AppendLine()
             .AppendLine(CultureInfo.InvariantCulture, $"Machine: {provenance.Cpu}, {provenance.LogicalCores} logical cores ({cores} usable by this process), {provenance.Os}, {provenance.Runtime}. Commit {provenance.CommitLabel}.")
             .AppendLine(CultureInfo.InvariantCulture, $"Command: `{(cores == 1 ? "taskset -c 0 " : string.Empty)}dotnet run -c Release --project benchmarks/Concurrency.Benchmarks -- {provenance.Arguments}`")
             .AppendLine()
-            .AppendLine("| path | msg/s | CPU ns/msg | × Rx ObserveOn (TaskPool) | × Dataflow ActionBlock | warm-up runs / methods compiled while measured |")
-            .AppendLine("|---|---:|---:|---:|---:|---:|");
+            .AppendLine("| path | msg/s | CPU ns/msg | × Rx ObserveOn (TaskPool) | × Dataflow ActionBlock | core round trip | warm-up runs / methods compiled while measured |")
+            .AppendLine("|---|---:|---:|---:|---:|---:|---:|");
         foreach (var result in results)
         {
-            text.AppendLine(CultureInfo.InvariantCulture, $"| {result.Path} | {result.Rate} | {result.CpuPerMessage:0.0} | {result.Times(rx)} | {result.Times(dataflow)} | {result.WarmupRuns} / {result.MostCompiledDuringRuns} |");
+            text.AppendLine(CultureInfo.InvariantCulture, $"| {result.Path} | {result.Rate} | {result.CpuPerMessage:0.0} | {result.Times(rx)} | {result.Times(dataflow)} | {result.RoundTrip} | {result.WarmupRuns} / {result.MostCompiledDuringRuns} |");
         }
 
         Directory.CreateDirectory(outDirectory);
@@ -125,7 +125,7 @@ public static class LoopCommand
         {
             var result = Measure(path, block, runs);
             results.Add(result);
-            output.WriteLine(string.Create(CultureInfo.InvariantCulture, $"  {path}: {result.Rate}"));
+            output.WriteLine(string.Create(CultureInfo.InvariantCulture, $"  {path}: {result.Rate}, core round trip {result.RoundTrip}"));
             output.Flush();
         }
 
@@ -175,6 +175,7 @@ public static class LoopCommand
         try
         {
             var warmups = WarmUp(path, contender, block);
+            var roundTripBefore = CoreRoundTrip.Measure();
             var compiledBefore = JitInfo.GetCompiledMethodCount();
             var rates = new List<double>();
             var cpu = new List<double>();
@@ -186,10 +187,11 @@ public static class LoopCommand
             }
 
             var compiledDuringRuns = JitInfo.GetCompiledMethodCount() - compiledBefore;
+            var roundTrip = (roundTripBefore + CoreRoundTrip.Measure()) / 2;
             path.Complete();
             rates.Sort();
             cpu.Sort();
-            return new LoopResult(contender.ToString(), rates[rates.Count / 2], rates[0], rates[^1], cpu[cpu.Count / 2], warmups, compiledDuringRuns);
+            return new LoopResult(contender.ToString(), rates[rates.Count / 2], rates[0], rates[^1], cpu[cpu.Count / 2], warmups, compiledDuringRuns, roundTrip);
         }
         finally
         {

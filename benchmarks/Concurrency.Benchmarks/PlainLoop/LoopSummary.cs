@@ -21,6 +21,21 @@ public sealed record LoopSummary(
 {
     public string Rate => string.Create(CultureInfo.InvariantCulture, $"{Millions(Median)} [{Millions(Lowest)}, {Millions(Highest)}]");
 
+    /// <summary>The cores' cache-line round trip around this path's runs: the median of the launches [lowest, highest], or "–" on one core.</summary>
+    public string RoundTrip
+    {
+        get
+        {
+            var measured = Launches.Where(l => l.RoundTripNs is not null).Select(l => l.RoundTripNs!.Value).Order().ToArray();
+            return measured.Length switch
+            {
+                0 => "–",
+                1 => string.Create(CultureInfo.InvariantCulture, $"{measured[0]:0} ns"),
+                _ => string.Create(CultureInfo.InvariantCulture, $"{MedianOf(measured):0} [{measured[0]:0}, {measured[^1]:0}] ns"),
+            };
+        }
+    }
+
     public string WarmupRuns => FewestWarmupRuns == MostWarmupRuns
         ? FewestWarmupRuns.ToString(CultureInfo.InvariantCulture)
         : string.Create(CultureInfo.InvariantCulture, $"{FewestWarmupRuns}–{MostWarmupRuns}");
