@@ -66,7 +66,7 @@ public sealed class LoopSummaryTests
     }
 
     [Fact]
-    public void CoreRoundTrip_OnTwoOrMoreCores_APositiveTime_OnOneCore_None()
+    public void CoreRoundTrip_APositiveTimeOrNone_NoneOnOneCore()
     {
         var measured = CoreRoundTrip.Measure();
 
@@ -74,10 +74,11 @@ public sealed class LoopSummaryTests
         {
             Assert.Null(measured);
         }
-        else
+        else if (measured is { } nanoseconds)
         {
-            Assert.NotNull(measured);
-            Assert.InRange(measured.Value, 1, 1_000_000); // a round trip between cores: nanoseconds to microseconds, never nothing
+            // A round trip between cores: nanoseconds to microseconds, never nothing. (None when the machine's other work
+            // left the two threads on one core for a whole round: a busy test run may do that.)
+            Assert.InRange(nanoseconds, 1, 10_000);
         }
     }
 
