@@ -47,20 +47,18 @@ internal static class LabChild
     /// <exception cref="InvalidOperationException">The child failed or ran past the limit; the message carries its error output.</exception>
     public static LabOutcome Start(ILabExperiment experiment, int cores, bool quick, LabPeers peers, Action<double, string> progress)
     {
-        var resultFile = Path.GetTempFileName();
-        try
+        string[] arguments = ["lab", "--child", experiment.Name, "--cores", cores.ToString(CultureInfo.InvariantCulture)];
+
+        // The runtime sizes its thread pool and spin waits from this; the benchmark jobs set the same tiering knob.
+        var environment = new Dictionary<string, string>
         {
-            string[] arguments = ["lab", "--child", experiment.Name, "--cores", cores.ToString(CultureInfo.InvariantCulture), "--result", resultFile];
-            var start = BenchmarkProcess.StartInfo([.. arguments, .. quick ? ["--quick"] : Array.Empty<string>(), .. peers.Arguments()]);
-            start.RedirectStandardError = true;
-
-            // The runtime sizes its thread pool and spin waits from this; the benchmark jobs set the same tiering knob.
-            start.Environment["DOTNET_PROCESSOR_COUNT"] = cores.ToString(CultureInfo.InvariantCulture);
-            start.Environment["DOTNET_TC_DelaySingleProcMultiplier"] = "1";
-
-            using var child = Process.Start(start) ?? throw new InvalidOperationException($"Could not start {experiment.Name}.");
-            var errors = child.StandardError.ReadToEndAsync();
-            while (child.StandardOutput.ReadLine() is { } line)
+            ["DOTNET_PROCESSOR_COUNT"] = cores.ToString(CultureInfo.InvariantCulture),
+            ["DOTNET_TC_DelaySingleProcMultiplier"] = "1",
+        };
+        return BenchmarkProcess.RunForResult<LabOutcome>(
+            [.. arguments, .. quick ? ["--quick"] : Array.Empty<string>(), .. peers.Arguments()],
+            environment,
+            line =>
             {
                 if (line.StartsWith(ProgressPrefix, StringComparison.Ordinal))
                 {
@@ -71,25 +69,8 @@ internal static class LabChild
                         progress(fraction, rest[(space + 1)..]);
                     }
                 }
-            }
-
-            if (!child.WaitForExit(Limit))
-            {
-                child.Kill(entireProcessTree: true);
-                throw new InvalidOperationException($"{experiment.Name} at {cores} cores ran past {Limit.TotalMinutes} minutes and was stopped.");
-            }
-
-            if (child.ExitCode != 0)
-            {
-                throw new InvalidOperationException($"{experiment.Name} at {cores} cores failed (exit {child.ExitCode}): {errors.Result.Trim()}");
-            }
-
-            return JsonSerializer.Deserialize<LabOutcome>(File.ReadAllText(resultFile))
-                ?? throw new InvalidOperationException($"{experiment.Name} at {cores} cores wrote no outcome.");
-        }
-        finally
-        {
-            File.Delete(resultFile);
-        }
+            },
+            Limit,
+            string.Create(CultureInfo.InvariantCulture, $"{experiment.Name} at {cores} cores"));
     }
 }

@@ -83,7 +83,7 @@ public static class LoopCommand
         for (var launch = 1; launch <= launches; launch++)
         {
             output.WriteLine(string.Create(CultureInfo.InvariantCulture, $"Launch {launch} of {launches}:"));
-            measured.Add(StartLaunch(messages, runs, output));
+            measured.Add(StartLaunch(launch, messages, runs, output));
         }
 
         var results = LoopSummary.Merge(measured);
@@ -133,55 +133,28 @@ public static class LoopCommand
     }
 
     /// <summary>Runs one launch as a child process (this program again, with the same pinning), passing its lines on.</summary>
-    /// <exception cref="InvalidOperationException">The child failed or ran past the limit; the message carries its error output.</exception>
-    private static List<LoopResult> StartLaunch(int messages, int runs, TextWriter output)
-    {
-        var resultFile = Path.GetTempFileName();
-        try
-        {
-            var start = BenchmarkProcess.StartInfo(
-                ["loop", "--child", "--result", resultFile, "--messages", messages.ToString(CultureInfo.InvariantCulture), "--runs", runs.ToString(CultureInfo.InvariantCulture)]);
-            start.RedirectStandardError = true;
-            using var process = Process.Start(start) ?? throw new InvalidOperationException("Could not start a loop launch.");
-            var errors = process.StandardError.ReadToEndAsync();
-            while (process.StandardOutput.ReadLine() is { } line)
-            {
-                output.WriteLine(line);
-            }
-
-            if (!process.WaitForExit(LaunchLimit))
-            {
-                process.Kill(entireProcessTree: true);
-                throw new InvalidOperationException($"A loop launch ran past {LaunchLimit.TotalMinutes} minutes and was stopped.");
-            }
-
-            if (process.ExitCode != 0)
-            {
-                throw new InvalidOperationException($"A loop launch failed (exit {process.ExitCode}): {errors.Result.Trim()}");
-            }
-
-            return JsonSerializer.Deserialize<List<LoopResult>>(File.ReadAllText(resultFile))
-                ?? throw new InvalidOperationException("A loop launch wrote no results.");
-        }
-        finally
-        {
-            File.Delete(resultFile);
-        }
-    }
+    private static List<LoopResult> StartLaunch(int launch, int messages, int runs, TextWriter output)
+        => BenchmarkProcess.RunForResult<List<LoopResult>>(
+            ["loop", "--child", "--messages", messages.ToString(CultureInfo.InvariantCulture), "--runs", runs.ToString(CultureInfo.InvariantCulture)],
+            environment: null,
+            output.WriteLine,
+            LaunchLimit,
+            string.Create(CultureInfo.InvariantCulture, $"Loop launch {launch}"));
 
     private static LoopResult Measure(HeadlinePath contender, Message[] block, int runs)
     {
         var path = HeadlineBenchmarks.Create(contender);
         try
         {
-            var warmups = WarmUp(path, contender, block);
+            var label = $"Loop {contender}";
+            var warmups = WarmUp(path, label, block);
             var roundTripBefore = CoreRoundTrip.Measure();
             var compiledBefore = JitInfo.GetCompiledMethodCount();
             var rates = new List<double>();
             var cpu = new List<double>();
             for (var run = 0; run < runs; run++)
             {
-                var (rate, cpuPerMessage) = RunOnce(path, contender, block);
+                var (rate, cpuPerMessage) = RunOnce(path, label, block);
                 rates.Add(rate);
                 cpu.Add(cpuPerMessage);
             }
@@ -206,14 +179,14 @@ public static class LoopCommand
     /// a ring's post cost up to four times as much. Gives up waiting after <see cref="MaxWarmupTime"/>.
     /// </summary>
     /// <returns>The number of warm-up runs.</returns>
-    private static int WarmUp(IMessagePath path, HeadlinePath contender, Message[] block)
+    private static int WarmUp(IMessagePath path, string label, Message[] block)
     {
         var watch = Stopwatch.StartNew();
         var warmups = 0;
         while (true)
         {
             var compiledBefore = JitInfo.GetCompiledMethodCount();
-            RunOnce(path, contender, block);
+            RunOnce(path, label, block);
             warmups++;
             var settled = JitInfo.GetCompiledMethodCount() == compiledBefore;
             if ((warmups >= MinWarmupRuns && watch.Elapsed >= MinWarmupTime && settled) || watch.Elapsed >= MaxWarmupTime)
@@ -225,16 +198,16 @@ public static class LoopCommand
 
     /// <summary>Moves one block end to end and verifies it.</summary>
     /// <returns>The rate in messages per second and this process's CPU time per message in nanoseconds.</returns>
-    private static (double Rate, double CpuPerMessage) RunOnce(IMessagePath path, HeadlinePath contender, Message[] block)
+    private static (double Rate, double CpuPerMessage) RunOnce(IMessagePath path, string label, Message[] block)
     {
         path.Consumers.Arm(block.Length);
         var cpuBefore = Environment.CpuUsage.TotalTime;
         var watch = Stopwatch.StartNew();
         path.Post(block);
-        path.Consumers.WaitForBlock($"Loop {contender}");
+        path.Consumers.WaitForBlock(label);
         watch.Stop();
         var cpuUsed = Environment.CpuUsage.TotalTime - cpuBefore;
-        path.Consumers.VerifyBlock($"Loop {contender}");
+        path.Consumers.VerifyBlock(label);
         return (block.Length / watch.Elapsed.TotalSeconds, cpuUsed.TotalNanoseconds / block.Length);
     }
 }

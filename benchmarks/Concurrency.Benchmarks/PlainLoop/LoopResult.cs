@@ -9,7 +9,7 @@ namespace Concurrency.Benchmarks.PlainLoop;
 /// </summary>
 public sealed record LoopResult(string Path, double Median, double Lowest, double Highest, double CpuPerMessage, int WarmupRuns, long CompiledDuringRuns, double? RoundTripNs = null)
 {
-    public string Rate => string.Create(CultureInfo.InvariantCulture, $"{LoopSummary.Millions(Median)} [{LoopSummary.Millions(Lowest)}, {LoopSummary.Millions(Highest)}]");
+    public string Rate => LoopSummary.RateRange(Median, Lowest, Highest);
 
     public string RoundTrip => RoundTripNs is { } ns ? string.Create(CultureInfo.InvariantCulture, $"{ns:0} ns") : "–";
 }

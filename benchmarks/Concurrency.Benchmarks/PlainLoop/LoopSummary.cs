@@ -1,4 +1,5 @@
 using System.Globalization;
+using Concurrency.Benchmarks.Reporting;
 
 namespace Concurrency.Benchmarks.PlainLoop;
 
@@ -19,20 +20,23 @@ public sealed record LoopSummary(
     long MostCompiledDuringRuns,
     IReadOnlyList<LoopResult> Launches)
 {
-    public string Rate => string.Create(CultureInfo.InvariantCulture, $"{Millions(Median)} [{Millions(Lowest)}, {Millions(Highest)}]");
+    public string Rate => RateRange(Median, Lowest, Highest);
 
     /// <summary>The cores' cache-line round trip around this path's runs: the median of the launches [lowest, highest], or "–" on one core.</summary>
     public string RoundTrip
     {
         get
         {
-            var measured = Launches.Where(l => l.RoundTripNs is not null).Select(l => l.RoundTripNs!.Value).Order().ToArray();
-            return measured.Length switch
+            List<double> measured = [.. Launches.Where(l => l.RoundTripNs is not null).Select(l => l.RoundTripNs!.Value)];
+            if (measured.Count == 0)
             {
-                0 => "–",
-                1 => string.Create(CultureInfo.InvariantCulture, $"{measured[0]:0} ns"),
-                _ => string.Create(CultureInfo.InvariantCulture, $"{MedianOf(measured):0} [{measured[0]:0}, {measured[^1]:0}] ns"),
-            };
+                return "–";
+            }
+
+            var median = Bootstrap.MedianOf(measured); // sorts the list
+            return measured.Count == 1
+                ? string.Create(CultureInfo.InvariantCulture, $"{median:0} ns")
+                : string.Create(CultureInfo.InvariantCulture, $"{median:0} [{measured[0]:0}, {measured[^1]:0}] ns");
         }
     }
 
@@ -74,11 +78,16 @@ public sealed record LoopSummary(
             return Ratio(Median / reference.Median, Lowest / reference.Highest, Highest / reference.Lowest);
         }
 
-        var ratios = Launches.Select((launch, i) => launch.Median / reference.Launches[i].Median).Order().ToArray();
-        return Ratio(MedianOf(ratios), ratios[0], ratios[^1]);
+        List<double> ratios = [.. Launches.Select((launch, i) => launch.Median / reference.Launches[i].Median)];
+        var median = Bootstrap.MedianOf(ratios); // sorts the list
+        return Ratio(median, ratios[0], ratios[^1]);
     }
 
-    internal static string Millions(double rate) => string.Create(CultureInfo.InvariantCulture, $"{rate / 1e6:0.0} M");
+    /// <summary>"MEDIAN M [LOWEST M, HIGHEST M]", in millions of messages a second.</summary>
+    internal static string RateRange(double median, double lowest, double highest)
+        => string.Create(CultureInfo.InvariantCulture, $"{Millions(median)} [{Millions(lowest)}, {Millions(highest)}]");
+
+    private static string Millions(double rate) => string.Create(CultureInfo.InvariantCulture, $"{rate / 1e6:0.0} M");
 
     private static string Ratio(double median, double lowest, double highest)
         => string.Create(CultureInfo.InvariantCulture, $"{median:0.00}× [{lowest:0.00}, {highest:0.00}]");
@@ -91,20 +100,17 @@ public sealed record LoopSummary(
             return new LoopSummary(path, only.Median, only.Lowest, only.Highest, only.CpuPerMessage, only.WarmupRuns, only.WarmupRuns, only.CompiledDuringRuns, launches);
         }
 
-        var medians = launches.Select(l => l.Median).Order().ToArray();
+        List<double> medians = [.. launches.Select(l => l.Median)];
+        var median = Bootstrap.MedianOf(medians); // sorts the list
         return new LoopSummary(
             path,
-            MedianOf(medians),
+            median,
             medians[0],
             medians[^1],
-            MedianOf([.. launches.Select(l => l.CpuPerMessage).Order()]),
+            Bootstrap.MedianOf([.. launches.Select(l => l.CpuPerMessage)]),
             launches.Min(l => l.WarmupRuns),
             launches.Max(l => l.WarmupRuns),
             launches.Max(l => l.CompiledDuringRuns),
             launches);
     }
-
-    // The middle value; for an even count, the mean of the two middle values.
-    private static double MedianOf(double[] sorted)
-        => sorted.Length % 2 == 1 ? sorted[sorted.Length / 2] : (sorted[(sorted.Length / 2) - 1] + sorted[sorted.Length / 2]) / 2;
 }
