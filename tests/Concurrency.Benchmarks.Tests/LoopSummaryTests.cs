@@ -83,6 +83,51 @@ public sealed class LoopSummaryTests
     }
 
     [Fact]
+    public void SmallRing_CeilingIsCapacityPerTwoHandOffs_WithinEachLaunch()
+    {
+        // 16 messages per two hand-offs of 2,000 ns: 4 M msg/s; of 1,000 ns: 8 M. The ratio is taken within each launch.
+        var launches = LoopSummary.Merge(
+        [
+            [new LoopResult("Ring, capacity 16", 3e6, 2.9e6, 3.1e6, 300, 3, 0, HandOffNs: 2_000, Capacity: 16)],
+            [new LoopResult("Ring, capacity 16", 6e6, 5.9e6, 6.1e6, 150, 3, 0, HandOffNs: 1_000, Capacity: 16)],
+            [new LoopResult("Ring, capacity 16", 2e6, 1.9e6, 2.1e6, 450, 3, 0, HandOffNs: 2_000, Capacity: 16)],
+        ]);
+
+        var ring = Assert.Single(launches);
+        Assert.Equal(16, ring.Capacity);
+        Assert.Equal("2000 [1000, 2000] ns", ring.HandOff);
+        Assert.Equal("4.0 M [4.0 M, 8.0 M]", ring.Ceiling);
+        Assert.Equal("0.75× [0.50×, 0.75×]", ring.OfCeiling);
+        Assert.Equal(4e6, launches[0].Launches[0].CeilingRate);
+    }
+
+    [Fact]
+    public void SmallRing_NoHandOffOrNoCapacity_NoCeiling()
+    {
+        var twoCores = LoopSummary.Merge([[new LoopResult("Ring, capacity 16", 3e6, 2.9e6, 3.1e6, 300, 3, 0, RoundTripNs: 70, Capacity: 16)]]);
+        var headline = LoopSummary.Merge([[Result("Ring", 1e8)]]);
+
+        Assert.Equal("–", twoCores[0].HandOff);
+        Assert.Equal("–", twoCores[0].Ceiling);
+        Assert.Equal("–", twoCores[0].OfCeiling);
+        Assert.Null(headline[0].Capacity);
+        Assert.Null(headline[0].Launches[0].CeilingRate);
+    }
+
+    [Fact]
+    public void ThreadHandOff_APositiveTimePerHandOff_NoneOnMoreThanOneCore()
+    {
+        // One round runs on any number of cores (on more than one it times two threads polling side by side).
+        Assert.InRange(ThreadHandOff.MeasureOnce(1_000) ?? double.NaN, 0.1, 1_000_000);
+        Assert.Throws<ArgumentOutOfRangeException>(() => ThreadHandOff.MeasureOnce(1));
+
+        if (Environment.ProcessorCount > 1)
+        {
+            Assert.Null(ThreadHandOff.Measure());
+        }
+    }
+
+    [Fact]
     public void Merge_LaunchesThatMeasuredDifferentPaths_Throws()
     {
         Assert.Throws<ArgumentException>(() => LoopSummary.Merge([[Result("Ring", 1)], [Result("Rx", 1)]]));

@@ -43,7 +43,10 @@ public static class HelpText
         posts N messages (default 10,000,000) in one loop; warm-up runs until the runtime has settled
         on its code (at least 3 s, and a run that compiled no method), then the median of --runs
         (default 5). Each of --launches (default 3) is a fresh process; the table gives the median of
-        the launches with the lowest and highest. Prefix taskset -c 0 for one core. Writes LOOP-<cores>.md.
+        the launches with the lowest and highest. Then Ring and ObserveOnRing of capacity 16 and 64
+        beside their default capacity; on one core each with its ceiling, capacity ÷ (2 × the time
+        one thread takes to hand the core to another). Prefix taskset -c 0 for one core. Writes
+        LOOP-<cores>.md.
 
         Idle command: what an idle consumer costs. Builds 1 and 100 of each pipe, operator and peer,
         hands each one message, then reads process CPU time over 3 windows of N seconds (default 2)

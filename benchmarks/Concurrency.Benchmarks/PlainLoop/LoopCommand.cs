@@ -8,6 +8,8 @@ using Concurrency.Benchmarks.Harness;
 using Concurrency.Benchmarks.Paths;
 using Concurrency.Benchmarks.Runs;
 using Concurrency.Benchmarks.Scenarios;
+using Concurrency.Messaging.Linq;
+using Concurrency.Messaging.Pipes;
 
 namespace Concurrency.Benchmarks.PlainLoop;
 
@@ -16,7 +18,9 @@ namespace Concurrency.Benchmarks.PlainLoop;
 /// outside BenchmarkDotNet, as a user would try them: one producer thread posts N messages (10,000,000 by default) in one
 /// loop, the run ends when the consumer has handled the last one, every run is verified; warm-up runs until the runtime
 /// has settled on its code, then the median of the runs. Each launch (3 by default) is a fresh process; the table gives
-/// the median of the launches. Run it under <c>taskset -c 0</c> for one core (the launches inherit the pinning). Writes
+/// the median of the launches. Then the small rings (<c>Ring</c> and <c>ObserveOnRing</c> of capacity 16 and 64) the same
+/// way, each beside its default capacity and, on one core, beside the ceiling that the core's thread hand-off puts on it
+/// (<see cref="ThreadHandOff"/>). Run it under <c>taskset -c 0</c> for one core (the launches inherit the pinning). Writes
 /// LOOP-&lt;cores&gt;.md.
 /// </summary>
 public static class LoopCommand
@@ -28,6 +32,9 @@ public static class LoopCommand
     private static readonly TimeSpan MaxWarmupTime = TimeSpan.FromSeconds(20);
 
     private static readonly TimeSpan LaunchLimit = TimeSpan.FromMinutes(30);
+
+    // The small rings of the issue's capacity goal, measured beside the headline paths' default capacity.
+    private static readonly int[] SmallCapacities = [16, 64];
 
     public static int Run(IReadOnlyList<string> args, TextWriter output)
     {
@@ -103,9 +110,22 @@ public static class LoopCommand
             .AppendLine()
             .AppendLine("| path | msg/s | CPU ns/msg | × Rx ObserveOn (TaskPool) | × Dataflow ActionBlock | core round trip | warm-up runs / methods compiled while measured |")
             .AppendLine("|---|---:|---:|---:|---:|---:|---:|");
-        foreach (var result in results)
+        foreach (var result in results.Where(r => r.Capacity is null))
         {
             text.AppendLine(CultureInfo.InvariantCulture, $"| {result.Path} | {result.Rate} | {result.CpuPerMessage:0.0} | {result.Times(rx)} | {result.Times(dataflow)} | {result.RoundTrip} | {result.WarmupRuns} / {result.MostCompiledDuringRuns} |");
+        }
+
+        text.AppendLine()
+            .AppendLine("## Small rings")
+            .AppendLine()
+            .AppendLine(CultureInfo.InvariantCulture, $"The same loop through a `Ring` pipe and `ObserveOnRing` of capacity {string.Join(" and ", SmallCapacities)}, beside the same path at its default capacity ({Capacities.Bounded:N0}) in the same launch. On one core a bounded ring costs two thread hand-offs per ring-full (the producer finds it full and lets the consumer run; the consumer drains it and lets the producer run), so a ring of capacity C moves at most C messages per two hand-offs, whatever its code: the ceiling column is C ÷ (2 × the hand-off), with the hand-off measured just before and just after the path's runs (two threads taking turns on the core, each yielding until its turn; the median of 3 rounds of 100,000). On more than one core the two sides run at once and there is no such ceiling (\"–\").")
+            .AppendLine()
+            .AppendLine("| path | msg/s | CPU ns/msg | × default capacity | thread hand-off | ceiling, C ÷ (2 × hand-off) | × ceiling |")
+            .AppendLine("|---|---:|---:|---:|---:|---:|---:|");
+        foreach (var result in results.Where(r => r.Capacity is not null))
+        {
+            var byDefault = results.Single(r => r.Capacity is null && result.Path.StartsWith(r.Path + ",", StringComparison.Ordinal));
+            text.AppendLine(CultureInfo.InvariantCulture, $"| {result.Path} | {result.Rate} | {result.CpuPerMessage:0.0} | {result.Times(byDefault)} | {result.HandOff} | {result.Ceiling} | {result.OfCeiling} |");
         }
 
         Directory.CreateDirectory(outDirectory);
@@ -116,20 +136,30 @@ public static class LoopCommand
         return 0;
     }
 
-    /// <summary>In a launch's own process: every headline path, one after another.</summary>
+    /// <summary>In a launch's own process: every headline path, then the small rings, one after another.</summary>
     private static List<LoopResult> MeasureAll(int messages, int runs, TextWriter output)
     {
         var block = Message.Preallocate(messages);
         var results = new List<LoopResult>();
         foreach (var path in Enum.GetValues<HeadlinePath>())
         {
-            var result = Measure(path, block, runs);
-            results.Add(result);
-            output.WriteLine(string.Create(CultureInfo.InvariantCulture, $"  {path}: {result.Rate}, core round trip {result.RoundTrip}"));
-            output.Flush();
+            Report(Measure(path.ToString(), capacity: null, () => HeadlineBenchmarks.Create(path), block, runs));
+        }
+
+        foreach (var capacity in SmallCapacities)
+        {
+            Report(Measure($"{HeadlinePath.Ring}, capacity {capacity}", capacity, () => new PipePath(PipeKind.Ring, new PipeOptions { Capacity = capacity }), block, runs));
+            Report(Measure($"{HeadlinePath.ObserveOnRing}, capacity {capacity}", capacity, () => new ObservablePath(s => s.ObserveOnRing(capacity)), block, runs));
         }
 
         return results;
+
+        void Report(LoopResult result)
+        {
+            results.Add(result);
+            output.WriteLine(string.Create(CultureInfo.InvariantCulture, $"  {result.Path}: {result.Rate}, core round trip {result.RoundTrip}, thread hand-off {result.HandOff}"));
+            output.Flush();
+        }
     }
 
     /// <summary>Runs one launch as a child process (this program again, with the same pinning), passing its lines on.</summary>
@@ -141,14 +171,15 @@ public static class LoopCommand
             LaunchLimit,
             string.Create(CultureInfo.InvariantCulture, $"Loop launch {launch}"));
 
-    private static LoopResult Measure(HeadlinePath contender, Message[] block, int runs)
+    private static LoopResult Measure(string name, int? capacity, Func<IMessagePath> create, Message[] block, int runs)
     {
-        var path = HeadlineBenchmarks.Create(contender);
+        var path = create();
         try
         {
-            var label = $"Loop {contender}";
+            var label = $"Loop {name}";
             var warmups = WarmUp(path, label, block);
             var roundTripBefore = CoreRoundTrip.Measure();
+            var handOffBefore = ThreadHandOff.Measure();
             var compiledBefore = JitInfo.GetCompiledMethodCount();
             var rates = new List<double>();
             var cpu = new List<double>();
@@ -161,10 +192,11 @@ public static class LoopCommand
 
             var compiledDuringRuns = JitInfo.GetCompiledMethodCount() - compiledBefore;
             var roundTrip = (roundTripBefore + CoreRoundTrip.Measure()) / 2;
+            var handOff = (handOffBefore + ThreadHandOff.Measure()) / 2;
             path.Complete();
             rates.Sort();
             cpu.Sort();
-            return new LoopResult(contender.ToString(), rates[rates.Count / 2], rates[0], rates[^1], cpu[cpu.Count / 2], warmups, compiledDuringRuns, roundTrip);
+            return new LoopResult(name, rates[rates.Count / 2], rates[0], rates[^1], cpu[cpu.Count / 2], warmups, compiledDuringRuns, roundTrip, handOff, capacity);
         }
         finally
         {

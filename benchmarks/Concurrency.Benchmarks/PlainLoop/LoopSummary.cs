@@ -22,23 +22,23 @@ public sealed record LoopSummary(
 {
     public string Rate => RateRange(Median, Lowest, Highest);
 
-    /// <summary>The cores' cache-line round trip around this path's runs: the median of the launches [lowest, highest], or "–" on one core.</summary>
-    public string RoundTrip
-    {
-        get
-        {
-            List<double> measured = [.. Launches.Where(l => l.RoundTripNs is not null).Select(l => l.RoundTripNs!.Value)];
-            if (measured.Count == 0)
-            {
-                return "–";
-            }
+    /// <summary>The ring's capacity for one of the small rings; null for a headline path.</summary>
+    public int? Capacity => Launches[0].Capacity;
 
-            var median = Bootstrap.MedianOf(measured); // sorts the list
-            return measured.Count == 1
-                ? string.Create(CultureInfo.InvariantCulture, $"{median:0} ns")
-                : string.Create(CultureInfo.InvariantCulture, $"{median:0} [{measured[0]:0}, {measured[^1]:0}] ns");
-        }
-    }
+    /// <summary>The cores' cache-line round trip around this path's runs: the median of the launches [lowest, highest], or "–" on one core.</summary>
+    public string RoundTrip => Spread(Launches.Select(l => l.RoundTripNs), ns => string.Create(CultureInfo.InvariantCulture, $"{ns:0}"), " ns");
+
+    /// <summary>The one core's thread hand-off around this path's runs: the median of the launches [lowest, highest], or "–" on more cores.</summary>
+    public string HandOff => Spread(Launches.Select(l => l.HandOffNs), ns => string.Create(CultureInfo.InvariantCulture, $"{ns:0}"), " ns");
+
+    /// <summary>A small ring's one-core ceiling (<see cref="LoopResult.CeilingRate"/>): the median of the launches [lowest, highest], or "–".</summary>
+    public string Ceiling => Spread(Launches.Select(l => l.CeilingRate), Millions, string.Empty);
+
+    /// <summary>The rate over the ceiling, within each launch, then the median of the launches [lowest, highest], or "–".</summary>
+    public string OfCeiling => Spread(
+        Launches.Select(l => l.CeilingRate is { } ceiling ? l.Median / ceiling : (double?)null),
+        ratio => string.Create(CultureInfo.InvariantCulture, $"{ratio:0.00}×"),
+        string.Empty);
 
     public string WarmupRuns => FewestWarmupRuns == MostWarmupRuns
         ? FewestWarmupRuns.ToString(CultureInfo.InvariantCulture)
@@ -86,6 +86,21 @@ public sealed record LoopSummary(
     /// <summary>"MEDIAN M [LOWEST M, HIGHEST M]", in millions of messages a second.</summary>
     internal static string RateRange(double median, double lowest, double highest)
         => string.Create(CultureInfo.InvariantCulture, $"{Millions(median)} [{Millions(lowest)}, {Millions(highest)}]");
+
+    // "MEDIAN [LOWEST, HIGHEST]UNIT" over the launches that have a value, "VALUEUNIT" for one, "–" for none.
+    private static string Spread(IEnumerable<double?> values, Func<double, string> format, string unit)
+    {
+        List<double> measured = [.. values.Where(v => v is not null).Select(v => v!.Value)];
+        if (measured.Count == 0)
+        {
+            return "–";
+        }
+
+        var median = Bootstrap.MedianOf(measured); // sorts the list
+        return measured.Count == 1
+            ? format(median) + unit
+            : $"{format(median)} [{format(measured[0])}, {format(measured[^1])}]{unit}";
+    }
 
     private static string Millions(double rate) => string.Create(CultureInfo.InvariantCulture, $"{rate / 1e6:0.0} M");
 
