@@ -1,6 +1,5 @@
 using System.Net.Security;
 using System.Security.Cryptography;
-using System.Threading.Channels;
 using Concurrency.Messaging.Grpc.Protocol;
 using Grpc.Core;
 using Grpc.Net.Client;
@@ -42,15 +41,14 @@ public sealed class PeerClient : IAsyncDisposable
 
     private readonly PeerClientOptions _options;
     private readonly Metadata _headers;
-    private readonly Channel<PendingSend> _buffer;
+    private readonly SendBuffer _buffer;
     private readonly PendingTable _pending = new();
     private readonly InOrderDelivery? _delivery;
+    private readonly ReplyDelivery? _replies;
     private readonly CancellationTokenSource _stop = new();
     private readonly TaskCompletionSource _firstStream = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private readonly long _deliveryTimeoutMs;
 
-    // The error of a send the buffer refused because the client was closed while it waited for room.
-    private readonly Func<Exception> _refused;
     private readonly Timer _sweeper;
     private readonly Task _pump;
 
@@ -88,7 +86,6 @@ public sealed class PeerClient : IAsyncDisposable
         Address = address;
         _options = options;
         _deliveryTimeoutMs = (long)options.DeliveryTimeout.TotalMilliseconds;
-        _refused = () => _fault ?? Closed("The client was completed or disposed; the message was not sent.");
         _channel = CreateChannel(address, options);
         _stub = new Peer.PeerClient(_channel);
         _headers = new Metadata { { PeerHeaders.Session, Guid.NewGuid().ToString("N") } };
@@ -97,12 +94,9 @@ public sealed class PeerClient : IAsyncDisposable
             _headers.Add(PeerHeaders.Authorization, PeerHeaders.BearerPrefix + token);
         }
 
-        _buffer = Channel.CreateBounded<PendingSend>(new BoundedChannelOptions(options.BufferSize)
-        {
-            SingleReader = true,
-            FullMode = BoundedChannelFullMode.Wait,
-        });
+        _buffer = new SendBuffer(options.BufferSize);
         _delivery = options.Mode == PeerMode.InOrder ? new InOrderDelivery() : null;
+        _replies = options.Mode == PeerMode.Async ? new ReplyDelivery() : null;
         var period = TimeSpan.FromMilliseconds(Math.Clamp(
             Math.Min(options.HeartbeatInterval.TotalMilliseconds, options.DeliveryTimeout.TotalMilliseconds) / 4, 10, 250));
         _sweeper = new Timer(static state => ((PeerClient)state!).Sweep(), this, period, period);
@@ -222,23 +216,14 @@ public sealed class PeerClient : IAsyncDisposable
             return Task.FromCanceled<PeerMessage>(cancellationToken);
         }
 
-        var send = new PendingSend(message, size, Environment.TickCount64 + _deliveryTimeoutMs, _delivery);
-        if (_buffer.Writer.TryWrite(send))
+        var send = new PendingSend(message, size, Environment.TickCount64 + _deliveryTimeoutMs, _delivery, _replies);
+        if (_buffer.Add(send) == SendAdmission.Closed)
         {
-            send.Watch(cancellationToken);
-            return send.Task;
+            return Task.FromException<PeerMessage>(Refusal());
         }
 
-        var write = _buffer.Writer.WriteAsync(send, cancellationToken);
-        if (write.IsCompletedSuccessfully)
-        {
-            send.Watch(cancellationToken);
-        }
-        else
-        {
-            send.AwaitRoom(write, _refused, cancellationToken);
-        }
-
+        // Added, or waiting for room (the pump lets it in as it takes sends out): either way the task is the reply's.
+        send.Watch(_buffer, cancellationToken);
         return send.Task;
     }
 
@@ -251,7 +236,7 @@ public sealed class PeerClient : IAsyncDisposable
     public async Task CompleteAsync(CancellationToken cancellationToken = default)
     {
         Interlocked.CompareExchange(ref _state, Completing, Open);
-        _buffer.Writer.TryComplete();
+        CompleteBuffer();
         try
         {
             await _pump.WaitAsync(cancellationToken).ConfigureAwait(false);
@@ -272,7 +257,7 @@ public sealed class PeerClient : IAsyncDisposable
             return;
         }
 
-        _buffer.Writer.TryComplete();
+        CompleteBuffer();
         await _stop.CancelAsync().ConfigureAwait(false);
         await _pump.ConfigureAwait(false);
         await _sweeper.DisposeAsync().ConfigureAwait(false);
@@ -329,6 +314,25 @@ public sealed class PeerClient : IAsyncDisposable
         : null;
 
     private PeerDeliveryException Closed(string message) => new(PeerDeliveryFailure.Closed, $"{message} ({Address})");
+
+    // The error of a send the buffer refused: the client was closed before, or while, it waited for room.
+    private PeerDeliveryException Refusal() => _fault ?? Closed("The client was completed or disposed; the message was not sent.");
+
+    // Takes no more sends; those still waiting for room fail now and were never sent.
+    private void CompleteBuffer()
+    {
+        var refused = _buffer.Complete();
+        if (refused.Count == 0)
+        {
+            return;
+        }
+
+        var error = Refusal();
+        foreach (var send in refused)
+        {
+            send.Refuse(error);
+        }
+    }
 
     // The messenger: opens a stream, writes again what was not answered, writes what callers send, and on a broken stream
     // starts over after a delay. Returns when the client is closed; whatever is left then fails, never vanishes.
@@ -420,6 +424,13 @@ public sealed class PeerClient : IAsyncDisposable
                 await _delivery.DisposeAsync().ConfigureAwait(false);
             }
 
+            if (_replies is not null)
+            {
+                // The listener is gone; let the replies it handed over reach their callers while the sweeper still runs
+                // (it carries on past a continuation that blocks), so that closing never strands one.
+                await _replies.WhenDrainedAsync().ConfigureAwait(false);
+            }
+
             SetFirstStreamFailed(_fault ?? Closed("The client was closed before a stream opened."));
         }
     }
@@ -433,7 +444,7 @@ public sealed class PeerClient : IAsyncDisposable
     }
 
     private bool IsFinished() =>
-        Volatile.Read(ref _state) != Open && _carry is null && _buffer.Reader.Completion.IsCompleted && _pending.Count == 0;
+        Volatile.Read(ref _state) != Open && _carry is null && _buffer.IsFinished && _pending.Count == 0;
 
     private TimeSpan Grow(TimeSpan delay) => delay * 2 < _options.MaxReconnectDelay ? delay * 2 : _options.MaxReconnectDelay;
 
@@ -488,6 +499,7 @@ public sealed class PeerClient : IAsyncDisposable
     {
         await Task.Yield();
         var found = new List<PendingSend?>();
+        var settled = new List<PendingSend>();
         try
         {
             var replies = connection.Call.ResponseStream;
@@ -497,7 +509,7 @@ public sealed class PeerClient : IAsyncDisposable
                 var batch = replies.Current;
                 if (batch.Envelopes.Count > 0)
                 {
-                    Complete(batch, found);
+                    Complete(batch, found, settled);
                 }
             }
 
@@ -511,55 +523,66 @@ public sealed class PeerClient : IAsyncDisposable
         }
     }
 
-    private void Complete(PeerBatch batch, List<PendingSend?> found)
+    // Settles the sends these replies answer; in async mode hands the ones it settled to the reply delivery, as one batch.
+    private void Complete(PeerBatch batch, List<PendingSend?> found, List<PendingSend> settled)
     {
         found.Clear();
         _pending.Remove(batch.Envelopes, found);
         var highest = Volatile.Read(ref _acknowledged);
-        for (var i = 0; i < found.Count; i++)
+        try
         {
-            var reply = batch.Envelopes[i];
-            highest = Math.Max(highest, reply.Sequence);
-            if (found[i] is not { } send)
+            for (var i = 0; i < found.Count; i++)
             {
-                continue;
+                var reply = batch.Envelopes[i];
+                highest = Math.Max(highest, reply.Sequence);
+                if (found[i] is not { } send)
+                {
+                    continue;
+                }
+
+                var won = reply.Error.Length > 0
+                    ? send.Fail(new PeerRemoteException(reply.Error), byListener: true)
+                    : send.Reply(new PeerMessage(reply.Type, reply.Source, reply.Payload.Memory));
+                if (won && _replies is not null)
+                {
+                    settled.Add(send);
+                }
             }
 
-            if (reply.Error.Length > 0)
+            Volatile.Write(ref _acknowledged, highest);
+        }
+        finally
+        {
+            // Settled and out of the pending table: whatever happened above, these must reach their callers.
+            if (settled.Count > 0)
             {
-                send.Fail(new PeerRemoteException(reply.Error));
-            }
-            else
-            {
-                send.Reply(new PeerMessage(reply.Type, reply.Source, reply.Payload.Memory));
+                _replies!.Enqueue(settled);
+                settled.Clear();
             }
         }
-
-        Volatile.Write(ref _acknowledged, highest);
     }
 
     // Writes what callers send until the client is completing and every send has its outcome.
     private async Task PumpStreamAsync(PeerConnection connection)
     {
-        var reader = _buffer.Reader;
         var taken = new List<PendingSend>(_options.MaxBatchCount);
         var open = new List<PendingSend>(_options.MaxBatchCount);
         var maxCount = _options.Mode == PeerMode.Sync ? 1 : _options.MaxBatchCount;
         while (true)
         {
-            if (_carry is null && !reader.TryRead(out _carry))
+            if (_carry is null && !_buffer.TryTake(out _carry))
             {
-                if (reader.Completion.IsCompleted)
+                if (_buffer.IsFinished)
                 {
                     await WaitWithHeartbeatsAsync(_pending.WhenEmpty(), connection).ConfigureAwait(false);
                     return;
                 }
 
-                await reader.WaitToReadAsync(connection.Broken).ConfigureAwait(false);
+                await _buffer.WaitToTakeAsync(connection.Broken).ConfigureAwait(false);
                 continue;
             }
 
-            Take(reader, taken, maxCount);
+            Take(taken, maxCount);
             Admit(taken, open);
             var ping = connection.TakePing();
             if (open.Count == 0 && !ping)
@@ -576,7 +599,7 @@ public sealed class PeerClient : IAsyncDisposable
     }
 
     // Takes the carried send and what else the buffer holds, up to the batch's count and bytes, and numbers them.
-    private void Take(ChannelReader<PendingSend> reader, List<PendingSend> taken, int maxCount)
+    private void Take(List<PendingSend> taken, int maxCount)
     {
         taken.Clear();
         var bytes = 0;
@@ -598,7 +621,7 @@ public sealed class PeerClient : IAsyncDisposable
                 bytes += size;
             }
 
-            if (taken.Count >= maxCount || !reader.TryRead(out send))
+            if (taken.Count >= maxCount || !_buffer.TryTake(out send))
             {
                 return;
             }
@@ -612,10 +635,12 @@ public sealed class PeerClient : IAsyncDisposable
         open.Clear();
         _delivery?.Append(taken);
         var now = Environment.TickCount64;
+        var settled = false;
         foreach (var send in taken)
         {
             if (!send.IsOpen)
             {
+                settled = true;
                 continue;
             }
 
@@ -626,6 +651,13 @@ public sealed class PeerClient : IAsyncDisposable
             }
 
             open.Add(send);
+        }
+
+        if (settled)
+        {
+            // Settled before it joined the in-order line (its caller's token fired while it sat in the buffer): its signal
+            // may have come before the line held it, so signal again, or it could wait at the head until the next reply.
+            _delivery?.Signal();
         }
 
         _pending.Add(open);
@@ -736,9 +768,9 @@ public sealed class PeerClient : IAsyncDisposable
     {
         var taken = new List<PendingSend>();
         var open = new List<PendingSend>();
-        while (_carry is not null || _buffer.Reader.TryRead(out _carry))
+        while (_carry is not null || _buffer.TryTake(out _carry))
         {
-            Take(_buffer.Reader, taken, int.MaxValue);
+            Take(taken, int.MaxValue);
             Admit(taken, open);
         }
     }
@@ -755,18 +787,18 @@ public sealed class PeerClient : IAsyncDisposable
     private void Fault(PeerDeliveryException fault)
     {
         _fault = fault;
-        _buffer.Writer.TryComplete();
+        CompleteBuffer();
         SetFirstStreamFailed(fault);
     }
 
     private void FailEverything()
     {
-        _buffer.Writer.TryComplete();
+        CompleteBuffer();
         var error = _fault ?? Closed("The client was disposed before the reply came.");
         var taken = new List<PendingSend>();
-        while (_carry is not null || _buffer.Reader.TryRead(out _carry))
+        while (_carry is not null || _buffer.TryTake(out _carry))
         {
-            Take(_buffer.Reader, taken, int.MaxValue);
+            Take(taken, int.MaxValue);
             _delivery?.Append(taken);
             foreach (var send in taken)
             {
@@ -792,10 +824,12 @@ public sealed class PeerClient : IAsyncDisposable
         }
     }
 
-    // The sweeper, on a timer: fails sends past their deadline, asks for a heartbeat when the stream is quiet, and drops
-    // a stream that stayed silent through heartbeats (half-open).
+    // The sweeper, on a timer: carries on with async replies a blocking continuation holds up, fails sends past their
+    // deadline, asks for a heartbeat when the stream is quiet, and drops a stream that stayed silent through heartbeats
+    // (half-open).
     private void Sweep()
     {
+        _replies?.CheckProgress();
         var now = Environment.TickCount64;
         if (_pending.RemoveExpired(now) is { } expired)
         {
@@ -820,7 +854,7 @@ public sealed class PeerClient : IAsyncDisposable
         }
         else if (connection.RequestPingIfQuiet(now, (long)_options.HeartbeatInterval.TotalMilliseconds))
         {
-            _buffer.Writer.TryWrite(HeartbeatWake);
+            _buffer.TryAdd(HeartbeatWake);
         }
     }
 }

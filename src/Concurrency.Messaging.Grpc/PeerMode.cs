@@ -11,7 +11,11 @@ public enum PeerMode
 
     /// <summary>
     /// Sends do not wait for replies: the pump writes whatever the buffer holds as one batch, a listener reads replies and
-    /// completes each caller by sequence number. Callers' continuations run on the thread pool, in no promised order.
+    /// completes each caller by sequence number. Callers' continuations run on the thread pool, in no promised order: the
+    /// callers a batch of replies answered, one after another on one pool thread (one work item per batch, not per
+    /// message; a failure, timeout or cancellation takes a work item of its own). A continuation that blocks holds up the
+    /// callers behind it until the client notices, after about two periods of its sweep (each at most 250 ms; longer if the
+    /// thread pool is starved), and carries on with them on another pool thread.
     /// </summary>
     Async,
 

@@ -1,5 +1,3 @@
-using System.Runtime.CompilerServices;
-using System.Threading.Channels;
 using Concurrency.Messaging.Grpc.Protocol;
 
 namespace Concurrency.Messaging.Grpc;
@@ -9,7 +7,10 @@ namespace Concurrency.Messaging.Grpc;
 /// compare-and-swap), whichever of the listener (reply), the sweeper (deadline), the caller's token, or the pump
 /// (resends exhausted, client closed) comes first; the others find it settled and do nothing.
 /// In <see cref="PeerMode.InOrder"/> the outcome is only recorded here and the delivery loop completes the task later, in
-/// sequence order; in the other modes the task completes at once.
+/// sequence order. In <see cref="PeerMode.Async"/> a reply the listener brings is completed with the rest of its batch by
+/// <see cref="ReplyDelivery"/>, and any other outcome by a work item of its own. In <see cref="PeerMode.Sync"/> the task
+/// completes at once, its continuations running asynchronously. Either way a caller's continuation never runs on the
+/// thread that settled the send.
 /// </summary>
 internal sealed class PendingSend : TaskCompletionSource<PeerMessage>
 {
@@ -20,6 +21,9 @@ internal sealed class PendingSend : TaskCompletionSource<PeerMessage>
     // Null unless in-order: then the outcome waits for this loop to deliver it.
     private readonly InOrderDelivery? _delivery;
 
+    // Null unless async: then the listener's replies are completed a batch at a time there.
+    private readonly ReplyDelivery? _replies;
+
     // Written once by the thread that wins Settle (Open -> Claimed), then published by the Volatile write of Settled;
     // the delivery loop reads them only after it saw Settled.
     private PeerMessage _reply;
@@ -28,18 +32,17 @@ internal sealed class PendingSend : TaskCompletionSource<PeerMessage>
     private int _state;
     private CancellationTokenRegistration _registration;
 
-    // Only for a send that waited for room in the buffer: the wait, and the error if the client closed meanwhile.
-    private ConfiguredValueTaskAwaitable.ConfiguredValueTaskAwaiter _room;
-    private CancellationToken _roomToken;
-    private Func<Exception>? _closed;
+    // The buffer the send was put in: its caller's token takes it out of the line there if it is still waiting for room.
+    private SendBuffer? _buffer;
 
-    public PendingSend(PeerMessage message, int size, long deadline, InOrderDelivery? delivery)
-        : base(delivery is null ? TaskCreationOptions.RunContinuationsAsynchronously : TaskCreationOptions.None)
+    public PendingSend(PeerMessage message, int size, long deadline, InOrderDelivery? delivery, ReplyDelivery? replies = null)
+        : base(delivery is null && replies is null ? TaskCreationOptions.RunContinuationsAsynchronously : TaskCreationOptions.None)
     {
         Message = message;
         Size = size;
         Deadline = deadline;
         _delivery = delivery;
+        _replies = replies;
     }
 
     /// <summary>Gets the request. Kept until settled, because it may be written again after a reconnect.</summary>
@@ -63,11 +66,22 @@ internal sealed class PendingSend : TaskCompletionSource<PeerMessage>
     /// <summary>Gets whether an outcome has been recorded and can be delivered.</summary>
     public bool IsSettled => Volatile.Read(ref _state) == Settled;
 
-    public void Watch(CancellationToken cancellationToken)
+    /// <summary>Whether the send waits in its <see cref="SendBuffer"/>'s line for room. Guarded by that buffer's lock.</summary>
+    public bool WaitingForRoom { get; set; }
+
+    /// <summary>Whether the send got into its <see cref="SendBuffer"/>, at once or from the line. Guarded by that buffer's lock.</summary>
+    public bool LetIn { get; set; }
+
+    /// <summary>
+    /// Lets the caller's token end the send: while it waits for room it is refused (never numbered, never sent, delivered at
+    /// once); once in the buffer or written, its wait for the reply is cancelled (it may still reach the server).
+    /// </summary>
+    public void Watch(SendBuffer buffer, CancellationToken cancellationToken)
     {
         if (cancellationToken.CanBeCanceled)
         {
-            _registration = cancellationToken.UnsafeRegister(static (state, token) => ((PendingSend)state!).Cancel(token), this);
+            _buffer = buffer;
+            _registration = cancellationToken.UnsafeRegister(static (state, token) => ((PendingSend)state!).OnCancelled(token), this);
 
             // The reply may have come before the registration did: then nobody else will take it off the token.
             if (!IsOpen)
@@ -75,19 +89,6 @@ internal sealed class PendingSend : TaskCompletionSource<PeerMessage>
                 _registration.Unregister();
             }
         }
-    }
-
-    /// <summary>
-    /// Waits for room in the buffer without an async method of its own: the caller awaits only <see cref="Task"/>, and
-    /// a send the buffer refuses (client closed, token fired) is settled and delivered at once, for it never got a
-    /// sequence number and never joins the in-order line.
-    /// </summary>
-    public void AwaitRoom(ValueTask write, Func<Exception> closed, CancellationToken cancellationToken)
-    {
-        _roomToken = cancellationToken;
-        _closed = closed;
-        _room = write.ConfigureAwait(false).GetAwaiter();
-        _room.UnsafeOnCompleted(OnRoom);
     }
 
     public Envelope ToEnvelope() => new()
@@ -98,6 +99,7 @@ internal sealed class PendingSend : TaskCompletionSource<PeerMessage>
         Payload = Google.Protobuf.UnsafeByteOperations.UnsafeWrap(Message.Payload),
     };
 
+    /// <summary>The listener only: records the reply. In async mode the listener then hands the send to its <see cref="ReplyDelivery"/>.</summary>
     public bool Reply(PeerMessage reply)
     {
         if (!Settle())
@@ -106,10 +108,11 @@ internal sealed class PendingSend : TaskCompletionSource<PeerMessage>
         }
 
         _reply = reply;
-        return Finish();
+        return Finish(byListener: true);
     }
 
-    public bool Fail(Exception error)
+    /// <summary>Records a failure; <paramref name="byListener"/> as for <see cref="Reply"/> (a failed reply), else completed on its own.</summary>
+    public bool Fail(Exception error, bool byListener = false)
     {
         if (!Settle())
         {
@@ -117,7 +120,7 @@ internal sealed class PendingSend : TaskCompletionSource<PeerMessage>
         }
 
         _error = error;
-        return Finish();
+        return Finish(byListener);
     }
 
     public bool Cancel(CancellationToken token)
@@ -131,7 +134,7 @@ internal sealed class PendingSend : TaskCompletionSource<PeerMessage>
         return Finish();
     }
 
-    /// <summary>Completes the task with the recorded outcome. The delivery loop calls it in send order (in-order mode).</summary>
+    /// <summary>Completes the task with the recorded outcome: the delivery loop calls it in send order (in-order mode), <see cref="ReplyDelivery"/> a batch at a time (async mode).</summary>
     public void Deliver()
     {
         if (_error is not null)
@@ -148,27 +151,23 @@ internal sealed class PendingSend : TaskCompletionSource<PeerMessage>
         }
     }
 
-    private void OnRoom()
-    {
-        try
-        {
-            _room.GetResult();
-        }
-        catch (ChannelClosedException)
-        {
-            Refuse(_closed!());
-            return;
-        }
-        catch (OperationCanceledException)
-        {
-            Refuse(null);
-            return;
-        }
+    /// <summary>Refuses a send that was waiting for room when the client closed: never numbered, never sent.</summary>
+    public void Refuse(Exception error) => Refuse(error, default);
 
-        Watch(_roomToken);
+    private void OnCancelled(CancellationToken token)
+    {
+        if (_buffer!.TryCancelWaiting(this))
+        {
+            Refuse(null, token);
+        }
+        else
+        {
+            Cancel(token);
+        }
     }
 
-    private void Refuse(Exception? error)
+    // A refused send never got a sequence number and never joins the in-order line, so it is delivered here, at once.
+    private void Refuse(Exception? error, CancellationToken cancelled)
     {
         if (!Settle())
         {
@@ -176,27 +175,44 @@ internal sealed class PendingSend : TaskCompletionSource<PeerMessage>
         }
 
         _error = error;
-        _cancelled = error is null ? _roomToken : default;
+        _cancelled = error is null ? cancelled : default;
         Volatile.Write(ref _state, Settled);
-        Deliver();
-    }
-
-    private bool Settle() => Interlocked.CompareExchange(ref _state, Claimed, Open) == Open;
-
-    private bool Finish()
-    {
-        Volatile.Write(ref _state, Settled);
-        // Unregister, not Dispose: Dispose would wait for a running callback, and that callback may be this very call.
         _registration.Unregister();
-        if (_delivery is null)
+        if (_delivery is null && _replies is null)
         {
             Deliver();
         }
         else
         {
+            // In-order and async tasks run their continuations inline, and this runs on whichever thread closed the client
+            // or fired the token: not the place for a caller's code.
+            DeliverOnThreadPool();
+        }
+    }
+
+    private bool Settle() => Interlocked.CompareExchange(ref _state, Claimed, Open) == Open;
+
+    private bool Finish(bool byListener = false)
+    {
+        Volatile.Write(ref _state, Settled);
+        // Unregister, not Dispose: Dispose would wait for a running callback, and that callback may be this very call.
+        _registration.Unregister();
+        if (_delivery is not null)
+        {
             _delivery.Signal();
         }
+        else if (_replies is null)
+        {
+            Deliver();
+        }
+        else if (!byListener)
+        {
+            DeliverOnThreadPool();
+        }
 
+        // Else the listener hands it to _replies with the rest of its batch.
         return true;
     }
+
+    private void DeliverOnThreadPool() => ThreadPool.UnsafeQueueUserWorkItem(static send => send.Deliver(), this, preferLocal: false);
 }

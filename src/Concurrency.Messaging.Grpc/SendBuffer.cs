@@ -1,0 +1,191 @@
+namespace Concurrency.Messaging.Grpc;
+
+/// <summary>
+/// The client's buffer between the callers and the pump: at most <c>capacity</c> sends wait in it to be written, and a
+/// send that finds it full waits for room, in call order. The pump, its only reader, lets the oldest waiting send in as
+/// it takes one out, on its own thread and under the same lock, so a waiting send costs no thread hop to be let in
+/// (a bounded <see cref="System.Threading.Channels.Channel"/> completes each waiting writer on the thread pool, one work
+/// item per message, whatever its options say).
+/// </summary>
+/// <remarks>
+/// Every field is guarded by <see cref="_gate"/>, and so are <see cref="PendingSend.WaitingForRoom"/> and
+/// <see cref="PendingSend.LetIn"/> of the sends in it. A waiting send leaves the line in one of three ways, each under the
+/// lock: the pump lets it in, its caller's token fires (<see cref="TryCancelWaiting"/>), or the buffer is completed
+/// (<see cref="Complete"/>). Only a send let in is ever numbered and written; the other two are refused, and both may
+/// happen to one send (the token fires while the closing client refuses it): the send's own compare-and-swap picks one.
+/// </remarks>
+internal sealed class SendBuffer(int capacity)
+{
+    private readonly Lock _gate = new();
+    private readonly Queue<PendingSend> _items = new();   // the sends to be written, oldest first; at most capacity
+    private Queue<PendingSend> _waiting = new();          // the sends waiting for room, oldest first; cancelled ones are skipped
+    private int _cancelledInLine;                         // cancelled sends still in _waiting
+    private bool _completed;                              // no more sends are taken in
+    private TaskCompletionSource? _reader;                // the pump's wait for an item, if it waits
+
+    /// <summary>Gets whether the buffer is completed and the pump has taken everything in it.</summary>
+    public bool IsFinished
+    {
+        get
+        {
+            lock (_gate)
+            {
+                return _completed && _items.Count == 0;
+            }
+        }
+    }
+
+    /// <summary>Puts a send in the buffer, or in the line waiting for room if the buffer is full or others already wait.</summary>
+    public SendAdmission Add(PendingSend send)
+    {
+        TaskCompletionSource? reader;
+        lock (_gate)
+        {
+            if (_completed)
+            {
+                return SendAdmission.Closed;
+            }
+
+            if (_items.Count >= capacity || _waiting.Count > 0)
+            {
+                send.WaitingForRoom = true;
+                _waiting.Enqueue(send);
+                return SendAdmission.Waiting;
+            }
+
+            send.LetIn = true;
+            _items.Enqueue(send);
+            reader = _reader;
+            _reader = null;
+        }
+
+        reader?.TrySetResult();
+        return SendAdmission.Added;
+    }
+
+    /// <summary>Puts a send in the buffer only if there is room and nobody waits for it; never waits (the sweeper's heartbeat wake).</summary>
+    public bool TryAdd(PendingSend send)
+    {
+        TaskCompletionSource? reader;
+        lock (_gate)
+        {
+            if (_completed || _items.Count >= capacity || _waiting.Count > 0)
+            {
+                return false;
+            }
+
+            _items.Enqueue(send);
+            reader = _reader;
+            _reader = null;
+        }
+
+        reader?.TrySetResult();
+        return true;
+    }
+
+    /// <summary>Pump only: takes the oldest send, and lets the oldest waiting send in behind it.</summary>
+    public bool TryTake(out PendingSend send)
+    {
+        lock (_gate)
+        {
+            if (!_items.TryDequeue(out send!))
+            {
+                return false;
+            }
+
+            while (_waiting.TryDequeue(out var waiting))
+            {
+                if (waiting.WaitingForRoom)
+                {
+                    waiting.WaitingForRoom = false;
+                    waiting.LetIn = true;
+                    _items.Enqueue(waiting);
+                    break;
+                }
+
+                _cancelledInLine--;
+            }
+
+            return true;
+        }
+    }
+
+    /// <summary>Pump only: finishes when there is something to take or the buffer is completed; cancelled by <paramref name="cancellationToken"/>.</summary>
+    public Task WaitToTakeAsync(CancellationToken cancellationToken)
+    {
+        TaskCompletionSource reader;
+        lock (_gate)
+        {
+            if (_items.Count > 0 || _completed)
+            {
+                return Task.CompletedTask;
+            }
+
+            // Completed by a send's Add on the sender's thread: the pump goes on on the thread pool, not there.
+            reader = _reader ??= new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        }
+
+        return reader.Task.WaitAsync(cancellationToken);
+    }
+
+    /// <summary>
+    /// Takes a send out of the line because its caller gave up. False once the pump let it in (or it never waited): then it
+    /// is numbered or about to be, and only its wait for the reply can be cancelled. True while it waits, and also after
+    /// <see cref="Complete"/> refused it: either way it was never sent, and the caller refuses it.
+    /// </summary>
+    public bool TryCancelWaiting(PendingSend send)
+    {
+        lock (_gate)
+        {
+            if (send.LetIn)
+            {
+                return false;
+            }
+
+            if (send.WaitingForRoom)
+            {
+                // Left in the line and skipped when its turn comes; the line is rebuilt only when the cancelled outnumber
+                // the rest, so callers that give up on a stalled stream over and over do not pile up there.
+                send.WaitingForRoom = false;
+                if (++_cancelledInLine > Math.Max(capacity, _waiting.Count / 2))
+                {
+                    _waiting = new Queue<PendingSend>(_waiting.Where(waiting => waiting.WaitingForRoom));
+                    _cancelledInLine = 0;
+                }
+            }
+
+            return true;
+        }
+    }
+
+    /// <summary>Takes no more sends; what is in the buffer stays for the pump to take. Returns the sends that were waiting for room, refused now.</summary>
+    public List<PendingSend> Complete()
+    {
+        var refused = new List<PendingSend>();
+        TaskCompletionSource? reader;
+        lock (_gate)
+        {
+            if (_completed)
+            {
+                return refused;
+            }
+
+            _completed = true;
+            while (_waiting.TryDequeue(out var waiting))
+            {
+                if (waiting.WaitingForRoom)
+                {
+                    waiting.WaitingForRoom = false;
+                    refused.Add(waiting);
+                }
+            }
+
+            _cancelledInLine = 0;
+            reader = _reader;
+            _reader = null;
+        }
+
+        reader?.TrySetResult();
+        return refused;
+    }
+}

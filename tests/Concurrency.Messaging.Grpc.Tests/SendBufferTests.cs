@@ -1,0 +1,222 @@
+using Xunit;
+
+namespace Concurrency.Messaging.Grpc.Tests;
+
+/// <summary>The client's buffer between callers and the pump: capacity, the line of sends waiting for room, and how a send leaves it.</summary>
+public sealed class SendBufferTests
+{
+    private static PendingSend Send(long number, InOrderDelivery? delivery = null) => new(Messages.Numbered(number), 40, long.MaxValue, delivery);
+
+    private static List<long> TakeAll(SendBuffer buffer)
+    {
+        var taken = new List<long>();
+        while (buffer.TryTake(out var send))
+        {
+            taken.Add(Messages.Number(send.Message));
+        }
+
+        return taken;
+    }
+
+    [Fact]
+    public void Add_PastCapacity_WaitsInCallOrder_AndTakingLetsTheOldestIn()
+    {
+        var buffer = new SendBuffer(2);
+
+        Assert.Equal(SendAdmission.Added, buffer.Add(Send(1)));
+        Assert.Equal(SendAdmission.Added, buffer.Add(Send(2)));
+        var third = Send(3);
+        Assert.Equal(SendAdmission.Waiting, buffer.Add(third));
+        Assert.Equal(SendAdmission.Waiting, buffer.Add(Send(4)));
+        Assert.True(third.WaitingForRoom);
+
+        Assert.True(buffer.TryTake(out var first));
+        Assert.Equal(1, Messages.Number(first.Message));
+        Assert.False(third.WaitingForRoom); // let in by the take, on the taker's thread
+
+        // While others wait, a new send queues behind them even if a take just made room.
+        Assert.Equal(SendAdmission.Waiting, buffer.Add(Send(5)));
+        Assert.Equal([2, 3, 4, 5], TakeAll(buffer));
+    }
+
+    [Fact]
+    public void TryAdd_NeverWaits_RefusedWhenFullOrWhileOthersWait()
+    {
+        var buffer = new SendBuffer(1);
+
+        Assert.True(buffer.TryAdd(Send(1)));
+        Assert.False(buffer.TryAdd(Send(2)));
+        Assert.Equal(SendAdmission.Waiting, buffer.Add(Send(3)));
+        Assert.True(buffer.TryTake(out _));
+        Assert.False(buffer.TryAdd(Send(4))); // the room went to the waiting send
+        Assert.Equal([3], TakeAll(buffer));
+    }
+
+    [Fact]
+    public void TryCancelWaiting_TakesTheSendOutOfTheLine_UnlessItWasLetIn()
+    {
+        var buffer = new SendBuffer(1);
+        buffer.Add(Send(1));
+        var cancelled = Send(2);
+        var next = Send(3);
+        buffer.Add(cancelled);
+        buffer.Add(next);
+
+        Assert.True(buffer.TryCancelWaiting(cancelled));
+        Assert.True(buffer.TryCancelWaiting(cancelled)); // still never let in: a second refusal loses to the first on the send itself
+        Assert.False(cancelled.WaitingForRoom);
+        Assert.True(buffer.TryTake(out _));
+        Assert.False(buffer.TryCancelWaiting(next)); // let in: past the line, its token cancels only its wait for the reply
+
+        Assert.Equal([3], TakeAll(buffer));
+    }
+
+    [Fact]
+    public void Complete_RefusesTheWaiting_KeepsWhatIsInForThePump()
+    {
+        var buffer = new SendBuffer(1);
+        buffer.Add(Send(1));
+        var waiting = Send(2);
+        var cancelled = Send(3);
+        buffer.Add(waiting);
+        buffer.Add(cancelled);
+        buffer.TryCancelWaiting(cancelled);
+
+        var refused = buffer.Complete();
+
+        Assert.Same(waiting, Assert.Single(refused));
+        Assert.False(waiting.WaitingForRoom);
+        Assert.Empty(buffer.Complete()); // once
+        Assert.Equal(SendAdmission.Closed, buffer.Add(Send(4)));
+        Assert.False(buffer.TryAdd(Send(5)));
+        Assert.False(buffer.IsFinished);
+        Assert.Equal([1], TakeAll(buffer));
+        Assert.True(buffer.IsFinished);
+    }
+
+    [Fact]
+    public async Task WaitToTakeAsync_FinishesOnAnAdd_OnComplete_OrThrowsOnItsToken()
+    {
+        var ct = TestContext.Current.CancellationToken;
+        var buffer = new SendBuffer(4);
+
+        var waiting = buffer.WaitToTakeAsync(ct);
+        Assert.False(waiting.IsCompleted);
+        buffer.Add(Send(1));
+        await waiting.DefaultTimeout();
+        Assert.True(buffer.WaitToTakeAsync(ct).IsCompletedSuccessfully); // something to take: at once
+
+        Assert.True(buffer.TryTake(out _));
+        using var broken = new CancellationTokenSource();
+        var cut = buffer.WaitToTakeAsync(broken.Token);
+        await broken.CancelAsync();
+        await Assert.ThrowsAnyAsync<OperationCanceledException>(() => cut).DefaultTimeout();
+
+        var closing = buffer.WaitToTakeAsync(ct);
+        buffer.Complete();
+        await closing.DefaultTimeout();
+        Assert.True(buffer.IsFinished);
+    }
+
+    [Fact]
+    public async Task PendingSend_InOrder_CancelledOrRefusedWhileWaiting_CompletesAtOnce_OutsideTheLine()
+    {
+        await using var delivery = new InOrderDelivery();
+        var buffer = new SendBuffer(1);
+        buffer.Add(Send(1, delivery));
+        var cancelled = Send(2, delivery);
+        var refused = Send(3, delivery);
+        buffer.Add(cancelled);
+        buffer.Add(refused);
+        using var cancel = new CancellationTokenSource();
+        cancelled.Watch(buffer, cancel.Token);
+        refused.Watch(buffer, TestContext.Current.CancellationToken);
+
+        // Never numbered, so never in the in-order line: each is completed by itself, not by the delivery loop.
+        await cancel.CancelAsync();
+        await Assert.ThrowsAnyAsync<OperationCanceledException>(() => cancelled.Task).DefaultTimeout();
+        foreach (var send in buffer.Complete())
+        {
+            send.Refuse(new InvalidOperationException("closed"));
+        }
+
+        await Assert.ThrowsAsync<InvalidOperationException>(() => refused.Task).DefaultTimeout();
+        Assert.Equal([1], TakeAll(buffer));
+    }
+
+    [Fact]
+    public async Task PendingSend_InOrder_TokenFiresBetweenCompleteAndItsRefusal_StillCompletes()
+    {
+        await using var delivery = new InOrderDelivery();
+        var buffer = new SendBuffer(1);
+        buffer.Add(Send(1, delivery));
+        var waiting = Send(2, delivery);
+        buffer.Add(waiting);
+        using var cancel = new CancellationTokenSource();
+        waiting.Watch(buffer, cancel.Token);
+
+        // The closing client has taken it out of the line but not refused it yet when the token fires: it was never
+        // numbered, so the token must refuse it too, not leave it for an in-order line it never joined.
+        var refused = buffer.Complete();
+        await cancel.CancelAsync();
+        foreach (var send in refused)
+        {
+            send.Refuse(new InvalidOperationException("closed"));
+        }
+
+        await Assert.ThrowsAnyAsync<OperationCanceledException>(() => waiting.Task).DefaultTimeout();
+    }
+
+    [Fact]
+    public void TryCancelWaiting_ManyCancelled_TheLineStillLetsTheRestInInOrder()
+    {
+        var buffer = new SendBuffer(1);
+        buffer.Add(Send(0));
+        var line = Enumerable.Range(1, 20).Select(i => Send(i)).ToList();
+        line.ForEach(send => buffer.Add(send));
+
+        // Enough cancelled to make the buffer rebuild its line, some before and some after the survivors.
+        foreach (var send in line.Where(send => Messages.Number(send.Message) % 5 != 0))
+        {
+            Assert.True(buffer.TryCancelWaiting(send));
+        }
+
+        Assert.Equal([0, 5, 10, 15, 20], TakeAll(buffer));
+    }
+
+    [Fact]
+    public async Task SendAsync_CancelledWhileWaitingForRoom_IsCancelledAndNeverSent()
+    {
+        var ct = TestContext.Current.CancellationToken;
+        var release = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        var started = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        var options = new PeerServerOptions
+        {
+            Handler = async (request, token) =>
+            {
+                started.TrySetResult();
+                await release.Task.WaitAsync(token);
+                return request;
+            },
+        };
+        await using var server = await PeerServer.StartAsync(options, ct).DefaultTimeout();
+        await using var client = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick(PeerMode.Sync) with { BufferSize = 1 }, ct).DefaultTimeout();
+
+        // Sync mode: the first is written and the pump waits for its reply, held by the handler; the second fills the
+        // buffer; the third, fourth and fifth wait for room behind it.
+        var first = client.SendAsync(Messages.Numbered(1), ct);
+        await started.Task.DefaultTimeout();
+        var second = client.SendAsync(Messages.Numbered(2), ct);
+        using var cancel = new CancellationTokenSource();
+        var third = client.SendAsync(Messages.Numbered(3), cancel.Token);
+        var fourth = client.SendAsync(Messages.Numbered(4), ct);
+        var fifth = client.SendAsync(Messages.Numbered(5), ct);
+        await cancel.CancelAsync();
+        release.SetResult();
+
+        await Assert.ThrowsAnyAsync<OperationCanceledException>(() => third).DefaultTimeout();
+        Assert.Equal([1, 2, 4, 5], (await Task.WhenAll(first, second, fourth, fifth).DefaultTimeout()).Select(Messages.Number));
+        await client.CompleteAsync(ct).DefaultTimeout();
+        Assert.Equal(4, server.HandledCount);
+    }
+}
