@@ -27,19 +27,7 @@ internal static class CoreRoundTrip
             return null;
         }
 
-        var rounds = new double[3];
-        for (var round = 0; round < rounds.Length; round++)
-        {
-            if (MeasureOnce() is not { } nanoseconds)
-            {
-                return null;
-            }
-
-            rounds[round] = nanoseconds;
-        }
-
-        Array.Sort(rounds);
-        return rounds[rounds.Length / 2];
+        return ProbeRounds.MedianOfThree(MeasureOnce);
     }
 
     private static double? MeasureOnce()

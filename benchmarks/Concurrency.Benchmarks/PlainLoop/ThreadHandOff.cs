@@ -28,19 +28,7 @@ internal static class ThreadHandOff
             return null;
         }
 
-        var rounds = new double[3];
-        for (var round = 0; round < rounds.Length; round++)
-        {
-            if (MeasureOnce(HandOffs) is not { } nanoseconds)
-            {
-                return null;
-            }
-
-            rounds[round] = nanoseconds;
-        }
-
-        Array.Sort(rounds);
-        return rounds[rounds.Length / 2];
+        return ProbeRounds.MedianOfThree(static () => MeasureOnce(HandOffs));
     }
 
     /// <summary>One round of <paramref name="handOffs"/> hand-offs, in nanoseconds per hand-off; null past the limit.</summary>
