@@ -1,3 +1,4 @@
+using System.Collections.Concurrent;
 using Xunit;
 
 namespace Concurrency.Messaging.Grpc.Tests;
@@ -182,6 +183,84 @@ public sealed class SendBufferTests
         }
 
         Assert.Equal([0, 5, 10, 15, 20], TakeAll(buffer));
+    }
+
+    [Fact]
+    public void Race_ProducersCancellingAndAClose_EverySendLeavesOnce_TakenInEachProducersOrder()
+    {
+        const int Producers = 4;
+        const int PerProducer = 5_000;
+        var buffer = new SendBuffer(8);
+        var cancelled = new ConcurrentBag<PendingSend>();
+        var closed = new ConcurrentBag<PendingSend>();
+        var taken = new List<PendingSend>();
+        using var halfway = new CountdownEvent(Producers);
+        using var closeDone = new ManualResetEventSlim();
+
+        // The pump takes until the buffer is finished; each producer gives up on every 7th send at once (its token
+        // firing while the send may still wait), and the main thread closes the buffer once every producer is halfway.
+        // (An assertion failing on a producer thread would end the test run, not pass silently.)
+        var pump = new Thread(() =>
+        {
+            while (!buffer.IsFinished)
+            {
+                if (buffer.TryTake(out var send))
+                {
+                    taken.Add(send);
+                }
+                else
+                {
+                    Thread.Yield();
+                }
+            }
+        });
+        var producers = Enumerable.Range(0, Producers).Select(producer => new Thread(() =>
+        {
+            for (var i = 0; i < PerProducer; i++)
+            {
+                var send = Send(((long)producer * PerProducer) + i);
+                if (buffer.Add(send) == SendAdmission.Closed)
+                {
+                    closed.Add(send);
+                }
+                else if (i % 7 == 0 && buffer.TryCancelWaiting(send))
+                {
+                    cancelled.Add(send);
+                }
+
+                if (i == PerProducer / 2)
+                {
+                    halfway.Signal();
+                    if (producer % 2 == 0)
+                    {
+                        // Half the producers go on only after the close, so some sends are surely turned away; the
+                        // others race it.
+                        Assert.True(closeDone.Wait(TimeSpan.FromSeconds(30), TestContext.Current.CancellationToken));
+                    }
+                }
+            }
+        })).ToList();
+
+        pump.Start();
+        producers.ForEach(thread => thread.Start());
+        Assert.True(halfway.Wait(TimeSpan.FromSeconds(30), TestContext.Current.CancellationToken));
+        var refused = buffer.Complete();
+        closeDone.Set();
+        producers.ForEach(thread => Assert.True(thread.Join(TimeSpan.FromSeconds(30))));
+        Assert.True(pump.Join(TimeSpan.FromSeconds(30)));
+
+        // Each send left exactly one way: taken by the pump, refused by the close, given up while waiting, or turned
+        // away after the close. (A send refused by the close may also be given up by its token: both say "not sent".)
+        var notSent = refused.Concat(cancelled).Concat(closed).Select(send => Messages.Number(send.Message)).ToHashSet();
+        var takenNumbers = taken.Select(send => Messages.Number(send.Message)).ToList();
+        Assert.Equal(takenNumbers.Count, takenNumbers.Distinct().Count());
+        Assert.DoesNotContain(takenNumbers, notSent.Contains);
+        Assert.Equal(Producers * PerProducer, takenNumbers.Count + notSent.Count);
+        Assert.NotEmpty(closed);
+        foreach (var producer in takenNumbers.GroupBy(number => number / PerProducer))
+        {
+            Assert.Equal(producer.Order(), producer);
+        }
     }
 
     [Fact]
