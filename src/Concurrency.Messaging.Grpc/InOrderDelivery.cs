@@ -24,14 +24,26 @@ internal sealed class InOrderDelivery : IAsyncDisposable
 
     public InOrderDelivery() => _loop = Task.Run(RunAsync);
 
+    /// <summary>
+    /// Puts numbered sends at the end of the line. One already settled (its caller's token fired while it sat in the
+    /// buffer) signalled before the line held it, so the loop is woken again for it, or it could wait at the head until
+    /// the next signal.
+    /// </summary>
     public void Append(List<PendingSend> sends)
     {
+        var settled = false;
         lock (_gate)
         {
             foreach (var send in sends)
             {
                 _line.Enqueue(send);
+                settled |= !send.IsOpen;
             }
+        }
+
+        if (settled)
+        {
+            Signal();
         }
     }
 

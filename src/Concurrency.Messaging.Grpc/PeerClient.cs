@@ -635,12 +635,10 @@ public sealed class PeerClient : IAsyncDisposable
         open.Clear();
         _delivery?.Append(taken);
         var now = Environment.TickCount64;
-        var settled = false;
         foreach (var send in taken)
         {
             if (!send.IsOpen)
             {
-                settled = true;
                 continue;
             }
 
@@ -651,13 +649,6 @@ public sealed class PeerClient : IAsyncDisposable
             }
 
             open.Add(send);
-        }
-
-        if (settled)
-        {
-            // Settled before it joined the in-order line (its caller's token fired while it sat in the buffer): its signal
-            // may have come before the line held it, so signal again, or it could wait at the head until the next reply.
-            _delivery?.Signal();
         }
 
         _pending.Add(open);

@@ -166,7 +166,7 @@ internal sealed class PendingSend : TaskCompletionSource<PeerMessage>
         }
     }
 
-    // A refused send never got a sequence number and never joins the in-order line, so it is delivered here, at once.
+    // A refused send never got a sequence number and never joins the in-order line, so it is delivered outside it.
     private void Refuse(Exception? error, CancellationToken cancelled)
     {
         if (!Settle())
@@ -176,32 +176,24 @@ internal sealed class PendingSend : TaskCompletionSource<PeerMessage>
 
         _error = error;
         _cancelled = error is null ? cancelled : default;
-        Volatile.Write(ref _state, Settled);
-        _registration.Unregister();
-        if (_delivery is null && _replies is null)
-        {
-            Deliver();
-        }
-        else
-        {
-            // In-order and async tasks run their continuations inline, and this runs on whichever thread closed the client
-            // or fired the token: not the place for a caller's code.
-            DeliverOnThreadPool();
-        }
+        Finish(outsideTheLine: true);
     }
 
     private bool Settle() => Interlocked.CompareExchange(ref _state, Claimed, Open) == Open;
 
-    private bool Finish(bool byListener = false)
+    // Publishes the outcome and hands the send to whoever completes its task. In-order and async tasks run their
+    // continuations inline, so neither is ever completed on the settling thread (the listener, the sweeper, a token's
+    // callback, a closing caller): the in-order line, the listener's batch, or a work item of its own does it.
+    private bool Finish(bool byListener = false, bool outsideTheLine = false)
     {
         Volatile.Write(ref _state, Settled);
         // Unregister, not Dispose: Dispose would wait for a running callback, and that callback may be this very call.
         _registration.Unregister();
-        if (_delivery is not null)
+        if (_delivery is not null && !outsideTheLine)
         {
             _delivery.Signal();
         }
-        else if (_replies is null)
+        else if (_delivery is null && _replies is null)
         {
             Deliver();
         }

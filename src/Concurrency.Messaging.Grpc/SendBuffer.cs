@@ -36,52 +36,10 @@ internal sealed class SendBuffer(int capacity)
     }
 
     /// <summary>Puts a send in the buffer, or in the line waiting for room if the buffer is full or others already wait.</summary>
-    public SendAdmission Add(PendingSend send)
-    {
-        TaskCompletionSource? reader;
-        lock (_gate)
-        {
-            if (_completed)
-            {
-                return SendAdmission.Closed;
-            }
-
-            if (_items.Count >= capacity || _waiting.Count > 0)
-            {
-                send.WaitingForRoom = true;
-                _waiting.Enqueue(send);
-                return SendAdmission.Waiting;
-            }
-
-            send.LetIn = true;
-            _items.Enqueue(send);
-            reader = _reader;
-            _reader = null;
-        }
-
-        reader?.TrySetResult();
-        return SendAdmission.Added;
-    }
+    public SendAdmission Add(PendingSend send) => Place(send, mayWait: true);
 
     /// <summary>Puts a send in the buffer only if there is room and nobody waits for it; never waits (the sweeper's heartbeat wake).</summary>
-    public bool TryAdd(PendingSend send)
-    {
-        TaskCompletionSource? reader;
-        lock (_gate)
-        {
-            if (_completed || _items.Count >= capacity || _waiting.Count > 0)
-            {
-                return false;
-            }
-
-            _items.Enqueue(send);
-            reader = _reader;
-            _reader = null;
-        }
-
-        reader?.TrySetResult();
-        return true;
-    }
+    public bool TryAdd(PendingSend send) => Place(send, mayWait: false) == SendAdmission.Added;
 
     /// <summary>Pump only: takes the oldest send, and lets the oldest waiting send in behind it.</summary>
     public bool TryTake(out PendingSend send)
@@ -187,5 +145,38 @@ internal sealed class SendBuffer(int capacity)
 
         reader?.TrySetResult();
         return refused;
+    }
+
+    // Added, or waiting (only if mayWait), or refused: Closed, which for a send that may not wait also means "no room".
+    private SendAdmission Place(PendingSend send, bool mayWait)
+    {
+        TaskCompletionSource? reader;
+        lock (_gate)
+        {
+            if (_completed)
+            {
+                return SendAdmission.Closed;
+            }
+
+            if (_items.Count >= capacity || _waiting.Count > 0)
+            {
+                if (!mayWait)
+                {
+                    return SendAdmission.Closed;
+                }
+
+                send.WaitingForRoom = true;
+                _waiting.Enqueue(send);
+                return SendAdmission.Waiting;
+            }
+
+            send.LetIn = true;
+            _items.Enqueue(send);
+            reader = _reader;
+            _reader = null;
+        }
+
+        reader?.TrySetResult();
+        return SendAdmission.Added;
     }
 }

@@ -26,7 +26,9 @@ public sealed record LoopResult(
 
     public string Rate => LoopSummary.RateRange(Median, Lowest, Highest);
 
-    public string RoundTrip => RoundTripNs is { } ns ? string.Create(CultureInfo.InvariantCulture, $"{ns:0} ns") : "–";
+    public string RoundTrip => Nanoseconds(RoundTripNs);
 
-    public string HandOff => HandOffNs is { } ns ? string.Create(CultureInfo.InvariantCulture, $"{ns:0} ns") : "–";
+    public string HandOff => Nanoseconds(HandOffNs);
+
+    private static string Nanoseconds(double? ns) => ns is { } value ? string.Create(CultureInfo.InvariantCulture, $"{value:0} ns") : "–";
 }

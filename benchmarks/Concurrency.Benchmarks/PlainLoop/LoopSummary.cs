@@ -26,10 +26,10 @@ public sealed record LoopSummary(
     public int? Capacity => Launches[0].Capacity;
 
     /// <summary>The cores' cache-line round trip around this path's runs: the median of the launches [lowest, highest], or "–" on one core.</summary>
-    public string RoundTrip => Spread(Launches.Select(l => l.RoundTripNs), ns => string.Create(CultureInfo.InvariantCulture, $"{ns:0}"), " ns");
+    public string RoundTrip => Spread(Launches.Select(l => l.RoundTripNs), Whole, " ns");
 
     /// <summary>The one core's thread hand-off around this path's runs: the median of the launches [lowest, highest], or "–" on more cores.</summary>
-    public string HandOff => Spread(Launches.Select(l => l.HandOffNs), ns => string.Create(CultureInfo.InvariantCulture, $"{ns:0}"), " ns");
+    public string HandOff => Spread(Launches.Select(l => l.HandOffNs), Whole, " ns");
 
     /// <summary>A small ring's one-core ceiling (<see cref="LoopResult.CeilingRate"/>): the median of the launches [lowest, highest], or "–".</summary>
     public string Ceiling => Spread(Launches.Select(l => l.CeilingRate), Millions, string.Empty);
@@ -101,6 +101,8 @@ public sealed record LoopSummary(
             ? format(median) + unit
             : $"{format(median)} [{format(measured[0])}, {format(measured[^1])}]{unit}";
     }
+
+    private static string Whole(double value) => string.Create(CultureInfo.InvariantCulture, $"{value:0}");
 
     private static string Millions(double rate) => string.Create(CultureInfo.InvariantCulture, $"{rate / 1e6:0.0} M");
 
