@@ -1,6 +1,5 @@
 using System.Net.Security;
 using System.Security.Cryptography;
-using Concurrency.Messaging.Grpc.Protocol;
 using Grpc.Core;
 using Grpc.Net.Client;
 
@@ -55,9 +54,9 @@ public sealed class PeerClient : IAsyncDisposable
     // Pump only: the last sequence number given, the batch object reused for every write, and a send taken from the
     // buffer that did not fit the batch being built. The channel (HTTP/2 connection) too: replaced after a half-open
     // stream, because the old connection would carry the next stream into the same black hole.
-    private readonly PeerBatch _batch = new();
+    private readonly OutgoingBatch _batch;
     private GrpcChannel _channel;
-    private Peer.PeerClient _stub;
+    private CallInvoker _invoker;
     private ulong _lastSequence;
     private PendingSend? _carry;
 
@@ -87,7 +86,7 @@ public sealed class PeerClient : IAsyncDisposable
         _options = options;
         _deliveryTimeoutMs = (long)options.DeliveryTimeout.TotalMilliseconds;
         _channel = CreateChannel(address, options);
-        _stub = new Peer.PeerClient(_channel);
+        _invoker = _channel.CreateCallInvoker();
         _headers = new Metadata { { PeerHeaders.Session, Guid.NewGuid().ToString("N") } };
         if (options.BearerToken is { } token)
         {
@@ -95,6 +94,7 @@ public sealed class PeerClient : IAsyncDisposable
         }
 
         _buffer = new SendBuffer(options.BufferSize);
+        _batch = new OutgoingBatch(options.MaxBatchCount);
         _delivery = options.Mode == PeerMode.InOrder ? new InOrderDelivery() : null;
         _replies = options.Mode == PeerMode.Async ? new ReplyDelivery() : null;
         var period = TimeSpan.FromMilliseconds(Math.Clamp(
@@ -439,7 +439,7 @@ public sealed class PeerClient : IAsyncDisposable
     {
         var old = _channel;
         _channel = CreateChannel(Address, _options);
-        _stub = new Peer.PeerClient(_channel);
+        _invoker = _channel.CreateCallInvoker();
         old.Dispose();
     }
 
@@ -451,10 +451,10 @@ public sealed class PeerClient : IAsyncDisposable
     private async Task<PeerConnection> OpenAsync()
     {
         var broken = CancellationTokenSource.CreateLinkedTokenSource(_stop.Token);
-        AsyncDuplexStreamingCall<PeerBatch, PeerBatch> call;
+        AsyncDuplexStreamingCall<OutgoingBatch, ReplyBatch> call;
         try
         {
-            call = _stub.Exchange(_headers, cancellationToken: broken.Token);
+            call = _invoker.AsyncDuplexStreamingCall(PeerWire.Exchange, null, new CallOptions(_headers, cancellationToken: broken.Token));
         }
         catch
         {
@@ -507,7 +507,7 @@ public sealed class PeerClient : IAsyncDisposable
             {
                 connection.MarkRead();
                 var batch = replies.Current;
-                if (batch.Envelopes.Count > 0)
+                if (batch.Replies.Count > 0)
                 {
                     Complete(batch, found, settled);
                 }
@@ -524,16 +524,16 @@ public sealed class PeerClient : IAsyncDisposable
     }
 
     // Settles the sends these replies answer; in async mode hands the ones it settled to the reply delivery, as one batch.
-    private void Complete(PeerBatch batch, List<PendingSend?> found, List<PendingSend> settled)
+    private void Complete(ReplyBatch batch, List<PendingSend?> found, List<PendingSend> settled)
     {
         found.Clear();
-        _pending.Remove(batch.Envelopes, found);
+        _pending.Remove(batch.Replies, found);
         var highest = Volatile.Read(ref _acknowledged);
         try
         {
             for (var i = 0; i < found.Count; i++)
             {
-                var reply = batch.Envelopes[i];
+                var reply = batch.Replies[i];
                 highest = Math.Max(highest, reply.Sequence);
                 if (found[i] is not { } send)
                 {
@@ -542,7 +542,7 @@ public sealed class PeerClient : IAsyncDisposable
 
                 var won = reply.Error.Length > 0
                     ? send.Fail(new PeerRemoteException(reply.Error), byListener: true)
-                    : send.Reply(new PeerMessage(reply.Type, reply.Source, reply.Payload.Memory));
+                    : send.Reply(new PeerMessage(reply.Type, reply.Source, reply.Payload));
                 if (won && _replies is not null)
                 {
                     settled.Add(send);
@@ -657,19 +657,21 @@ public sealed class PeerClient : IAsyncDisposable
     private async Task WriteAsync(PeerConnection connection, List<PendingSend> sends, bool ping)
     {
         var batch = _batch;
-        batch.Envelopes.Clear();
+        batch.Clear();
         foreach (var send in sends)
         {
-            batch.Envelopes.Add(send.ToEnvelope());
+            batch.Sends.Add(send);
             send.Writes++;
         }
 
         batch.Heartbeat = ping;
         batch.Acknowledged = Volatile.Read(ref _acknowledged);
+
+        // The write encodes the batch before it completes (PeerWire.Encode); only then is it cleared for the next.
         await connection.Call.RequestStream.WriteAsync(batch, connection.Broken).ConfigureAwait(false);
         Interlocked.Increment(ref _writes);
         Interlocked.Add(ref _written, sends.Count);
-        batch.Envelopes.Clear();
+        batch.Clear();
     }
 
     // Waits for a task (a reply, or the last reply) whatever its outcome, writing a heartbeat whenever the sweeper asks.

@@ -1,4 +1,3 @@
-using Concurrency.Messaging.Grpc.Protocol;
 using Grpc.Core;
 
 namespace Concurrency.Messaging.Grpc;
@@ -25,14 +24,14 @@ internal sealed class PeerConnection : IDisposable
     // Set once by whoever breaks the stream first (listener, sweeper), read by the pump for its error message.
     private Exception? _error;
 
-    public PeerConnection(AsyncDuplexStreamingCall<PeerBatch, PeerBatch> call, CancellationTokenSource broken)
+    public PeerConnection(AsyncDuplexStreamingCall<OutgoingBatch, ReplyBatch> call, CancellationTokenSource broken)
     {
         Call = call;
         _broken = broken;
         _lastRead = Environment.TickCount64;
     }
 
-    public AsyncDuplexStreamingCall<PeerBatch, PeerBatch> Call { get; }
+    public AsyncDuplexStreamingCall<OutgoingBatch, ReplyBatch> Call { get; }
 
     /// <summary>Gets a token that fires when the stream is broken (or the client stops).</summary>
     public CancellationToken Broken => _broken.Token;

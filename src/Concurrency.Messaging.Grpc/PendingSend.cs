@@ -1,5 +1,3 @@
-using Concurrency.Messaging.Grpc.Protocol;
-
 namespace Concurrency.Messaging.Grpc;
 
 /// <summary>
@@ -90,14 +88,6 @@ internal sealed class PendingSend : TaskCompletionSource<PeerMessage>
             }
         }
     }
-
-    public Envelope ToEnvelope() => new()
-    {
-        Sequence = Sequence,
-        Type = Message.Type,
-        Source = Message.Source,
-        Payload = Google.Protobuf.UnsafeByteOperations.UnsafeWrap(Message.Payload),
-    };
 
     /// <summary>The listener only: records the reply. In async mode the listener then hands the send to its <see cref="ReplyDelivery"/>.</summary>
     public bool Reply(PeerMessage reply)

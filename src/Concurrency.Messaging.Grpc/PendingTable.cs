@@ -1,6 +1,3 @@
-using Concurrency.Messaging.Grpc.Protocol;
-using Google.Protobuf.Collections;
-
 namespace Concurrency.Messaging.Grpc;
 
 /// <summary>
@@ -48,7 +45,7 @@ internal sealed class PendingTable
     }
 
     /// <summary>Removes the sends these replies answer; <paramref name="found"/> receives them, with null for a reply to none here (a duplicate).</summary>
-    public void Remove(RepeatedField<Envelope> replies, List<PendingSend?> found)
+    public void Remove(List<PeerReply> replies, List<PendingSend?> found)
     {
         lock (_gate)
         {
