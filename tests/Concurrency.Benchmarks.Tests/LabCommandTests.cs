@@ -29,6 +29,7 @@ public sealed class LabCommandTests
         Assert.Contains("--cores LIST", output.ToString(), StringComparison.Ordinal);
         Assert.Contains("--launches N", output.ToString(), StringComparison.Ordinal);
         Assert.Contains("--in-process", output.ToString(), StringComparison.Ordinal);
+        Assert.Contains("--gc MODE", output.ToString(), StringComparison.Ordinal);
     }
 
     [Fact]
@@ -44,6 +45,7 @@ public sealed class LabCommandTests
             Assert.True(exit == 0, error.ToString());
             var section = File.ReadAllText(Path.Combine(directory.FullName, "pool-shrink.md"));
             Assert.Contains("not for publishing", section, StringComparison.Ordinal);
+            Assert.Contains("Garbage collector: workstation", section, StringComparison.Ordinal);
             Assert.Contains(section.Trim(), File.ReadAllText(Path.Combine(directory.FullName, LabReport.FileName)), StringComparison.Ordinal);
         }
         finally
@@ -73,7 +75,30 @@ public sealed class LabCommandTests
         }
     }
 
+    [Fact]
+    public void Run_QuickExperimentServerGc_TheChildRunsTheServerCollectorAndTheSectionSaysSo()
+    {
+        var directory = Directory.CreateTempSubdirectory("lab-gc-");
+        try
+        {
+            var (output, error) = (new StringWriter(), new StringWriter());
+
+            // The child checks that the runtime runs the collector it was asked for, and fails if not.
+            var exit = Program.Run(["lab", "pool-shrink", "--quick", "--gc", "server", "--out", directory.FullName], output, error);
+
+            Assert.True(exit == 0, error.ToString());
+            var section = File.ReadAllText(Path.Combine(directory.FullName, "pool-shrink.md"));
+            Assert.Contains("Garbage collector: server (--gc server)", section, StringComparison.Ordinal);
+        }
+        finally
+        {
+            directory.Delete(recursive: true);
+        }
+    }
+
     [Theory]
+    [InlineData("pool-shrink", "--gc", "fast")]
+    [InlineData("pool-shrink", "--gc")]
     [InlineData("pool-shrink", "--launches", "0")]
     [InlineData("pool-shrink", "--launches", "21")]
     [InlineData("pool-shrink", "--launches", "abc")]

@@ -12,7 +12,7 @@ public static class HelpText
           dotnet run -c Release --project benchmarks/Concurrency.Benchmarks -- idle [--seconds N] [--out DIR]
           dotnet run -c Release --project benchmarks/Concurrency.Benchmarks -- loop [--messages N] [--runs N] [--launches N] [--out DIR]
           dotnet run -c Release --project benchmarks/Concurrency.Benchmarks -- footprint [--actors N] [--runs N] [--out DIR]
-          dotnet run -c Release --project benchmarks/Concurrency.Benchmarks -- lab [NAME...] [--cores LIST] [--launches N] [--quick] [--out DIR]
+          dotnet run -c Release --project benchmarks/Concurrency.Benchmarks -- lab [NAME...] [--cores LIST] [--launches N] [--gc MODE] [--quick] [--out DIR]
           dotnet run -c Release --project benchmarks/Concurrency.Benchmarks -- lab --list
           dotnet run -c Release --project benchmarks/Concurrency.Benchmarks -- serve [SERVE OPTIONS]
 
@@ -83,6 +83,8 @@ public static class HelpText
           --cores LIST   core counts for the per-core experiments (default: 1 and all)
           --launches N   run each experiment N times, a fresh process each (1 to 20, default 1), and
                          publish the median of the launches with the lowest and highest
+          --gc MODE      the garbage collector of the experiments' processes (and of the gRPC peer
+                         process they start): workstation (the program's setting, default) or server
           --quick        smoke-test sizes, one repetition: to check a change, not to publish
           --out DIR      where the sections, charts and LAB.md go (default: results/lab)
           --list         the experiments, one per line

@@ -1,5 +1,6 @@
 using System.Diagnostics;
 using System.Globalization;
+using System.Runtime;
 using System.Text.Json;
 using Concurrency.Benchmarks.Runs;
 
@@ -20,6 +21,13 @@ internal static class LabChild
     {
         var experiment = options.Experiments[0];
         var cores = options.Cores[0];
+        if (GCSettings.IsServerGC != options.ServerGc)
+        {
+            // The parent sets the collector through the environment: a runtime that ignored it would publish the wrong one.
+            error.WriteLine($"{experiment.Name}: asked for the {Collector(options.ServerGc)} collector, running the {Collector(GCSettings.IsServerGC)} one.");
+            return 1;
+        }
+
         CorePinning.PinTo(cores);
         try
         {
@@ -43,17 +51,23 @@ internal static class LabChild
         }
     }
 
+    /// <summary>The collector's name as <c>--gc</c> takes it.</summary>
+    public static string Collector(bool server) => server ? "server" : "workstation";
+
     /// <summary>In the parent: starts the child, passes its progress on, and returns its outcome.</summary>
     /// <exception cref="InvalidOperationException">The child failed or ran past the limit; the message carries its error output.</exception>
-    public static LabOutcome Start(ILabExperiment experiment, int cores, bool quick, LabPeers peers, Action<double, string> progress)
+    public static LabOutcome Start(ILabExperiment experiment, int cores, bool quick, LabPeers peers, Action<double, string> progress, bool serverGc = false)
     {
-        string[] arguments = ["lab", "--child", experiment.Name, "--cores", cores.ToString(CultureInfo.InvariantCulture)];
+        string[] arguments = ["lab", "--child", experiment.Name, "--cores", cores.ToString(CultureInfo.InvariantCulture), "--gc", Collector(serverGc)];
 
         // The runtime sizes its thread pool and spin waits from this; the benchmark jobs set the same tiering knob.
         var environment = new Dictionary<string, string>
         {
             ["DOTNET_PROCESSOR_COUNT"] = cores.ToString(CultureInfo.InvariantCulture),
             ["DOTNET_TC_DelaySingleProcMultiplier"] = "1",
+
+            // The collector, set for the child and whatever it starts (the gRPC experiment's peer process); the child checks it.
+            ["DOTNET_gcServer"] = serverGc ? "1" : "0",
         };
         return BenchmarkProcess.RunForResult<LabOutcome>(
             [.. arguments, .. quick ? ["--quick"] : Array.Empty<string>(), .. peers.Arguments()],

@@ -6,7 +6,7 @@ using Spectre.Console;
 namespace Concurrency.Benchmarks.Lab;
 
 /// <summary>
-/// <c>-- lab [NAME...] [--cores LIST] [--launches N] [--quick] [--out DIR]</c>: runs the workload lab's experiments (all
+/// <c>-- lab [NAME...] [--cores LIST] [--launches N] [--gc MODE] [--quick] [--out DIR]</c>: runs the workload lab's experiments (all
 /// when none is named), each at each core count in a child process pinned to that many cores (N times, a fresh process
 /// each, when asked for several launches), one at a time, with a progress bar per run; writes NAME.md, charts and LAB.md into results/lab. <c>lab --list</c> names the experiments. Exits 1 if any run
 /// failed or did not verify (the other experiments still run and are written).
@@ -77,7 +77,7 @@ public static class LabCommand
                                 {
                                     task.Value = done + (fraction / options.Launches);
                                     task.Description = Label(experiment, cores, prefix + step);
-                                }));
+                                }, options.ServerGc));
                             }
 
                             outcomes.Add((cores, LabLaunches.Merge(launches)));
@@ -95,7 +95,7 @@ public static class LabCommand
 
                     if (outcomes.Count > 0)
                     {
-                        written.Add(LabReport.WriteSection(options.OutDirectory, experiment, outcomes, provenance with { FinishedUtc = DateTime.UtcNow }, options.Quick, options.Launches));
+                        written.Add(LabReport.WriteSection(options.OutDirectory, experiment, outcomes, provenance with { FinishedUtc = DateTime.UtcNow }, options.Quick, options.Launches, options.ServerGc));
                     }
                 }
             });

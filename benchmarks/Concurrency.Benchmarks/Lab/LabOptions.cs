@@ -4,11 +4,11 @@ using Concurrency.Benchmarks.Cli;
 namespace Concurrency.Benchmarks.Lab;
 
 /// <summary>
-/// The lab's command line: <c>lab [NAME...] [--cores LIST] [--launches N] [--quick] [--out DIR] [--list] [--help]</c>
+/// The lab's command line: <c>lab [NAME...] [--cores LIST] [--launches N] [--gc MODE] [--quick] [--out DIR] [--list] [--help]</c>
 /// (and the gRPC peers' <c>--server</c>, <c>--proto-remote</c>, <c>--in-process</c>), and the child process's
 /// <c>lab --child NAME --cores N --result FILE [--quick]</c>.
 /// </summary>
-public sealed record LabOptions(IReadOnlyList<ILabExperiment> Experiments, IReadOnlyList<int> Cores, bool Quick, string OutDirectory, bool List, bool Help, string? ResultFile, LabPeers Peers, int Launches = 1)
+public sealed record LabOptions(IReadOnlyList<ILabExperiment> Experiments, IReadOnlyList<int> Cores, bool Quick, string OutDirectory, bool List, bool Help, string? ResultFile, LabPeers Peers, int Launches = 1, bool ServerGc = false)
 {
     public const string DefaultOut = "results/lab";
 
@@ -32,6 +32,7 @@ public sealed record LabOptions(IReadOnlyList<ILabExperiment> Experiments, IRead
         string? protoRemote = null;
         var inProcess = false;
         var launches = 1;
+        var serverGc = false;
         for (var i = 0; i < args.Count; i++)
         {
             switch (args[i])
@@ -58,6 +59,14 @@ public sealed record LabOptions(IReadOnlyList<ILabExperiment> Experiments, IRead
                         throw new UsageException(string.Create(CultureInfo.InvariantCulture, $"lab: --launches needs a whole number from 1 to {MaxLaunches}, not '{text}'."));
                     }
 
+                    break;
+                case "--gc":
+                    serverGc = Value(args, ref i, "a collector, server or workstation") switch
+                    {
+                        "server" => true,
+                        "workstation" => false,
+                        var other => throw new UsageException($"lab: --gc needs server or workstation, not '{other}'."),
+                    };
                     break;
                 case "--quick":
                     quick = true;
@@ -92,7 +101,7 @@ public sealed record LabOptions(IReadOnlyList<ILabExperiment> Experiments, IRead
             throw new UsageException("lab --child: one experiment and one core count.");
         }
 
-        return new LabOptions(experiments, coreCounts, quick, outDirectory, list, help, result, LabPeers.Parse(server, protoRemote, inProcess), launches);
+        return new LabOptions(experiments, coreCounts, quick, outDirectory, list, help, result, LabPeers.Parse(server, protoRemote, inProcess), launches, serverGc);
     }
 
     private static string Value(IReadOnlyList<string> args, ref int i, string expected)

@@ -15,7 +15,7 @@ internal static class LabReport
     public const string FileName = "LAB.md";
 
     /// <summary>Writes the section of <paramref name="experiment"/> from its outcome at each core count, then LAB.md.</summary>
-    public static string WriteSection(string directory, ILabExperiment experiment, IReadOnlyList<(int Cores, LabOutcome Outcome)> runs, RunProvenance provenance, bool quick, int launches = 1)
+    public static string WriteSection(string directory, ILabExperiment experiment, IReadOnlyList<(int Cores, LabOutcome Outcome)> runs, RunProvenance provenance, bool quick, int launches = 1, bool serverGc = false)
     {
         Directory.CreateDirectory(directory);
         var placement = experiment.PerCoreCount
@@ -26,7 +26,7 @@ internal static class LabReport
             .AppendLine()
             .AppendLine(experiment.Method.Trim())
             .AppendLine()
-            .AppendLine(CultureInfo.InvariantCulture, $"Machine: {provenance.Cpu}, {provenance.LogicalCores} logical cores, {provenance.Os}, {provenance.Runtime}. Commit {provenance.CommitLabel}. {placement}")
+            .AppendLine(CultureInfo.InvariantCulture, $"Machine: {provenance.Cpu}, {provenance.LogicalCores} logical cores, {provenance.Os}, {provenance.Runtime}. Commit {provenance.CommitLabel}. {placement} Garbage collector: {(serverGc ? "server (--gc server)" : "workstation (the program's setting)")}, non-concurrent, in every process the experiment starts.")
             .AppendLine(CultureInfo.InvariantCulture, $"Command: `dotnet run -c Release --project benchmarks/Concurrency.Benchmarks -- {provenance.Arguments}`")
             .AppendLine();
         if (launches > 1)

@@ -22,6 +22,10 @@ public sealed class GrpcExperimentTests
         Assert.Contains(baselines.Rows, row => row[0].StartsWith("naive", StringComparison.Ordinal));
         Assert.Contains(baselines.Rows, row => row[0].StartsWith("Proto.Remote, Tell", StringComparison.Ordinal));
         Assert.Equal(5, outcome.Tables[2].Rows.Count); // ratios: naive, raw, in-order, two Proto.Remote
+        Assert.StartsWith("async ÷ naive (head to head)", outcome.Tables[2].Rows[0][0], StringComparison.Ordinal);
+        var headToHead = Assert.Single(outcome.Tables, t => t.Title.StartsWith("Head to head", StringComparison.Ordinal));
+        Assert.Equal(["async 100 senders", "raw batched 256", "naive"], headToHead.Rows.Select(row => row[0]));
+        Assert.All(headToHead.Rows, row => Assert.Equal(headToHead.Columns.Count, row.Count));
         Assert.Equal(["Sync", "Async", "InOrder"], outcome.Charts[0].Series.Select(s => s.Label));
         var restart = Assert.Single(outcome.Tables, t => t.Title.Contains("killed", StringComparison.Ordinal));
         Assert.Equal("0", restart.Rows[0][2]); // lost
