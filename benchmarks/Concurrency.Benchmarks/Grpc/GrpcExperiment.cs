@@ -16,7 +16,8 @@ internal sealed class GrpcExperiment : ILabExperiment
     // The sender count of the second async ÷ raw batched ratio: where 5,000 tasks' own resumption weighs less.
     private const int FewerSenders = 1000;
     private const int DefaultBuffer = 256;
-    private const int HeadToHeadRounds = 5;
+    // Twice through the balanced design: 8 rounds of four contenders (6 of three in a quick run, once through).
+    private const int HeadToHeadRepeats = 2;
     private static readonly TimeSpan RunLength = TimeSpan.FromMilliseconds(600);
     private static readonly int[] Buffers = [1, 16, 256, 4096];
     private static readonly int[] Payloads = [16, 256, 4096];
@@ -47,9 +48,10 @@ internal sealed class GrpcExperiment : ILabExperiment
         tasks). **Proto.Remote** 1.8.0 moves the same messages to its echo actor: `RequestAsync` from N concurrent senders
         (the same shape as ours), and `Tell` with N in flight (its batched best case).
         Each row: a warm-up run that also sizes the run to about 0.6 s, then 3 runs; the median [lowest, highest] is shown.
-        The goal ratios against the plain client are measured head to head, last: 5 rounds, each running our async pump
-        (5,000 and 1,000 senders), raw batched 256 and naive back to back (the order rotated each round), and the ratio is
-        taken within each round, so that the machine's drift between rows minutes apart does not enter it.
+        The goal ratios against the plain client are measured head to head, last: 8 rounds, each running our async pump
+        (5,000 and 1,000 senders), raw batched 256 and naive back to back, in a balanced order (each runs right after each
+        other equally often), and the ratio is taken within each round, so that the machine's drift between rows minutes
+        apart does not enter it. The lab's process collects its garbage before every timed run.
         Every run checks that each message came back exactly once (count and sum of the numbers they carry).
         """;
 
@@ -114,7 +116,7 @@ internal sealed class GrpcExperiment : ILabExperiment
             contenders.Add(new($"async {FewerSenders:N0} senders", plan.Size(Rate(fewerSenders), FewerSenders), count => PeerRuns.PumpAsync(server, PeerMode.Async, DefaultBuffer, Payload, FewerSenders, count, cancellation)));
         }
 
-        var rounds = plan.HeadToHead(contenders, context.Quick ? 2 : HeadToHeadRounds);
+        var rounds = plan.HeadToHead(contenders, context.Quick ? 1 : HeadToHeadRepeats);
 
         // Only against a peer process of our own: the restart run kills one (not with remote or in-process peers).
         RestartResult? restart = null;
@@ -233,7 +235,7 @@ internal sealed class GrpcExperiment : ILabExperiment
     }
 
     private static LabTable HeadToHeadTable(IReadOnlyList<HeadToHead.Contender> contenders, double[][] rounds) => new(
-        "Head to head: each round runs every contender once, back to back (the order rotated each round)",
+        "Head to head: each round runs every contender once, back to back, in a balanced order",
         ["contender", .. Enumerable.Range(1, rounds[0].Length).Select(r => string.Create(CultureInfo.InvariantCulture, $"round {r}, msg/s")), "median"],
         [.. contenders.Select((contender, index) => (IReadOnlyList<string>)
         [
@@ -281,6 +283,7 @@ internal sealed class GrpcExperiment : ILabExperiment
             var results = new List<PeerRunResult>(runs);
             for (var i = 0; i < runs; i++)
             {
+                Grpc.HeadToHead.CollectGarbage();
                 results.Add(run(count).GetAwaiter().GetResult());
             }
 
@@ -292,9 +295,9 @@ internal sealed class GrpcExperiment : ILabExperiment
         public int Size(LabSample rate, int unit)
             => context.Quick ? Round(2_000, unit) : Round((int)Math.Clamp(rate.Median * RunLength.TotalSeconds, 10_000, 4_000_000), unit);
 
-        public double[][] HeadToHead(IReadOnlyList<HeadToHead.Contender> contenders, int rounds)
+        public double[][] HeadToHead(IReadOnlyList<HeadToHead.Contender> contenders, int repeats)
         {
-            var rates = Grpc.HeadToHead.Run(contenders, rounds, (round, label) => context.Report(
+            var rates = Grpc.HeadToHead.Run(contenders, repeats, (round, rounds, label) => context.Report(
                 (_done + ((double)round / rounds)) / rows,
                 string.Create(CultureInfo.InvariantCulture, $"head to head, round {round + 1}/{rounds}: {label}")));
             _done++;

@@ -7,28 +7,33 @@ namespace Concurrency.Benchmarks.Grpc;
 /// round. Rows measured a minute apart drift with the machine (on a time-sliced VM the same run moves by a third within
 /// a minute); contenders a second apart see the same machine, so the ratio of a round moves much less than its rates.
 /// </summary>
+/// <remarks>
+/// A run can leave work behind for the next (garbage in this process, a closing session in the peer's), so the order
+/// matters: the rounds follow a balanced (Williams) design, in which every contender runs right after every other equally
+/// often and first in equally many rounds, and this process collects its garbage before every run.
+/// </remarks>
 internal static class HeadToHead
 {
     /// <summary>One contender: a label for progress, a run of N messages, and N (sized to about the lab's run length).</summary>
     public readonly record struct Contender(string Label, int Messages, Func<int, Task<PeerRunResult>> Run);
 
-    /// <summary>
-    /// Runs <paramref name="rounds"/> rounds of every contender, the order rotated each round so that no contender always
-    /// runs first (after an idle gap) or right after the same neighbour.
-    /// </summary>
+    /// <summary>Runs <paramref name="repeats"/> times the rounds of <see cref="Design"/>, each contender once per round.</summary>
     /// <returns>Per contender (in the order given), its rate in each round (in round order).</returns>
-    public static double[][] Run(IReadOnlyList<Contender> contenders, int rounds, Action<int, string> progress)
+    public static double[][] Run(IReadOnlyList<Contender> contenders, int repeats, Action<int, int, string> progress)
     {
         ArgumentNullException.ThrowIfNull(contenders);
         ArgumentNullException.ThrowIfNull(progress);
-        ArgumentOutOfRangeException.ThrowIfLessThan(rounds, 1);
+        ArgumentOutOfRangeException.ThrowIfLessThan(repeats, 1);
+        var design = Design(contenders.Count);
+        var rounds = design.Length * repeats;
         var rates = contenders.Select(_ => new double[rounds]).ToArray();
         for (var round = 0; round < rounds; round++)
         {
-            foreach (var index in Order(contenders.Count, round))
+            foreach (var index in design[round % design.Length])
             {
                 var contender = contenders[index];
-                progress(round, contender.Label);
+                progress(round, rounds, contender.Label);
+                CollectGarbage();
                 rates[index][round] = contender.Run(contender.Messages).GetAwaiter().GetResult().MessagesPerSecond;
             }
         }
@@ -36,9 +41,38 @@ internal static class HeadToHead
         return rates;
     }
 
-    /// <summary>The order of round <paramref name="round"/>: the contenders rotated by the round's number.</summary>
-    public static IEnumerable<int> Order(int count, int round)
-        => Enumerable.Range(0, count).Select(k => (k + round) % count);
+    /// <summary>
+    /// The orders of a balanced design for <paramref name="count"/> contenders: each ordered pair of neighbours occurs
+    /// equally often (once in <paramref name="count"/> rounds when it is even; twice in twice as many when it is odd, the
+    /// rows then followed by their reverses), and each contender runs first equally often.
+    /// </summary>
+    public static int[][] Design(int count)
+    {
+        ArgumentOutOfRangeException.ThrowIfLessThan(count, 1);
+
+        // The first row goes 0, 1, n-1, 2, n-2, ...; the others add the row's number to each entry.
+        var first = new int[count];
+        var (low, high) = (1, count - 1);
+        for (var k = 1; k < count; k++)
+        {
+            first[k] = k % 2 == 1 ? low++ : high--;
+        }
+
+        var rows = Enumerable.Range(0, count).Select(row => first.Select(entry => (entry + row) % count).ToArray()).ToList();
+        if (count % 2 == 1 && count > 1)
+        {
+            rows.AddRange([.. rows.Select(row => row.Reverse().ToArray())]);
+        }
+
+        return [.. rows];
+    }
+
+    /// <summary>A full, blocking, compacting collection, so that no run pays for the garbage of the one before it.</summary>
+    public static void CollectGarbage()
+    {
+        GC.Collect(GC.MaxGeneration, GCCollectionMode.Forced, blocking: true, compacting: true);
+        GC.WaitForPendingFinalizers();
+    }
 
     /// <summary>The ratio of <paramref name="top"/> to <paramref name="bottom"/> within each round: median, lowest and highest round.</summary>
     public static LabSample Ratio(IReadOnlyList<double> top, IReadOnlyList<double> bottom)

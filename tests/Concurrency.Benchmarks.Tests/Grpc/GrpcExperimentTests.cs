@@ -26,6 +26,7 @@ public sealed class GrpcExperimentTests
         var headToHead = Assert.Single(outcome.Tables, t => t.Title.StartsWith("Head to head", StringComparison.Ordinal));
         Assert.Equal(["async 100 senders", "raw batched 256", "naive"], headToHead.Rows.Select(row => row[0]));
         Assert.All(headToHead.Rows, row => Assert.Equal(headToHead.Columns.Count, row.Count));
+        Assert.Equal(1 + 6 + 1, headToHead.Columns.Count); // the contender, six rounds (the design for three), the median
         Assert.Equal(["Sync", "Async", "InOrder"], outcome.Charts[0].Series.Select(s => s.Label));
         var restart = Assert.Single(outcome.Tables, t => t.Title.Contains("killed", StringComparison.Ordinal));
         Assert.Equal("0", restart.Rows[0][2]); // lost

@@ -6,15 +6,30 @@ namespace Concurrency.Benchmarks.Tests.Grpc;
 public sealed class HeadToHeadTests
 {
     [Fact]
-    public void Order_RotatesEachRound_SoEveryContenderRunsFirstOnce()
+    public void Design_OneContender_IsOneRound()
     {
-        int[][] orders = [.. Enumerable.Range(0, 3).Select(round => HeadToHead.Order(3, round).ToArray())];
+        Assert.Equal([[0]], HeadToHead.Design(1));
+    }
 
-        Assert.Equal([[0, 1, 2], [1, 2, 0], [2, 0, 1]], orders);
+    [Theory]
+    [InlineData(2, 2)]
+    [InlineData(3, 6)]
+    [InlineData(4, 4)]
+    [InlineData(5, 10)]
+    public void Design_EveryContenderFollowsEveryOtherEquallyOften_AndRunsFirstEquallyOften(int count, int rounds)
+    {
+        var design = HeadToHead.Design(count);
+
+        Assert.Equal(rounds, design.Length);
+        Assert.All(design, row => Assert.Equal(Enumerable.Range(0, count), row.Order()));
+        var neighbours = design.SelectMany(row => row.Zip(row.Skip(1))).GroupBy(pair => pair).Select(g => g.Count()).ToList();
+        Assert.Equal(count * (count - 1), neighbours.Count); // every ordered pair occurs
+        Assert.Single(neighbours.Distinct());                // and each as often as the others
+        Assert.Single(design.GroupBy(row => row[0]).Select(g => g.Count()).Distinct());
     }
 
     [Fact]
-    public void Run_RunsEveryContenderEachRoundInTheRotatedOrder_AndKeepsItsRatesByRound()
+    public void Run_RunsEveryContenderEachRoundInTheDesignsOrder_AndKeepsItsRatesByRound()
     {
         var calls = new List<(string Label, int Messages)>();
         HeadToHead.Contender Fake(string label, int messages, double firstRate) => new(label, messages, count =>
@@ -23,11 +38,12 @@ public sealed class HeadToHeadTests
             return Task.FromResult(new PeerRunResult(firstRate + calls.Count, double.NaN, double.NaN, double.NaN));
         });
 
-        var rates = HeadToHead.Run([Fake("a", 10, 1000), Fake("b", 20, 2000)], 2, (_, _) => { });
+        var rates = HeadToHead.Run([Fake("a", 10, 1000), Fake("b", 20, 2000)], 2, (_, _, _) => { });
 
-        Assert.Equal([("a", 10), ("b", 20), ("b", 20), ("a", 10)], calls);
-        Assert.Equal([1001.0, 1004.0], rates[0]);
-        Assert.Equal([2002.0, 2003.0], rates[1]);
+        // The design for two: a then b, b then a; twice through.
+        Assert.Equal([("a", 10), ("b", 20), ("b", 20), ("a", 10), ("a", 10), ("b", 20), ("b", 20), ("a", 10)], calls);
+        Assert.Equal([1001.0, 1004.0, 1005.0, 1008.0], rates[0]);
+        Assert.Equal([2002.0, 2003.0, 2006.0, 2007.0], rates[1]);
     }
 
     [Fact]
