@@ -35,65 +35,29 @@ public sealed class LabCommandTests
     [Fact]
     public void Run_QuickExperiment_RunsInAChildProcessAndWritesItsSection()
     {
-        var directory = Directory.CreateTempSubdirectory("lab-run-");
-        try
-        {
-            var (output, error) = (new StringWriter(), new StringWriter());
+        var (section, lab) = RunQuickPoolShrink();
 
-            var exit = Program.Run(["lab", "pool-shrink", "--quick", "--out", directory.FullName], output, error);
-
-            Assert.True(exit == 0, error.ToString());
-            var section = File.ReadAllText(Path.Combine(directory.FullName, "pool-shrink.md"));
-            Assert.Contains("not for publishing", section, StringComparison.Ordinal);
-            Assert.Contains("Garbage collector: workstation", section, StringComparison.Ordinal);
-            Assert.Contains(section.Trim(), File.ReadAllText(Path.Combine(directory.FullName, LabReport.FileName)), StringComparison.Ordinal);
-        }
-        finally
-        {
-            directory.Delete(recursive: true);
-        }
+        Assert.Contains("not for publishing", section, StringComparison.Ordinal);
+        Assert.Contains("Garbage collector: workstation", section, StringComparison.Ordinal);
+        Assert.Contains(section.Trim(), lab, StringComparison.Ordinal);
     }
 
     [Fact]
     public void Run_QuickExperimentTwoLaunches_RunsTwoChildrenAndSaysTheSectionIsTheirMedian()
     {
-        var directory = Directory.CreateTempSubdirectory("lab-launches-");
-        try
-        {
-            var (output, error) = (new StringWriter(), new StringWriter());
+        var (section, _) = RunQuickPoolShrink("--launches", "2");
 
-            var exit = Program.Run(["lab", "pool-shrink", "--quick", "--launches", "2", "--out", directory.FullName], output, error);
-
-            Assert.True(exit == 0, error.ToString());
-            var section = File.ReadAllText(Path.Combine(directory.FullName, "pool-shrink.md"));
-            Assert.Contains("Launches: 2, each a fresh process.", section, StringComparison.Ordinal);
-            Assert.Contains("--launches 2", section, StringComparison.Ordinal); // the recorded command re-runs it
-        }
-        finally
-        {
-            directory.Delete(recursive: true);
-        }
+        Assert.Contains("Launches: 2, each a fresh process.", section, StringComparison.Ordinal);
+        Assert.Contains("--launches 2", section, StringComparison.Ordinal); // the recorded command re-runs it
     }
 
     [Fact]
     public void Run_QuickExperimentServerGc_TheChildRunsTheServerCollectorAndTheSectionSaysSo()
     {
-        var directory = Directory.CreateTempSubdirectory("lab-gc-");
-        try
-        {
-            var (output, error) = (new StringWriter(), new StringWriter());
+        // The child checks that the runtime runs the collector it was asked for, and fails if not.
+        var (section, _) = RunQuickPoolShrink("--gc", "server");
 
-            // The child checks that the runtime runs the collector it was asked for, and fails if not.
-            var exit = Program.Run(["lab", "pool-shrink", "--quick", "--gc", "server", "--out", directory.FullName], output, error);
-
-            Assert.True(exit == 0, error.ToString());
-            var section = File.ReadAllText(Path.Combine(directory.FullName, "pool-shrink.md"));
-            Assert.Contains("Garbage collector: server (--gc server)", section, StringComparison.Ordinal);
-        }
-        finally
-        {
-            directory.Delete(recursive: true);
-        }
+        Assert.Contains("Garbage collector: server (--gc server)", section, StringComparison.Ordinal);
     }
 
     [Theory]
@@ -181,5 +145,24 @@ public sealed class LabCommandTests
         public bool PerCoreCount => true;
 
         public LabOutcome Run(LabContext context) => throw new InvalidOperationException("The report test does not run it.");
+    }
+
+    // Runs "lab pool-shrink --quick" with the options into a folder of its own; returns its section and LAB.md.
+    private static (string Section, string Lab) RunQuickPoolShrink(params string[] options)
+    {
+        var directory = Directory.CreateTempSubdirectory("lab-run-");
+        try
+        {
+            var (output, error) = (new StringWriter(), new StringWriter());
+
+            var exit = Program.Run(["lab", "pool-shrink", "--quick", .. options, "--out", directory.FullName], output, error);
+
+            Assert.True(exit == 0, error.ToString());
+            return (File.ReadAllText(Path.Combine(directory.FullName, "pool-shrink.md")), File.ReadAllText(Path.Combine(directory.FullName, LabReport.FileName)));
+        }
+        finally
+        {
+            directory.Delete(recursive: true);
+        }
     }
 }
