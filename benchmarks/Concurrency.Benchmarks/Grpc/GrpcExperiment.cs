@@ -133,7 +133,7 @@ internal sealed class GrpcExperiment : ILabExperiment
             ModeTable(byMode, senders, peers.InProcess
                 ? "Peers hosted in the lab's own process (--in-process, the smoke option): the server's work shares the client's process and thread pool. These numbers are not for publishing, and the restart run (which kills a peer process) was left out."
                 : null),
-            BaselineTable(async, Rate(naive), Rate(raw16), Rate(raw256), protoRequest, protoTell, senders),
+            BaselineTable(byMode[(PeerMode.Async, DefaultBuffer)], naive, raw16, raw256, protoRequest, protoTell, senders, peers.InProcess),
             RatioTable(async, inOrder, rounds, protoRequest, protoTell, senders),
             HeadToHeadTable(contenders, rounds),
             SweepTable($"Payload sweep: async, buffer {DefaultBuffer}, {senders:N0} senders", "payload (B)", byPayload),
@@ -184,24 +184,34 @@ internal sealed class GrpcExperiment : ILabExperiment
         ["buffer", "msg/s", "p50 µs", "p99 µs", "p99.9 µs"],
         note);
 
-    private static LabTable BaselineTable(LabSample async, LabSample naive, LabSample raw16, LabSample raw256, List<PeerRunResult>? protoRequest, List<PeerRunResult>? protoTell, int senders)
+    private static LabTable BaselineTable(List<PeerRunResult> async, List<PeerRunResult> naive, List<PeerRunResult> raw16, List<PeerRunResult> raw256, List<PeerRunResult>? protoRequest, List<PeerRunResult>? protoTell, int senders, bool inProcess)
     {
         List<IReadOnlyList<string>> rows =
         [
-            [$"our pump, async, buffer {DefaultBuffer}, {senders:N0} senders", async.Format()],
-            ["naive: plain client, await WriteAsync per message", naive.Format()],
-            ["raw batched: plain client, 16 envelopes per write", raw16.Format()],
-            ["raw batched: plain client, 256 envelopes per write", raw256.Format()],
+            [$"our pump, async, buffer {DefaultBuffer}, {senders:N0} senders", Rate(async).Format(), Allocated(async)],
+            ["naive: plain client, await WriteAsync per message", Rate(naive).Format(), Allocated(naive)],
+            ["raw batched: plain client, 16 envelopes per write", Rate(raw16).Format(), Allocated(raw16)],
+            ["raw batched: plain client, 256 envelopes per write", Rate(raw256).Format(), Allocated(raw256)],
         ];
         if (protoRequest is not null && protoTell is not null)
         {
-            rows.Add([$"Proto.Remote, RequestAsync from {senders:N0} senders", Rate(protoRequest).Format()]);
-            rows.Add([$"Proto.Remote, Tell, {senders:N0} in flight", Rate(protoTell).Format()]);
+            rows.Add([$"Proto.Remote, RequestAsync from {senders:N0} senders", Rate(protoRequest).Format(), "–"]);
+            rows.Add([$"Proto.Remote, Tell, {senders:N0} in flight", Rate(protoTell).Format(), "–"]);
         }
 
-        return new LabTable($"Baselines and peer in the same run, {Payload} B", ["path", "msg/s"], rows, ["msg/s"],
-            protoRequest is null ? "Proto.Remote was not measured: no --proto-remote peer was given with --server." : null);
+        List<string> notes = [];
+        if (protoRequest is null)
+        {
+            notes.Add("Proto.Remote was not measured: no --proto-remote peer was given with --server.");
+        }
+
+        notes.Add(inProcess
+            ? "Allocated B/msg counts everything the lab's process allocated during a run, the in-process peers' work included."
+            : "Allocated B/msg is what the client's process allocated from the first send to the last reply, per message (the harness's own payload buffers included: one per message for the plain client, one per sender for ours).");
+        return new LabTable($"Baselines and peer in the same run, {Payload} B", ["path", "msg/s", "allocated B/msg"], rows, ["msg/s", "allocated B/msg"], string.Join(" ", notes));
     }
+
+    private static string Allocated(List<PeerRunResult> results) => LabSample.Of([.. results.Select(r => r.BytesPerMessage)]).Format();
 
     private static LabTable RatioTable(LabSample async, LabSample inOrder, double[][] rounds, List<PeerRunResult>? protoRequest, List<PeerRunResult>? protoTell, int senders)
     {

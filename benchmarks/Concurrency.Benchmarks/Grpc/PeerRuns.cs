@@ -28,6 +28,7 @@ internal static class PeerRuns
         await using var client = await PeerClient.ConnectAsync(server.ToString(), options, cancellation).ConfigureAwait(false);
         var perSender = messages / senders;
         var latencies = new long[perSender * senders];
+        var allocated = GC.GetTotalAllocatedBytes(precise: false);
         var start = Stopwatch.GetTimestamp();
         var sums = await Task.WhenAll(Enumerable.Range(0, senders).Select(sender => Task.Run(
             async () =>
@@ -49,6 +50,7 @@ internal static class PeerRuns
             },
             cancellation))).ConfigureAwait(false);
         var elapsed = Stopwatch.GetElapsedTime(start);
+        var bytesPerMessage = BytesPerMessage(allocated, latencies.Length);
         await client.CompleteAsync(cancellation).ConfigureAwait(false);
         Verify($"pump {mode}", latencies.Length, latencies.Length, sums.Sum());
         if (latencies.Any(latency => latency == 0))
@@ -66,7 +68,8 @@ internal static class PeerRuns
             latencies.Length / elapsed.TotalSeconds,
             histogram.GetValueAtPercentile(50) / 1_000.0,
             histogram.GetValueAtPercentile(99) / 1_000.0,
-            histogram.GetValueAtPercentile(99.9) / 1_000.0);
+            histogram.GetValueAtPercentile(99.9) / 1_000.0,
+            bytesPerMessage);
     }
 
     /// <summary>
@@ -90,6 +93,7 @@ internal static class PeerRuns
             throw new InvalidOperationException("The peer ended the stream before its greeting.");
         }
 
+        var allocated = GC.GetTotalAllocatedBytes(precise: false);
         var start = Stopwatch.GetTimestamp();
         var reader = Task.Run(
             async () =>
@@ -124,8 +128,9 @@ internal static class PeerRuns
         await call.RequestStream.CompleteAsync().ConfigureAwait(false);
         var (replies, total) = await reader.ConfigureAwait(false);
         var elapsed = Stopwatch.GetElapsedTime(start);
+        var bytesPerMessage = BytesPerMessage(allocated, messages);
         Verify(perWrite == 1 ? "naive" : $"raw batched {perWrite}", messages, replies, total);
-        return new PeerRunResult(messages / elapsed.TotalSeconds, double.NaN, double.NaN, double.NaN);
+        return new PeerRunResult(messages / elapsed.TotalSeconds, double.NaN, double.NaN, double.NaN, bytesPerMessage);
     }
 
     /// <summary>Proto.Remote: the peer a .NET actor user would pick, moving the same messages to its echo actor.</summary>
@@ -144,6 +149,10 @@ internal static class PeerRuns
 
         return new PeerRunResult(messages / result.Elapsed.TotalSeconds, double.NaN, double.NaN, double.NaN);
     }
+
+    // What this process allocated since the count was taken, per message: the client's side (the peer is another process).
+    private static double BytesPerMessage(long allocatedBefore, long messages)
+        => (GC.GetTotalAllocatedBytes(precise: false) - allocatedBefore) / (double)messages;
 
     private static void Verify(string path, long expected, long replies, long sum)
     {

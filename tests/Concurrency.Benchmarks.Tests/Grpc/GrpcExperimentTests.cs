@@ -1,3 +1,4 @@
+using System.Globalization;
 using Concurrency.Benchmarks.Grpc;
 using Concurrency.Benchmarks.Lab;
 using Xunit;
@@ -21,6 +22,7 @@ public sealed class GrpcExperimentTests
         var baselines = outcome.Tables[1];
         Assert.Contains(baselines.Rows, row => row[0].StartsWith("naive", StringComparison.Ordinal));
         Assert.Contains(baselines.Rows, row => row[0].StartsWith("Proto.Remote, Tell", StringComparison.Ordinal));
+        Assert.All(baselines.Rows.Take(4), row => Assert.True(double.Parse(row[2].Split(' ')[0], CultureInfo.InvariantCulture) > 0, row[0])); // allocated B/msg
         Assert.Equal(5, outcome.Tables[2].Rows.Count); // ratios: naive, raw, in-order, two Proto.Remote
         Assert.StartsWith("async ÷ naive (head to head)", outcome.Tables[2].Rows[0][0], StringComparison.Ordinal);
         var headToHead = Assert.Single(outcome.Tables, t => t.Title.StartsWith("Head to head", StringComparison.Ordinal));
