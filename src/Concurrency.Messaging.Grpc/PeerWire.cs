@@ -41,14 +41,19 @@ internal static class PeerWire
     public static void Encode(OutgoingBatch batch, SerializationContext context)
     {
         var sends = batch.Sends;
-        var lengths = ArrayPool<int>.Shared.Rent(Math.Max(1, sends.Count));
+
+        // Per send: its envelope's length and the UTF-8 lengths of its type and source, counted once for both passes.
+        var sizes = ArrayPool<int>.Shared.Rent(Math.Max(1, 3 * sends.Count));
         try
         {
             var total = 0;
             for (var i = 0; i < sends.Count; i++)
             {
-                var length = EnvelopeLength(sends[i]);
-                lengths[i] = length;
+                var message = sends[i].Message;
+                var typeBytes = Utf8Length(message.Type);
+                var sourceBytes = Utf8Length(message.Source);
+                var length = EnvelopeLength(sends[i], typeBytes, sourceBytes);
+                (sizes[3 * i], sizes[(3 * i) + 1], sizes[(3 * i) + 2]) = (length, typeBytes, sourceBytes);
                 total += 1 + VarintSize((uint)length) + length;
             }
 
@@ -66,11 +71,11 @@ internal static class PeerWire
             var writer = context.GetBufferWriter();
             for (var i = 0; i < sends.Count; i++)
             {
-                var length = lengths[i];
+                var length = sizes[3 * i];
                 var span = writer.GetSpan(1 + MaxVarintBytes + length);
                 span[0] = EnvelopesKey;
                 var written = 1 + WriteVarint(span[1..], (uint)length);
-                written += WriteEnvelope(span[written..], sends[i]);
+                written += WriteEnvelope(span[written..], sends[i], sizes[(3 * i) + 1], sizes[(3 * i) + 2]);
                 writer.Advance(written);
             }
 
@@ -97,7 +102,7 @@ internal static class PeerWire
         }
         finally
         {
-            ArrayPool<int>.Shared.Return(lengths);
+            ArrayPool<int>.Shared.Return(sizes);
         }
     }
 
@@ -223,27 +228,21 @@ internal static class PeerWire
         return last = Utf8.GetString(utf8);
     }
 
-    private static int EnvelopeLength(PendingSend send)
+    private static int Utf8Length(string text) => text.Length == 0 ? 0 : Utf8.GetByteCount(text);
+
+    private static int EnvelopeLength(PendingSend send, int typeBytes, int sourceBytes)
     {
-        var message = send.Message;
+        var payload = send.Message.Payload;
         return (send.Sequence == 0 ? 0 : 1 + VarintSize(send.Sequence))
-            + StringLength(message.Type)
-            + (message.Payload.IsEmpty ? 0 : 1 + VarintSize((uint)message.Payload.Length) + message.Payload.Length)
-            + StringLength(message.Source);
+            + FieldLength(typeBytes)
+            + FieldLength(sourceBytes)
+            + FieldLength(payload.Length);
     }
 
-    private static int StringLength(string text)
-    {
-        if (text.Length == 0)
-        {
-            return 0;
-        }
+    // A length-delimited field: left out when empty, else its key, its length and its bytes.
+    private static int FieldLength(int bytes) => bytes == 0 ? 0 : 1 + VarintSize((uint)bytes) + bytes;
 
-        var bytes = Utf8.GetByteCount(text);
-        return 1 + VarintSize((uint)bytes) + bytes;
-    }
-
-    private static int WriteEnvelope(Span<byte> span, PendingSend send)
+    private static int WriteEnvelope(Span<byte> span, PendingSend send, int typeBytes, int sourceBytes)
     {
         var message = send.Message;
         var written = 0;
@@ -253,8 +252,8 @@ internal static class PeerWire
             written += WriteVarint(span[written..], send.Sequence);
         }
 
-        written += WriteString(span[written..], TypeKey, message.Type);
-        written += WriteString(span[written..], SourceKey, message.Source);
+        written += WriteString(span[written..], TypeKey, message.Type, typeBytes);
+        written += WriteString(span[written..], SourceKey, message.Source, sourceBytes);
         if (!message.Payload.IsEmpty)
         {
             span[written++] = PayloadKey;
@@ -266,15 +265,14 @@ internal static class PeerWire
         return written;
     }
 
-    private static int WriteString(Span<byte> span, byte key, string text)
+    private static int WriteString(Span<byte> span, byte key, string text, int bytes)
     {
-        if (text.Length == 0)
+        if (bytes == 0)
         {
             return 0;
         }
 
         span[0] = key;
-        var bytes = Utf8.GetByteCount(text);
         var written = 1 + WriteVarint(span[1..], (uint)bytes);
         return written + Utf8.GetBytes(text, span[written..]);
     }

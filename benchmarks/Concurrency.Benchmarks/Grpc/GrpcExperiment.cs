@@ -18,6 +18,12 @@ internal sealed class GrpcExperiment : ILabExperiment
     private const int DefaultBuffer = 256;
     // Twice through the balanced design: 8 rounds of four contenders (6 of three in a quick run, once through).
     private const int HeadToHeadRepeats = 2;
+
+    // The head-to-head contenders' places in their list, and so in the rounds' rates.
+    private const int PumpContender = 0;
+    private const int RawContender = 1;
+    private const int NaiveContender = 2;
+    private const int FewerSendersContender = 3;
     private static readonly TimeSpan RunLength = TimeSpan.FromMilliseconds(600);
     private static readonly int[] Buffers = [1, 16, 256, 4096];
     private static readonly int[] Payloads = [16, 256, 4096];
@@ -103,17 +109,18 @@ internal sealed class GrpcExperiment : ILabExperiment
             s => s,
             s => plan.Measure($"async {s} senders", runs, s, count => PeerRuns.PumpAsync(server, PeerMode.Async, DefaultBuffer, Payload, s, count, cancellation)));
 
-        // The goal ratios against the plain client, head to head: each round runs every contender back to back.
+        // The goal ratios against the plain client, head to head: each round runs every contender back to back. The list's
+        // order is the one PumpContender, RawContender, NaiveContender and FewerSendersContender name.
         var fewerSenders = senders != FewerSenders && bySenders.TryGetValue(FewerSenders, out var fewerRuns) ? fewerRuns : null;
         List<HeadToHead.Contender> contenders =
         [
-            new($"async {senders:N0} senders", plan.Size(Rate(byMode[(PeerMode.Async, DefaultBuffer)]), senders), count => PeerRuns.PumpAsync(server, PeerMode.Async, DefaultBuffer, Payload, senders, count, cancellation)),
-            new("raw batched 256", plan.Size(Rate(raw256), 256), count => PeerRuns.RawAsync(server, 256, Payload, count, cancellation)),
-            new("naive", plan.Size(Rate(naive), 1), count => PeerRuns.RawAsync(server, 1, Payload, count, cancellation)),
+            new($"async {senders:N0} senders", plan.Size(Rate(byMode[(PeerMode.Async, DefaultBuffer)]).Median, senders), count => PeerRuns.PumpAsync(server, PeerMode.Async, DefaultBuffer, Payload, senders, count, cancellation)),
+            new("raw batched 256", plan.Size(Rate(raw256).Median, 256), count => PeerRuns.RawAsync(server, 256, Payload, count, cancellation)),
+            new("naive", plan.Size(Rate(naive).Median, 1), count => PeerRuns.RawAsync(server, 1, Payload, count, cancellation)),
         ];
         if (fewerSenders is not null)
         {
-            contenders.Add(new($"async {FewerSenders:N0} senders", plan.Size(Rate(fewerSenders), FewerSenders), count => PeerRuns.PumpAsync(server, PeerMode.Async, DefaultBuffer, Payload, FewerSenders, count, cancellation)));
+            contenders.Add(new($"async {FewerSenders:N0} senders", plan.Size(Rate(fewerSenders).Median, FewerSenders), count => PeerRuns.PumpAsync(server, PeerMode.Async, DefaultBuffer, Payload, FewerSenders, count, cancellation)));
         }
 
         var rounds = plan.HeadToHead(contenders, context.Quick ? 1 : HeadToHeadRepeats);
@@ -217,13 +224,13 @@ internal sealed class GrpcExperiment : ILabExperiment
     {
         List<IReadOnlyList<string>> rows =
         [
-            Ratio("async ÷ naive (head to head)", HeadToHead.Ratio(rounds[0], rounds[2]), 40),
-            Ratio("async ÷ raw batched 256 (head to head)", HeadToHead.Ratio(rounds[0], rounds[1]), 0.8),
+            Ratio("async ÷ naive (head to head)", HeadToHead.Ratio(rounds[PumpContender], rounds[NaiveContender]), 40),
+            Ratio("async ÷ raw batched 256 (head to head)", HeadToHead.Ratio(rounds[PumpContender], rounds[RawContender]), 0.8),
         ];
-        if (rounds.Length > 3)
+        if (rounds.Length > FewerSendersContender)
         {
             // The same ratio where the callers' own cost weighs less: fewer tasks in flight, each resumed as often.
-            rows.Add(Ratio(string.Create(CultureInfo.InvariantCulture, $"async, {FewerSenders:N0} senders ÷ raw batched 256 (head to head)"), HeadToHead.Ratio(rounds[3], rounds[1]), 0.8));
+            rows.Add(Ratio(string.Create(CultureInfo.InvariantCulture, $"async, {FewerSenders:N0} senders ÷ raw batched 256 (head to head)"), HeadToHead.Ratio(rounds[FewerSendersContender], rounds[RawContender]), 0.8));
         }
 
         rows.Add(Ratio("in-order ÷ async", inOrder, async, 0.5));
@@ -244,16 +251,20 @@ internal sealed class GrpcExperiment : ILabExperiment
             + "\"met\" means even the range's low end reaches the goal; \"median only\" that the medians do and the range does not.");
     }
 
-    private static LabTable HeadToHeadTable(IReadOnlyList<HeadToHead.Contender> contenders, double[][] rounds) => new(
-        "Head to head: each round runs every contender once, back to back, in a balanced order",
-        ["contender", .. Enumerable.Range(1, rounds[0].Length).Select(r => string.Create(CultureInfo.InvariantCulture, $"round {r}, msg/s")), "median"],
-        [.. contenders.Select((contender, index) => (IReadOnlyList<string>)
-        [
-            contender.Label,
-            .. rounds[index].Select(rate => rate.ToString("N0", CultureInfo.InvariantCulture)),
-            LabSample.Of(rounds[index]).Median.ToString("N0", CultureInfo.InvariantCulture),
-        ])],
-        [.. Enumerable.Range(1, rounds[0].Length).Select(r => string.Create(CultureInfo.InvariantCulture, $"round {r}, msg/s")), "median"]);
+    private static LabTable HeadToHeadTable(IReadOnlyList<HeadToHead.Contender> contenders, double[][] rounds)
+    {
+        string[] numbers = [.. Enumerable.Range(1, rounds[0].Length).Select(r => string.Create(CultureInfo.InvariantCulture, $"round {r}, msg/s")), "median"];
+        return new(
+            "Head to head: each round runs every contender once, back to back, in a balanced order",
+            ["contender", .. numbers],
+            [.. contenders.Select((contender, index) => (IReadOnlyList<string>)
+            [
+                contender.Label,
+                .. rounds[index].Select(rate => rate.ToString("N0", CultureInfo.InvariantCulture)),
+                LabSample.Of(rounds[index]).Median.ToString("N0", CultureInfo.InvariantCulture),
+            ])],
+            numbers);
+    }
 
     private static IReadOnlyList<string> Ratio(string name, LabSample top, LabSample bottom, double goal)
         => Ratio(name, new LabSample(top.Median / bottom.Median, top.Low / bottom.High, top.High / bottom.Low, Math.Min(top.Count, bottom.Count)), goal);
@@ -287,9 +298,7 @@ internal sealed class GrpcExperiment : ILabExperiment
             context.Report((double)_done / rows, label);
             var warmUp = Round(context.Quick ? 1_000 : 20_000, unit);
             var first = run(warmUp).GetAwaiter().GetResult();
-            var count = context.Quick
-                ? Round(2_000, unit)
-                : Round((int)Math.Clamp(first.MessagesPerSecond * RunLength.TotalSeconds, 10_000, 4_000_000), unit);
+            var count = Size(first.MessagesPerSecond, unit);
             var results = new List<PeerRunResult>(runs);
             for (var i = 0; i < runs; i++)
             {
@@ -302,8 +311,8 @@ internal sealed class GrpcExperiment : ILabExperiment
         }
 
         /// <summary>A run's message count for a path measured at <paramref name="rate"/>: about the lab's run length.</summary>
-        public int Size(LabSample rate, int unit)
-            => context.Quick ? Round(2_000, unit) : Round((int)Math.Clamp(rate.Median * RunLength.TotalSeconds, 10_000, 4_000_000), unit);
+        public int Size(double rate, int unit)
+            => context.Quick ? Round(2_000, unit) : Round((int)Math.Clamp(rate * RunLength.TotalSeconds, 10_000, 4_000_000), unit);
 
         public double[][] HeadToHead(IReadOnlyList<HeadToHead.Contender> contenders, int repeats)
         {
