@@ -6,7 +6,7 @@ namespace Concurrency.Messaging.Pipes;
 /// One side's hot fields of a <see cref="SingleProducerRing{T}"/>, alone on their cache lines: 64 bytes of padding before
 /// and after, so the producer's writes never invalidate the line the consumer reads, nor the reverse (false sharing).
 /// </summary>
-[StructLayout(LayoutKind.Explicit, Size = 192)]
+[StructLayout(LayoutKind.Explicit, Size = 144)]
 internal struct PaddedIndexes
 {
     /// <summary>The side's own index: the producer's tail or the consumer's head. Written only by its owner.</summary>
@@ -16,8 +16,4 @@ internal struct PaddedIndexes
     /// <summary>The owner's last read of the other side's index, so it touches the other's line only when it runs out.</summary>
     [FieldOffset(72)]
     public long CachedOther;
-
-    /// <summary>Consumer: 1 while it is parked (or about to park); the producer takes it back to 0 when it wakes it.</summary>
-    [FieldOffset(80)]
-    public int Parked;
 }
