@@ -19,6 +19,11 @@ public sealed class LogsExperimentTests
         Assert.Equal(LogContenders.All.Count * 2, cells.Rows.Count);
         Assert.All(cells.Rows, row => Assert.Equal(cells.Columns.Count, row.Count));
         Assert.Equal(4, outcome.Tables[1].Rows.Count);
+        var headToHead = outcome.Tables[2];
+        Assert.Equal(["in-memory log", "file log, Buffered", "FasterLog Enqueue"], headToHead.Rows.Select(row => row[0]));
+        Assert.All(headToHead.Rows, row => Assert.Equal(headToHead.Columns.Count, row.Count));
+        Assert.Equal(["reference", "reference"], headToHead.Rows[^1].Skip(2));
+        Assert.All(headToHead.Rows.Take(2), row => Assert.Matches(@"^[0-6] of 6$", row[3]));
         Assert.All(outcome.Charts, chart => Assert.Equal(LogContenders.All.Count, chart.Series.Count));
     }
 

@@ -114,13 +114,13 @@ internal sealed class GrpcExperiment : ILabExperiment
         var fewerSenders = senders != FewerSenders && bySenders.TryGetValue(FewerSenders, out var fewerRuns) ? fewerRuns : null;
         List<HeadToHead.Contender> contenders =
         [
-            new($"async {senders:N0} senders", plan.Size(Rate(byMode[(PeerMode.Async, DefaultBuffer)]).Median, senders), count => PeerRuns.PumpAsync(server, PeerMode.Async, DefaultBuffer, Payload, senders, count, cancellation)),
-            new("raw batched 256", plan.Size(Rate(raw256).Median, 256), count => PeerRuns.RawAsync(server, 256, Payload, count, cancellation)),
-            new("naive", plan.Size(Rate(naive).Median, 1), count => PeerRuns.RawAsync(server, 1, Payload, count, cancellation)),
+            Contender($"async {senders:N0} senders", plan.Size(Rate(byMode[(PeerMode.Async, DefaultBuffer)]).Median, senders), count => PeerRuns.PumpAsync(server, PeerMode.Async, DefaultBuffer, Payload, senders, count, cancellation)),
+            Contender("raw batched 256", plan.Size(Rate(raw256).Median, 256), count => PeerRuns.RawAsync(server, 256, Payload, count, cancellation)),
+            Contender("naive", plan.Size(Rate(naive).Median, 1), count => PeerRuns.RawAsync(server, 1, Payload, count, cancellation)),
         ];
         if (fewerSenders is not null)
         {
-            contenders.Add(new($"async {FewerSenders:N0} senders", plan.Size(Rate(fewerSenders).Median, FewerSenders), count => PeerRuns.PumpAsync(server, PeerMode.Async, DefaultBuffer, Payload, FewerSenders, count, cancellation)));
+            contenders.Add(Contender($"async {FewerSenders:N0} senders", plan.Size(Rate(fewerSenders).Median, FewerSenders), count => PeerRuns.PumpAsync(server, PeerMode.Async, DefaultBuffer, Payload, FewerSenders, count, cancellation)));
         }
 
         var rounds = plan.HeadToHead(contenders, context.Quick ? 1 : HeadToHeadRepeats);
@@ -170,6 +170,10 @@ internal sealed class GrpcExperiment : ILabExperiment
         ];
         return new LabOutcome(tables, charts);
     }
+
+    /// <summary>A head-to-head contender that sends <paramref name="messages"/> per run and gives the run's rate.</summary>
+    private static HeadToHead.Contender Contender(string label, int messages, Func<int, Task<PeerRunResult>> run)
+        => new(label, () => run(messages).GetAwaiter().GetResult().MessagesPerSecond);
 
     private static LabSample Rate(List<PeerRunResult> results) => LabSample.Of([.. results.Select(r => r.MessagesPerSecond)]);
 
@@ -302,7 +306,7 @@ internal sealed class GrpcExperiment : ILabExperiment
             var results = new List<PeerRunResult>(runs);
             for (var i = 0; i < runs; i++)
             {
-                Grpc.HeadToHead.CollectGarbage();
+                Lab.HeadToHead.CollectGarbage();
                 results.Add(run(count).GetAwaiter().GetResult());
             }
 
@@ -316,7 +320,7 @@ internal sealed class GrpcExperiment : ILabExperiment
 
         public double[][] HeadToHead(IReadOnlyList<HeadToHead.Contender> contenders, int repeats)
         {
-            var rates = Grpc.HeadToHead.Run(contenders, repeats, (round, rounds, label) => context.Report(
+            var rates = Lab.HeadToHead.Run(contenders, repeats, (round, rounds, label) => context.Report(
                 (_done + ((double)round / rounds)) / rows,
                 string.Create(CultureInfo.InvariantCulture, $"head to head, round {round + 1}/{rounds}: {label}")));
             _done++;

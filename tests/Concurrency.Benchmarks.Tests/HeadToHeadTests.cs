@@ -1,7 +1,7 @@
-using Concurrency.Benchmarks.Grpc;
+using Concurrency.Benchmarks.Lab;
 using Xunit;
 
-namespace Concurrency.Benchmarks.Tests.Grpc;
+namespace Concurrency.Benchmarks.Tests;
 
 public sealed class HeadToHeadTests
 {
@@ -29,21 +29,23 @@ public sealed class HeadToHeadTests
     }
 
     [Fact]
-    public void Run_RunsEveryContenderEachRoundInTheDesignsOrder_AndKeepsItsRatesByRound()
+    public void Run_RunsEveryContenderEachRoundInTheDesignsOrder_AndKeepsItsValuesByRound()
     {
-        var calls = new List<(string Label, int Messages)>();
-        HeadToHead.Contender Fake(string label, int messages, double firstRate) => new(label, messages, count =>
+        var calls = new List<string>();
+        var progress = new List<(int Round, int Rounds, string Label)>();
+        HeadToHead.Contender Fake(string label, double first) => new(label, () =>
         {
-            calls.Add((label, count));
-            return Task.FromResult(new PeerRunResult(firstRate + calls.Count, double.NaN, double.NaN, double.NaN));
+            calls.Add(label);
+            return first + calls.Count;
         });
 
-        var rates = HeadToHead.Run([Fake("a", 10, 1000), Fake("b", 20, 2000)], 2, (_, _, _) => { });
+        var values = HeadToHead.Run([Fake("a", 1000), Fake("b", 2000)], 2, (round, rounds, label) => progress.Add((round, rounds, label)));
 
         // The design for two: a then b, b then a; twice through.
-        Assert.Equal([("a", 10), ("b", 20), ("b", 20), ("a", 10), ("a", 10), ("b", 20), ("b", 20), ("a", 10)], calls);
-        Assert.Equal([1001.0, 1004.0, 1005.0, 1008.0], rates[0]);
-        Assert.Equal([2002.0, 2003.0, 2006.0, 2007.0], rates[1]);
+        Assert.Equal(["a", "b", "b", "a", "a", "b", "b", "a"], calls);
+        Assert.Equal([1001.0, 1004.0, 1005.0, 1008.0], values[0]);
+        Assert.Equal([2002.0, 2003.0, 2006.0, 2007.0], values[1]);
+        Assert.Equal([(0, 4, "a"), (0, 4, "b"), (1, 4, "b"), (1, 4, "a")], progress.Take(4));
     }
 
     [Fact]
@@ -55,6 +57,12 @@ public sealed class HeadToHeadTests
         Assert.Equal(1.25, ratio.Median, 6);
         Assert.Equal(0.5, ratio.Low, 6);
         Assert.Equal(2, ratio.High, 6);
+    }
+
+    [Fact]
+    public void Ratios_AreTheRoundsOwn_InRoundOrder()
+    {
+        Assert.Equal([2.0, 0.5], HeadToHead.Ratios([100, 200], [50, 400]));
     }
 
     [Fact]

@@ -1,24 +1,22 @@
-using Concurrency.Benchmarks.Lab;
-
-namespace Concurrency.Benchmarks.Grpc;
+namespace Concurrency.Benchmarks.Lab;
 
 /// <summary>
 /// A ratio measured head to head: rounds in which each contender runs once, back to back, the ratio taken within each
 /// round. Rows measured a minute apart drift with the machine (on a time-sliced VM the same run moves by a third within
-/// a minute); contenders a second apart see the same machine, so the ratio of a round moves much less than its rates.
+/// a minute); contenders a second apart see the same machine, so the ratio of a round moves much less than its values.
 /// </summary>
 /// <remarks>
-/// A run can leave work behind for the next (garbage in this process, a closing session in the peer's), so the order
-/// matters: the rounds follow a balanced (Williams) design, in which every contender runs right after every other equally
+/// A run can leave work behind for the next (garbage in this process, a closing session in a peer's, pages to give back),
+/// so the order matters: the rounds follow a balanced (Williams) design, in which every contender runs right after every other equally
 /// often and first in equally many rounds, and this process collects its garbage before every run.
 /// </remarks>
 internal static class HeadToHead
 {
-    /// <summary>One contender: a label for progress, a run of N messages, and N (sized to about the lab's run length).</summary>
-    public readonly record struct Contender(string Label, int Messages, Func<int, Task<PeerRunResult>> Run);
+    /// <summary>One contender: a label for progress, and one run of it that returns what it measured (a rate, a time).</summary>
+    public readonly record struct Contender(string Label, Func<double> Measure);
 
     /// <summary>Runs <paramref name="repeats"/> times the rounds of <see cref="Design"/>, each contender once per round.</summary>
-    /// <returns>Per contender (in the order given), its rate in each round (in round order).</returns>
+    /// <returns>Per contender (in the order given), its value in each round (in round order).</returns>
     public static double[][] Run(IReadOnlyList<Contender> contenders, int repeats, Action<int, int, string> progress)
     {
         ArgumentNullException.ThrowIfNull(contenders);
@@ -26,7 +24,7 @@ internal static class HeadToHead
         ArgumentOutOfRangeException.ThrowIfLessThan(repeats, 1);
         var design = Design(contenders.Count);
         var rounds = design.Length * repeats;
-        var rates = contenders.Select(_ => new double[rounds]).ToArray();
+        var values = contenders.Select(_ => new double[rounds]).ToArray();
         for (var round = 0; round < rounds; round++)
         {
             foreach (var index in design[round % design.Length])
@@ -34,11 +32,11 @@ internal static class HeadToHead
                 var contender = contenders[index];
                 progress(round, rounds, contender.Label);
                 CollectGarbage();
-                rates[index][round] = contender.Run(contender.Messages).GetAwaiter().GetResult().MessagesPerSecond;
+                values[index][round] = contender.Measure();
             }
         }
 
-        return rates;
+        return values;
     }
 
     /// <summary>
@@ -75,15 +73,18 @@ internal static class HeadToHead
     }
 
     /// <summary>The ratio of <paramref name="top"/> to <paramref name="bottom"/> within each round: median, lowest and highest round.</summary>
-    public static LabSample Ratio(IReadOnlyList<double> top, IReadOnlyList<double> bottom)
+    public static LabSample Ratio(IReadOnlyList<double> top, IReadOnlyList<double> bottom) => LabSample.Of(Ratios(top, bottom));
+
+    /// <summary>The ratio of <paramref name="top"/> to <paramref name="bottom"/> in each round, in round order.</summary>
+    public static double[] Ratios(IReadOnlyList<double> top, IReadOnlyList<double> bottom)
     {
         ArgumentNullException.ThrowIfNull(top);
         ArgumentNullException.ThrowIfNull(bottom);
         if (top.Count != bottom.Count)
         {
-            throw new ArgumentException("Both sides need a rate for every round.", nameof(bottom));
+            throw new ArgumentException("Both sides need a value for every round.", nameof(bottom));
         }
 
-        return LabSample.Of([.. top.Select((rate, round) => rate / bottom[round])]);
+        return [.. top.Select((value, round) => value / bottom[round])];
     }
 }
