@@ -45,8 +45,9 @@ public static class HelpText
         (default 5). Each of --launches (default 3) is a fresh process; the table gives the median of
         the launches with the lowest and highest. Then Ring and ObserveOnRing of capacity 16 and 64
         beside their default capacity; on one core each with its ceiling, capacity ÷ (2 × the time
-        one thread takes to hand the core to another). Prefix taskset -c 0 for one core. Writes
-        LOOP-<cores>.md.
+        one thread takes to hand the core to another). Last, the speed goals head to head: the paths
+        they compare, and RawRing, back to back in 14 rounds of a balanced order, each goal's ratio
+        taken within each round. Prefix taskset -c 0 for one core. Writes LOOP-<cores>.md.
 
         Idle command: what an idle consumer costs. Builds 1 and 100 of each pipe, operator and peer,
         hands each one message, then reads process CPU time over 3 windows of N seconds (default 2)

@@ -5,6 +5,7 @@ using System.Text;
 using System.Text.Json;
 using Concurrency.Benchmarks.Cli;
 using Concurrency.Benchmarks.Harness;
+using Concurrency.Benchmarks.Lab;
 using Concurrency.Benchmarks.Paths;
 using Concurrency.Benchmarks.Runs;
 using Concurrency.Benchmarks.Scenarios;
@@ -20,8 +21,9 @@ namespace Concurrency.Benchmarks.PlainLoop;
 /// has settled on its code, then the median of the runs. Each launch (3 by default) is a fresh process; the table gives
 /// the median of the launches. Then the small rings (<c>Ring</c> and <c>ObserveOnRing</c> of capacity 16 and 64) the same
 /// way, each beside its default capacity and, on one core, beside the ceiling that the core's thread hand-off puts on it
-/// (<see cref="ThreadHandOff"/>). Run it under <c>taskset -c 0</c> for one core (the launches inherit the pinning). Writes
-/// LOOP-&lt;cores&gt;.md.
+/// (<see cref="ThreadHandOff"/>). Last, the issue's speed goals head to head: the paths they compare, built side by side,
+/// run back to back in rounds of a balanced order, each goal's ratio taken within each round (<see cref="HeadToHead"/>).
+/// Run it under <c>taskset -c 0</c> for one core (the launches inherit the pinning). Writes LOOP-&lt;cores&gt;.md.
 /// </summary>
 public static class LoopCommand
 {
@@ -35,6 +37,32 @@ public static class LoopCommand
 
     // The small rings of the issue's capacity goal, measured beside the headline paths' default capacity.
     private static readonly int[] SmallCapacities = [16, 64];
+
+    // The paths the speed goals compare, run head to head; HeadToHeadGoals names them by these positions.
+    private static readonly HeadlinePath[] HeadToHeadPaths =
+    [
+        HeadlinePath.Ring,
+        HeadlinePath.BatchDrainQueue,
+        HeadlinePath.ObserveOnRing,
+        HeadlinePath.DataflowActionBlock,
+        HeadlinePath.RxObserveOnTaskPool,
+        HeadlinePath.ChannelUnbounded,
+    ];
+
+    // The issue's speed goals as ratios of one round's rates (indexes into HeadToHeadPaths; the last, RawRing, follows
+    // them), with the goal each is held to. The ceiling's own ratio to Rx says what the drop-in's goal asks of a hand-off.
+    private static readonly (string Name, double Goal, Func<double[], double> Ratio)[] HeadToHeadGoals =
+    [
+        ("ObserveOnRing ÷ Rx ObserveOn (TaskPool)", 3, r => r[2] / r[4]),
+        ("RawRing (ceiling, not a goal) ÷ Rx ObserveOn (TaskPool)", 3, r => r[6] / r[4]),
+        ("best pipe (the faster of Ring and BatchDrainQueue that round) ÷ Dataflow ActionBlock", 1.2, r => Math.Max(r[0], r[1]) / r[3]),
+        ("Ring ÷ Dataflow ActionBlock", 1.2, r => r[0] / r[3]),
+        ("BatchDrainQueue ÷ Dataflow ActionBlock", 1.2, r => r[1] / r[3]),
+        ("BatchDrainQueue ÷ Channel, unbounded", 1.5, r => r[1] / r[5]),
+    ];
+
+    // Rounds of the head-to-head: its design for these 6 paths and RawRing has 14 rounds, run this many times per launch.
+    private const int HeadToHeadRepeats = 1;
 
     public static int Run(IReadOnlyList<string> args, TextWriter output)
     {
@@ -86,14 +114,14 @@ public static class LoopCommand
         }
 
         var provenance = RunProvenance.Capture(["loop", .. args]);
-        var measured = new List<IReadOnlyList<LoopResult>>(launches);
+        var measured = new List<LoopLaunch>(launches);
         for (var launch = 1; launch <= launches; launch++)
         {
             output.WriteLine(string.Create(CultureInfo.InvariantCulture, $"Launch {launch} of {launches}:"));
             measured.Add(StartLaunch(launch, messages, runs, output));
         }
 
-        var results = LoopSummary.Merge(measured);
+        var results = LoopSummary.Merge([.. measured.Select(l => l.Paths)]);
         var cores = Environment.ProcessorCount;
         var rx = results.Single(r => r.Path == nameof(HeadlinePath.RxObserveOnTaskPool));
         var dataflow = results.Single(r => r.Path == nameof(HeadlinePath.DataflowActionBlock));
@@ -128,6 +156,19 @@ public static class LoopCommand
             text.AppendLine(CultureInfo.InvariantCulture, $"| {result.Path} | {result.Rate} | {result.CpuPerMessage:0.0} | {result.Times(byDefault)} | {result.HandOff} | {result.Ceiling} | {result.OfCeiling} |");
         }
 
+        text.AppendLine()
+            .AppendLine("## The speed goals, head to head")
+            .AppendLine()
+            .AppendLine(CultureInfo.InvariantCulture, $"Paths measured a minute apart see a different machine on a time-sliced VM, so the ratios above, taken between paths measured one after another, move with it. Here the paths the goals compare ({string.Join(", ", HeadToHeadPaths)}) are built side by side once the loop above has compiled their code, and with them RawRing, the best hand-off we can write, built afresh for each of its runs (its consumer never parks); they run {HeadToHeadRepeats * HeadToHead.Design(HeadToHeadPaths.Length + 1).Length} rounds per launch, each round every path once ({messages:N0} messages, verified), back to back in a balanced order (each right after each other equally often), after a full collection; each goal's ratio is taken within each round. Ratio: the median of the launches' median rounds [lowest, highest launch] (one launch: its median round [lowest, highest round]); rounds at goal: over every round of every launch.")
+            .AppendLine()
+            .AppendLine("| goal | × | at least | rounds at goal |")
+            .AppendLine("|---|---:|---:|---:|");
+        foreach (var (name, goal, _) in HeadToHeadGoals)
+        {
+            var (ratio, atGoal) = LoopRatio.Summarize([.. measured.Select(l => l.HeadToHead.Single(r => r.Name == name))]);
+            text.AppendLine(CultureInfo.InvariantCulture, $"| {name} | {ratio} | {goal:0.0}× | {atGoal} |");
+        }
+
         Directory.CreateDirectory(outDirectory);
         var file = Path.Combine(outDirectory, string.Create(CultureInfo.InvariantCulture, $"LOOP-{cores}.md"));
         File.WriteAllText(file, text.ToString());
@@ -136,8 +177,8 @@ public static class LoopCommand
         return 0;
     }
 
-    /// <summary>In a launch's own process: every headline path, then the small rings, one after another.</summary>
-    private static List<LoopResult> MeasureAll(int messages, int runs, TextWriter output)
+    /// <summary>In a launch's own process: every headline path, then the small rings, one after another; then the goals head to head.</summary>
+    private static LoopLaunch MeasureAll(int messages, int runs, TextWriter output)
     {
         var block = Message.Preallocate(messages);
         var results = new List<LoopResult>();
@@ -152,7 +193,7 @@ public static class LoopCommand
             Report(Measure($"{HeadlinePath.ObserveOnRing}, capacity {capacity}", capacity, () => new ObservablePath(s => s.ObserveOnRing(capacity)), block, runs));
         }
 
-        return results;
+        return new LoopLaunch(results, HeadToHeadRatios(block, output));
 
         void Report(LoopResult result)
         {
@@ -162,9 +203,67 @@ public static class LoopCommand
         }
     }
 
+    /// <summary>
+    /// The paths of <see cref="HeadToHeadPaths"/> built side by side (an idle one parks, costing the others nothing), two
+    /// runs each to settle, then the rounds of <see cref="HeadToHead"/>, with RawRing as one more contender, built afresh
+    /// for each of its runs because its consumer never parks (left idle it would take time from the others' runs); each goal
+    /// of <see cref="HeadToHeadGoals"/> as its ratio in every round.
+    /// </summary>
+    private static List<LoopRatio> HeadToHeadRatios(Message[] block, TextWriter output)
+    {
+        var paths = new List<IMessagePath>(HeadToHeadPaths.Length);
+        try
+        {
+            foreach (var path in HeadToHeadPaths)
+            {
+                paths.Add(HeadlineBenchmarks.Create(path));
+                RunOnce(paths[^1], $"Loop {path} (head to head)", block);
+                RunOnce(paths[^1], $"Loop {path} (head to head)", block);
+            }
+
+            var rates = HeadToHead.Run(
+                [
+                    .. HeadToHeadPaths.Select((path, i) => new HeadToHead.Contender(path.ToString(), () => RunOnce(paths[i], $"Loop {path} (head to head)", block).Rate)),
+                    new HeadToHead.Contender(nameof(HeadlinePath.RawRing), () => RunRawRing(block)),
+                ],
+                HeadToHeadRepeats,
+                (_, _, _) => { });
+            foreach (var path in paths)
+            {
+                path.Complete();
+            }
+
+            var ratios = HeadToHeadGoals
+                .Select(goal => new LoopRatio(goal.Name, goal.Goal, [.. Enumerable.Range(0, rates[0].Length).Select(round => goal.Ratio([.. rates.Select(r => r[round])]))]))
+                .ToList();
+            foreach (var ratio in ratios)
+            {
+                output.WriteLine(string.Create(CultureInfo.InvariantCulture, $"  head to head, {ratio.Name}: {LoopRatio.Summarize([ratio]).Ratio}"));
+            }
+
+            return ratios;
+        }
+        finally
+        {
+            foreach (var path in paths)
+            {
+                path.Dispose();
+            }
+        }
+    }
+
+    /// <summary>A fresh <see cref="RawRingPath"/>, one run, closed: its rate. Its loops are fully optimized from the start.</summary>
+    private static double RunRawRing(Message[] block)
+    {
+        using var ring = new RawRingPath();
+        var rate = RunOnce(ring, "Loop RawRing (head to head)", block).Rate;
+        ring.Complete();
+        return rate;
+    }
+
     /// <summary>Runs one launch as a child process (this program again, with the same pinning), passing its lines on.</summary>
-    private static List<LoopResult> StartLaunch(int launch, int messages, int runs, TextWriter output)
-        => BenchmarkProcess.RunForResult<List<LoopResult>>(
+    private static LoopLaunch StartLaunch(int launch, int messages, int runs, TextWriter output)
+        => BenchmarkProcess.RunForResult<LoopLaunch>(
             ["loop", "--child", "--messages", messages.ToString(CultureInfo.InvariantCulture), "--runs", runs.ToString(CultureInfo.InvariantCulture)],
             environment: null,
             output.WriteLine,
