@@ -106,7 +106,11 @@ public sealed class LogsExperiment : ILabExperiment
         var contenders = GoalLogs
             .SelectMany(log => new[] { 1, most }.Select(t => new HeadToHead.Contender(
                 string.Create(CultureInfo.InvariantCulture, $"{log.Name}, {t} thread(s)"),
-                () => LogAppendRun.Measure(log, t, Appends(total, t)))))
+                () =>
+                {
+                    context.Cancellation.ThrowIfCancellationRequested();
+                    return LogAppendRun.Measure(log, t, Appends(total, t));
+                })))
             .ToList();
         var walls = HeadToHead.Run(contenders, repeats, (round, rounds, label) => context.Report(
             (done + ((double)round / rounds)) / steps,
@@ -189,8 +193,9 @@ public sealed class LogsExperiment : ILabExperiment
                 ]),
             ],
             null,
-            "Medians only: where the ranges overlap, the cell table says whether the difference is beyond the noise; "
-            + "the % of theoretical goals use the head-to-head rounds (next table), where the ratio is taken within each round.");
+            "Medians only: where the ranges overlap, the cell table says whether the difference is beyond the noise. "
+            + "The % of theoretical goals use the head-to-head rounds (next table): the cells give each log's median round, "
+            + "and \"met\" says whether the median of the rounds' ratios to FasterLog's (taken within each round) is at least 1.");
     }
 
     private static LabTable HeadToHeadTable(int most, double[][] percents)
