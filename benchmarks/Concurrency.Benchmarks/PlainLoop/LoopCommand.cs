@@ -217,13 +217,13 @@ public static class LoopCommand
             foreach (var path in HeadToHeadPaths)
             {
                 paths.Add(HeadlineBenchmarks.Create(path));
-                RunOnce(paths[^1], $"Loop {path} (head to head)", block);
-                RunOnce(paths[^1], $"Loop {path} (head to head)", block);
+                RunOnce(paths[^1], Label(path), block);
+                RunOnce(paths[^1], Label(path), block);
             }
 
             var rates = HeadToHead.Run(
                 [
-                    .. HeadToHeadPaths.Select((path, i) => new HeadToHead.Contender(path.ToString(), () => RunOnce(paths[i], $"Loop {path} (head to head)", block).Rate)),
+                    .. HeadToHeadPaths.Select((path, i) => new HeadToHead.Contender(path.ToString(), () => RunOnce(paths[i], Label(path), block).Rate)),
                     new HeadToHead.Contender(nameof(HeadlinePath.RawRing), () => RunRawRing(block)),
                 ],
                 HeadToHeadRepeats,
@@ -247,6 +247,8 @@ public static class LoopCommand
         {
             DisposeAll(paths);
         }
+
+        static string Label(HeadlinePath path) => $"Loop {path} (head to head)";
     }
 
     /// <summary>Disposes every path, even when one throws; then throws what they threw.</summary>
@@ -278,7 +280,7 @@ public static class LoopCommand
     private static double RunRawRing(Message[] block)
     {
         using var ring = new RawRingPath();
-        var rate = RunOnce(ring, "Loop RawRing (head to head)", block).Rate;
+        var rate = RunOnce(ring, $"Loop {HeadlinePath.RawRing} (head to head)", block).Rate;
         ring.Complete();
         return rate;
     }

@@ -35,7 +35,7 @@ public sealed record LoopRatio(string Name, double Goal, IReadOnlyList<double> R
         var reached = launches.Sum(l => l.Rounds.Count(r => r >= l.Goal));
         var rounds = launches.Sum(l => l.Rounds.Count);
         return (
-            string.Create(CultureInfo.InvariantCulture, $"{median:0.00}× [{values[0]:0.00}, {values[^1]:0.00}]"),
+            LoopSummary.Ratio(median, values[0], values[^1]),
             string.Create(CultureInfo.InvariantCulture, $"{reached} of {rounds}"));
     }
 }

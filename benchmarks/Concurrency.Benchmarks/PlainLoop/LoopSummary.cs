@@ -106,7 +106,8 @@ public sealed record LoopSummary(
 
     private static string Millions(double rate) => string.Create(CultureInfo.InvariantCulture, $"{rate / 1e6:0.0} M");
 
-    private static string Ratio(double median, double lowest, double highest)
+    /// <summary>"MEDIAN× [LOWEST, HIGHEST]", two decimals.</summary>
+    internal static string Ratio(double median, double lowest, double highest)
         => string.Create(CultureInfo.InvariantCulture, $"{median:0.00}× [{lowest:0.00}, {highest:0.00}]");
 
     private static LoopSummary Fold(string path, IReadOnlyList<LoopResult> launches)

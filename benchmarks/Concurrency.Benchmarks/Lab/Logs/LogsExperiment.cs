@@ -135,9 +135,9 @@ public sealed class LogsExperiment : ILabExperiment
 
     private static LabSample PercentOfTheoretical(Dictionary<(LogContender, int), LabSample> results, LogContender contender, int threads, int total)
     {
-        var w = W(results, contender, total);
+        var oneThread = results[(contender, 1)].Median;
         var appends = Appends(total, threads);
-        return Scale(results[(contender, threads)], seconds => w * 1e-9 * appends / seconds * 100);
+        return Scale(results[(contender, threads)], seconds => Percent(oneThread, Appends(total, 1), seconds, appends));
     }
 
     private static LabTable CellTable(IReadOnlyList<LogContender> contenders, int[] threads, int total, Dictionary<(LogContender, int), LabSample> results)
