@@ -34,4 +34,20 @@ internal static class LogCrash
         GC.KeepAlive(log);
         return 3;
     }
+
+    /// <summary>The probe's "open" mode: another process opening a log file; 0 when it opened, 4 and the error when refused.</summary>
+    public static int Open(string path)
+    {
+        try
+        {
+            using var log = AppendLog.OpenFile(path);
+            Console.Out.WriteLine($"opened with {log.Count} entries");
+            return 0;
+        }
+        catch (IOException refused)
+        {
+            Console.Out.WriteLine(refused.Message);
+            return 4;
+        }
+    }
 }

@@ -11,18 +11,32 @@ public static class AppendLog
     public static IAppendLog InMemory() => new InMemoryLog();
 
     /// <summary>
-    /// Opens (or creates) an append-only file log at <paramref name="path"/>. Each entry is a record: its length and a
-    /// CRC-32C of length and bytes, then the bytes. Opening reads every record back; it stops at the first record that is
-    /// incomplete or fails its checksum (a torn write at a crash) and truncates the file there. Get reads from the file
-    /// at offsets kept in memory (12 bytes per entry).
+    /// Opens (or creates) an append-only file log at <paramref name="path"/>. The file starts with a header (magic and format
+    /// version); each entry is a record: a marker, its length and a CRC-32C of length and bytes, then the bytes. Opening reads
+    /// every record back. Recovery, in RocksDB's terms: a corrupted tail is tolerated (<c>kTolerateCorruptedTailRecords</c>),
+    /// the rest is held to absolute consistency (<c>kAbsoluteConsistency</c>):
+    /// <list type="bullet">
+    /// <item>a bad record (incomplete, or failing its checksum) with no valid record after it is the torn tail a crash leaves:
+    /// it is cut, and the log opens with the records before it;</item>
+    /// <item>a bad record with valid records after it is corruption: open cuts nothing and throws
+    /// <see cref="LogCorruptedException"/>; <see cref="RepairFile(string)"/> then cuts the log there, keeping what it cuts;</item>
+    /// <item>a file that is not a log (no header) is refused without being changed, and so is a log of format 0 (written
+    /// before the header), with a message that names <see cref="UpgradeFile(string)"/>.</item>
+    /// </list>
+    /// Get reads from the file at offsets kept in memory (12 bytes per entry). A failed write or fsync faults the log for
+    /// good: see <see cref="IAppendLog.Append(ReadOnlySpan{byte})"/>.
     /// </summary>
-    /// <param name="path">The file; its directory must exist. One log at a time may have it open.</param>
+    /// <param name="path">The file; its directory must exist. One log at a time may have it open: a second open, in this
+    /// process or another, throws <see cref="IOException"/> (the file is locked: on Linux and macOS an advisory lock every log
+    /// takes; other programs that read the file while it is open must not lock it either).</param>
     /// <param name="options">Options; <see langword="null"/> for the defaults (<see cref="FileFlushPolicy.WriteThrough"/>).</param>
-    /// <returns>An open log holding every complete record the file had.</returns>
+    /// <returns>An open log holding every record the file had.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="path"/> is <see langword="null"/>.</exception>
     /// <exception cref="ArgumentException"><paramref name="path"/> is empty.</exception>
     /// <exception cref="ArgumentOutOfRangeException">The buffer size is below 64 bytes, or the policy is unknown.</exception>
-    /// <exception cref="IOException">The file could not be opened or read.</exception>
+    /// <exception cref="LogCorruptedException">A bad record has valid records after it; the file was not changed.</exception>
+    /// <exception cref="InvalidDataException">The file is not a log of the current format; the file was not changed.</exception>
+    /// <exception cref="IOException">The file could not be opened or read, or another log has it open.</exception>
     public static IAppendLog OpenFile(string path, FileLogOptions? options = null)
     {
         ArgumentException.ThrowIfNullOrEmpty(path);
@@ -37,6 +51,45 @@ public static class AppendLog
     }
 
     /// <summary>
+    /// Repairs a file log that <see cref="OpenFile"/> refused with <see cref="LogCorruptedException"/>: cuts it at its first
+    /// bad record (point-in-time recovery: every entry before it keeps its index) after copying everything from there to the
+    /// end, byte for byte, into the side file <c><paramref name="path"/>.cut-OFFSET</c>, and makes both durable. Nothing is
+    /// destroyed: the valid records after the bad one are in the side file. A sound log is left as it is.
+    /// </summary>
+    /// <param name="path">The log file; no log may have it open.</param>
+    /// <returns>What was kept and cut, and where the cut bytes are.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="path"/> is <see langword="null"/>.</exception>
+    /// <exception cref="ArgumentException"><paramref name="path"/> is empty.</exception>
+    /// <exception cref="FileNotFoundException">There is no such file.</exception>
+    /// <exception cref="InvalidDataException">The file is not a log of the current format; it was not changed.</exception>
+    /// <exception cref="IOException">The file could not be read or cut, a log has it open, or the side file exists already.</exception>
+    public static FileLogRepair RepairFile(string path)
+    {
+        ArgumentException.ThrowIfNullOrEmpty(path);
+        RequireFile(path);
+        return FileLogRepair.Run(path);
+    }
+
+    /// <summary>
+    /// Converts a file log of format 0 (written before the log had a file header) to the current format, once: writes the
+    /// new file beside it, makes it durable, renames the original to <c><paramref name="path"/>.v0</c> (kept, never changed)
+    /// and the new file to <paramref name="path"/>. Records up to the first bad one are carried, with their bytes and checksums.
+    /// </summary>
+    /// <param name="path">The log file; no log may have it open.</param>
+    /// <returns>The number of entries carried.</returns>
+    /// <exception cref="ArgumentNullException"><paramref name="path"/> is <see langword="null"/>.</exception>
+    /// <exception cref="ArgumentException"><paramref name="path"/> is empty.</exception>
+    /// <exception cref="FileNotFoundException">There is no such file.</exception>
+    /// <exception cref="InvalidDataException">The file is not a log of format 0 (or is already in the current one); it was not changed.</exception>
+    /// <exception cref="IOException">The file could not be read, a log has it open, or <c>.v0</c> exists already.</exception>
+    public static long UpgradeFile(string path)
+    {
+        ArgumentException.ThrowIfNullOrEmpty(path);
+        RequireFile(path);
+        return FileLogUpgrade.Run(path);
+    }
+
+    /// <summary>
     /// Wraps <paramref name="inner"/> so that appends return at once and complete when durable; see <see cref="IAsyncAppendLog"/>.
     /// The wrapper owns <paramref name="inner"/>: closing the wrapper closes it. Nothing else should append to it meanwhile.
     /// </summary>
@@ -47,5 +100,14 @@ public static class AppendLog
     {
         ArgumentNullException.ThrowIfNull(inner);
         return new AsyncLog(inner);
+    }
+
+    // Repair and upgrade open the file with OpenOrCreate for the lock; a missing file must not be created by them.
+    private static void RequireFile(string path)
+    {
+        if (!File.Exists(path))
+        {
+            throw new FileNotFoundException($"There is no log file '{path}'.", path);
+        }
     }
 }

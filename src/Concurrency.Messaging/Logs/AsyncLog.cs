@@ -54,6 +54,11 @@ internal sealed class AsyncLog : IAsyncAppendLog
         return new ValueTask<long>(pending.Completion.Task);
     }
 
+    /// <summary>
+    /// Queues the entry and blocks the calling thread until the writer has applied it and it is as durable as the inner log's
+    /// policy makes it (under Fsync, an fsync). Never call it from a pool thread, an actor's turn or a pipe's handler: it holds
+    /// that thread for the wait; use <see cref="AppendAsync"/> there.
+    /// </summary>
     public long Append(ReadOnlySpan<byte> entry)
         => Enqueue(PendingAppend.One(entry.ToArray())).Completion.Task.GetAwaiter().GetResult();
 

@@ -1,5 +1,5 @@
 using System.Diagnostics;
-using Microsoft.Win32.SafeHandles;
+using System.Runtime.ExceptionServices;
 
 namespace Concurrency.Messaging.Logs;
 
@@ -10,18 +10,31 @@ namespace Concurrency.Messaging.Logs;
 /// file), and takes the lock only for a record still in the buffer. Fsyncs run under <see cref="_syncLock"/>, outside the
 /// append lock, so appends go on while one thread forces what was written before (group commit).
 /// </summary>
+/// <remarks>
+/// <para>
+/// An entry is published (counted in <see cref="Count"/>) when its policy's promise holds: under Buffered once it is in the
+/// buffer, under WriteThrough once written, under Fsync once an fsync after its write returned. Until then it is only staged.
+/// </para>
+/// <para>
+/// A failed write, cut or fsync faults the log for good: nothing is retried (a retried fsync can succeed after the kernel
+/// dropped the pages it failed to write, and report lost appends durable). The log withdraws what its policy had not yet made
+/// good (the failed entries, and under Buffered what the buffer held), cuts the file back to the end of what it keeps, and
+/// fails every later append and flush with the original error as the inner exception. Count and Get serve what it keeps.
+/// </para>
+/// </remarks>
 internal sealed class FileLog : IAppendLog
 {
-    private readonly SafeFileHandle _file;
+    private readonly string _path;
+    private readonly ILogStorage _storage;
     private readonly FileFlushPolicy _policy;
 
-    // Serializes appends, buffer writes and Close. Taken before _syncLock when both are held.
+    // Serializes appends, buffer writes, faults and Close. Taken before _syncLock when both are held.
     private readonly Lock _appendLock = new();
 
-    // One fsync at a time; guards _durable's advance.
+    // One fsync at a time; guards _synced's advance, and under Fsync the publishing of entries.
     private readonly Lock _syncLock = new();
 
-    // Where each entry lies; added under _appendLock, read without it.
+    // Where each entry lies; staged under _appendLock, published per policy (see remarks), read without a lock.
     private readonly ChunkedList<RecordLocation> _records = new();
 
     // Records not yet handed to the OS, from file offset _written on. Guarded by _appendLock.
@@ -33,19 +46,35 @@ internal sealed class FileLog : IAppendLog
     // File offset up to which records are handed to the OS. Written under _appendLock (Volatile); read by Get without it.
     private long _written;
 
-    // File offset up to which records are fsynced. Written under _syncLock (Volatile); read without it to skip a sync.
-    private long _durable;
+    // Entries wholly handed to the OS. Written under _appendLock (Volatile) after _written; read by SyncTo without it.
+    private long _writtenCount;
+
+    // Entries covered by the last fsync. Written under _syncLock (Volatile); read without it to skip a sync.
+    private long _synced;
+
+    // The first write, cut or fsync error; set once (Interlocked), read anywhere (Volatile).
+    private Exception? _fault;
+
+    // Whether the fault's cut back is done. Guarded by _appendLock and _syncLock together.
+    private bool _cutBack;
 
     // Set once by Close under _appendLock; read without it (Volatile).
     private bool _closed;
 
-    private FileLog(SafeFileHandle file, FileLogOptions options, long end)
+    private FileLog(string path, ILogStorage storage, FileLogOptions options, long end, List<RecordLocation> records)
     {
-        _file = file;
+        _path = path;
+        _storage = storage;
         _policy = options.FlushPolicy;
         _buffer = new byte[options.BufferSize];
         _written = end;
-        _durable = end;
+        foreach (var record in records)
+        {
+            _records.Add(record);
+        }
+
+        _writtenCount = records.Count;
+        _synced = records.Count;
     }
 
     public long Count
@@ -57,34 +86,86 @@ internal sealed class FileLog : IAppendLog
         }
     }
 
-    /// <summary>Opens the file, reads its records back, truncates a torn tail and returns the log positioned after them.</summary>
-    public static FileLog Open(string path, FileLogOptions options)
+    /// <summary>
+    /// Opens the file (creating it with a header when it is empty), reads its records back and cuts a torn tail: a bad record
+    /// with no valid record after it. A bad record with valid records after it is corruption: nothing is cut, and open throws.
+    /// </summary>
+    /// <param name="path">The file.</param>
+    /// <param name="options">Checked options.</param>
+    /// <param name="openStorage">Opens the file; <see langword="null"/> for the real one (a seam for tests).</param>
+    public static FileLog Open(string path, FileLogOptions options, Func<string, ILogStorage>? openStorage = null)
     {
-        var file = File.OpenHandle(path, FileMode.OpenOrCreate, FileAccess.ReadWrite, FileShare.Read);
+        var storage = openStorage is null ? FileLogStorage.Open(path) : openStorage(path);
         try
         {
+            PrepareHeader(path, storage, create: true);
+            var length = storage.Length;
             var records = new List<RecordLocation>();
-            var end = ReadRecords(file, records);
-            if (end < RandomAccess.GetLength(file))
+            var scan = LogFileScan.Scan(storage, length, LogRecord.FileHeaderSize, records);
+            if (scan.ValidEnd < length)
             {
-                // A torn or corrupt tail: drop it for good, so the next append does not land behind garbage.
-                RandomAccess.SetLength(file, end);
-                RandomAccess.FlushToDisk(file);
+                if (scan.RecordsAfter > 0)
+                {
+                    throw new LogCorruptedException(path, scan.ValidEnd, records.Count, scan.RecordsAfter);
+                }
+
+                // A torn tail: a crash's unfinished write, nothing valid after it. Cut, so the next append does not land behind it.
+                storage.SetLength(scan.ValidEnd);
+                storage.Flush();
             }
 
-            var log = new FileLog(file, options, end);
-            foreach (var record in records)
-            {
-                log._records.Add(record);
-            }
-
-            return log;
+            return new FileLog(path, storage, options, scan.ValidEnd, records);
         }
         catch
         {
-            file.Dispose();
+            storage.Dispose();
             throw;
         }
+    }
+
+    /// <summary>
+    /// Checks the file's header, or writes one into an empty file (or one that holds only the start of a header, as a crash
+    /// at creation leaves) when <paramref name="create"/>. Refuses everything else without changing it.
+    /// </summary>
+    /// <exception cref="InvalidDataException">The file is not a log of this format; the message says what it is.</exception>
+    internal static void PrepareHeader(string path, ILogStorage storage, bool create)
+    {
+        var length = storage.Length;
+        Span<byte> header = stackalloc byte[LogRecord.FileHeaderSize];
+        var read = 0;
+        while (read < header.Length && storage.Read(header[read..], read) is var got and > 0)
+        {
+            read += got;
+        }
+
+        if (create && length < LogRecord.FileHeaderSize && LogRecord.IsFileHeaderPrefix(header[..read]))
+        {
+            LogRecord.WriteFileHeader(header);
+            storage.Write(header, 0);
+            storage.SetLength(LogRecord.FileHeaderSize);
+            storage.Flush();
+            return;
+        }
+
+        uint version = 0;
+        var check = read == header.Length ? LogRecord.CheckFileHeader(header, out version) : LogRecord.FileHeaderCheck.NotALog;
+        if (check == LogRecord.FileHeaderCheck.Valid)
+        {
+            return;
+        }
+
+        if (check == LogRecord.FileHeaderCheck.NotALog && LogFileScan.StartsWithLegacyRecord(storage, length))
+        {
+            throw new InvalidDataException(
+                $"The log file '{path}' was written by an earlier version of the file log (format 0, without a header). Convert it once with AppendLog.UpgradeFile, which keeps the original beside it; nothing was changed.");
+        }
+
+        throw new InvalidDataException(check switch
+        {
+            LogRecord.FileHeaderCheck.Corrupt => $"The header of the log file '{path}' fails its checksum; nothing was changed.",
+            LogRecord.FileHeaderCheck.OtherVersion => $"The log file '{path}' is in format {version}; this version of the library reads format {LogRecord.FormatVersion}. Nothing was changed.",
+            _ => $"'{path}' is not a file log: it does not start with the log's header. Nothing was changed.",
+        });
     }
 
     public long Append(ReadOnlySpan<byte> entry)
@@ -92,15 +173,22 @@ internal sealed class FileLog : IAppendLog
         // The checksum is computed before the lock so that several threads compute theirs in parallel.
         var checksum = LogRecord.Checksum(entry);
         long index;
-        long end;
         lock (_appendLock)
         {
-            ThrowIfClosed();
-            index = AddLocked(entry, checksum);
-            end = WriteOutLocked();
+            ThrowIfUnusable();
+            try
+            {
+                index = StageLocked(entry, checksum);
+                CommitLocked();
+            }
+            catch (Exception error)
+            {
+                FaultLocked(error);
+                throw;
+            }
         }
 
-        SyncByPolicy(end);
+        SyncByPolicy(index + 1);
         return index;
     }
 
@@ -114,20 +202,27 @@ internal sealed class FileLog : IAppendLog
         }
 
         long first;
-        long end;
         lock (_appendLock)
         {
-            ThrowIfClosed();
-            first = _records.Count;
-            for (var i = 0; i < checksums.Length; i++)
+            ThrowIfUnusable();
+            first = _records.StagedCount;
+            try
             {
-                AddLocked(entries[i].Span, checksums[i]);
-            }
+                for (var i = 0; i < checksums.Length; i++)
+                {
+                    StageLocked(entries[i].Span, checksums[i]);
+                }
 
-            end = WriteOutLocked();
+                CommitLocked();
+            }
+            catch (Exception error)
+            {
+                FaultLocked(error);
+                throw;
+            }
         }
 
-        SyncByPolicy(end);
+        SyncByPolicy(first + checksums.Length);
         return first;
     }
 
@@ -160,15 +255,24 @@ internal sealed class FileLog : IAppendLog
 
     public void Flush()
     {
-        long end;
+        long count;
         lock (_appendLock)
         {
-            ThrowIfClosed();
-            WriteBufferLocked();
-            end = _written;
+            ThrowIfUnusable();
+            try
+            {
+                WriteBufferLocked();
+            }
+            catch (Exception error)
+            {
+                FaultLocked(error);
+                throw;
+            }
+
+            count = _writtenCount;
         }
 
-        SyncTo(end);
+        SyncTo(count);
     }
 
     public void Close()
@@ -182,59 +286,53 @@ internal sealed class FileLog : IAppendLog
 
             try
             {
-                WriteBufferLocked();
-                if (_policy == FileFlushPolicy.Fsync)
+                if (Volatile.Read(ref _fault) is null)
                 {
-                    lock (_syncLock)
-                    {
-                        RandomAccess.FlushToDisk(_file);
-                    }
+                    CloseHealthyLocked();
                 }
             }
             finally
             {
                 Volatile.Write(ref _closed, true);
-                _file.Dispose();
+                _storage.Dispose();
             }
         }
     }
 
     public void Dispose() => Close();
 
-    private static long ReadRecords(SafeFileHandle file, List<RecordLocation> records)
+    // Hands the buffer to the OS and, under Fsync, forces what is not yet synced; a failure faults the log, then Close goes on.
+    private void CloseHealthyLocked()
     {
-        var reader = new LogFileReader(file, FileLogOptions.DefaultBufferSize);
-        Span<byte> header = stackalloc byte[LogRecord.HeaderSize];
-        var entry = Array.Empty<byte>();
-        var length = RandomAccess.GetLength(file);
-        long offset = 0;
-        while (reader.TryRead(header))
+        Exception? failed = null;
+        try
         {
-            var (entryLength, checksum) = LogRecord.ReadHeader(header);
-            if (entryLength < 0 || offset + LogRecord.HeaderSize + entryLength > length)
+            WriteBufferLocked();
+            lock (_syncLock)
             {
-                break;
+                if (_policy == FileFlushPolicy.Fsync && _synced < _writtenCount)
+                {
+                    _storage.Flush();
+                    _records.Publish(_writtenCount);
+                    Volatile.Write(ref _synced, _writtenCount);
+                }
             }
-
-            if (entry.Length < entryLength)
-            {
-                entry = new byte[Math.Max(entryLength, entry.Length * 2)];
-            }
-
-            var payload = entry.AsSpan(0, entryLength);
-            if (!reader.TryRead(payload) || LogRecord.Checksum(payload) != checksum)
-            {
-                break;
-            }
-
-            records.Add(new RecordLocation(offset, entryLength));
-            offset += LogRecord.HeaderSize + entryLength;
+        }
+        catch (Exception error)
+        {
+            failed = error;
         }
 
-        return offset;
+        if (failed is not null)
+        {
+            FaultLocked(failed);
+            ExceptionDispatchInfo.Throw(failed);
+        }
     }
 
-    private long AddLocked(ReadOnlySpan<byte> entry, uint checksum)
+    // Puts a record in the buffer (writing the buffer out first when it has no room) or, larger than the buffer, straight
+    // into the file; stages its location and returns its index.
+    private long StageLocked(ReadOnlySpan<byte> entry, uint checksum)
     {
         var recordSize = LogRecord.HeaderSize + entry.Length;
         if (recordSize > _buffer.Length - _buffered)
@@ -243,18 +341,33 @@ internal sealed class FileLog : IAppendLog
         }
 
         var offset = _written + _buffered;
-        if (recordSize <= _buffer.Length)
-        {
-            LogRecord.WriteHeader(_buffer.AsSpan(_buffered), entry.Length, checksum);
-            entry.CopyTo(_buffer.AsSpan(_buffered + LogRecord.HeaderSize));
-            _buffered += recordSize;
-        }
-        else
+        if (recordSize > _buffer.Length)
         {
             WriteLargeLocked(entry, checksum);
+            var large = _records.Stage(new RecordLocation(offset, entry.Length));
+            Volatile.Write(ref _writtenCount, large + 1);
+            return large;
         }
 
-        return _records.Add(new RecordLocation(offset, entry.Length));
+        LogRecord.WriteHeader(_buffer.AsSpan(_buffered), entry.Length, checksum);
+        entry.CopyTo(_buffer.AsSpan(_buffered + LogRecord.HeaderSize));
+        _buffered += recordSize;
+        return _records.Stage(new RecordLocation(offset, entry.Length));
+    }
+
+    // After staging, under the append lock: Buffered publishes what is buffered; WriteThrough writes it, then publishes;
+    // Fsync writes it and leaves the publishing to the fsync that covers it.
+    private void CommitLocked()
+    {
+        if (_policy != FileFlushPolicy.Buffered)
+        {
+            WriteBufferLocked();
+        }
+
+        if (_policy != FileFlushPolicy.Fsync)
+        {
+            _records.Publish(_records.StagedCount);
+        }
     }
 
     // A record larger than the buffer goes straight to the file; the buffer is empty here.
@@ -263,12 +376,12 @@ internal sealed class FileLog : IAppendLog
         Debug.Assert(_buffered == 0, "The buffer was written out before a record that does not fit it.");
         Span<byte> header = stackalloc byte[LogRecord.HeaderSize];
         LogRecord.WriteHeader(header, entry.Length, checksum);
-        RandomAccess.Write(_file, header, _written);
-        RandomAccess.Write(_file, entry, _written + LogRecord.HeaderSize);
+        _storage.Write(header, _written);
+        _storage.Write(entry, _written + LogRecord.HeaderSize);
         Volatile.Write(ref _written, _written + LogRecord.HeaderSize + entry.Length);
     }
 
-    // Hands the buffer to the OS. A failed write leaves it buffered; the next attempt rewrites it at the same offset.
+    // Hands the buffer to the OS: every staged record is then written.
     private void WriteBufferLocked()
     {
         if (_buffered == 0)
@@ -276,51 +389,100 @@ internal sealed class FileLog : IAppendLog
             return;
         }
 
-        RandomAccess.Write(_file, _buffer.AsSpan(0, _buffered), _written);
+        _storage.Write(_buffer.AsSpan(0, _buffered), _written);
         Volatile.Write(ref _written, _written + _buffered);
+        Volatile.Write(ref _writtenCount, _records.StagedCount);
         _buffered = 0;
     }
 
-    // After appends, under the append lock: hands the buffer to the OS unless the policy keeps it buffered; returns the
-    // end of what the OS holds, for SyncByPolicy.
-    private long WriteOutLocked()
-    {
-        if (_policy != FileFlushPolicy.Buffered)
-        {
-            WriteBufferLocked();
-        }
-
-        return _written;
-    }
-
-    // After appends, outside the append lock: fsyncs up to end when the policy says every append is durable.
-    private void SyncByPolicy(long end)
+    // After appends, outside the append lock: under Fsync, returns once an fsync covers the first count entries.
+    private void SyncByPolicy(long count)
     {
         if (_policy == FileFlushPolicy.Fsync)
         {
-            SyncTo(end);
+            SyncTo(count);
         }
     }
 
-    // Fsyncs unless an fsync since covered offset end: one thread's fsync serves every append written before it began.
-    private void SyncTo(long end)
+    // Fsyncs unless an fsync since covered the first count entries: one thread's fsync serves every entry written before it
+    // began. The written count is read before the fsync, so every entry it counts was written before the fsync began.
+    private void SyncTo(long count)
     {
-        if (Volatile.Read(ref _durable) >= end)
+        if (Volatile.Read(ref _synced) >= count)
         {
             return;
         }
 
+        Exception? failed;
         lock (_syncLock)
         {
-            if (_durable >= end)
+            if (_synced >= count)
             {
                 return;
             }
 
-            ThrowIfClosed();
-            var target = Volatile.Read(ref _written);
-            RandomAccess.FlushToDisk(_file);
-            Volatile.Write(ref _durable, target);
+            ThrowIfUnusable();
+            var target = Volatile.Read(ref _writtenCount);
+            Debug.Assert(target >= count, "Entries are written before anyone waits for their fsync.");
+            try
+            {
+                _storage.Flush();
+                if (_policy == FileFlushPolicy.Fsync)
+                {
+                    _records.Publish(target);
+                }
+
+                Volatile.Write(ref _synced, target);
+                return;
+            }
+            catch (Exception error)
+            {
+                // Faulted before the sync lock is let go, so that no later fsync is tried (see remarks).
+                Interlocked.CompareExchange(ref _fault, error, null);
+                failed = error;
+            }
+        }
+
+        lock (_appendLock)
+        {
+            FaultLocked(failed);
+        }
+
+        ExceptionDispatchInfo.Throw(failed);
+    }
+
+    // Faults the log (the first error wins) and, once, withdraws what the policy had not made good and cuts the file back to
+    // the end of what is kept, so that a failed entry is not found there on reopen either. A failed cut is not reported: the
+    // first error is the one that matters, and a record left half-written is a torn tail that open cuts.
+    private void FaultLocked(Exception error)
+    {
+        Debug.Assert(_appendLock.IsHeldByCurrentThread, "A fault is taken under the append lock.");
+        Interlocked.CompareExchange(ref _fault, error, null);
+        lock (_syncLock)
+        {
+            if (_cutBack)
+            {
+                return;
+            }
+
+            _cutBack = true;
+            var keep = Math.Min(_records.Count, Volatile.Read(ref _writtenCount));
+            _records.Publish(keep);
+            _records.Unstage(keep);
+            _buffered = 0;
+            var end = keep == 0 ? LogRecord.FileHeaderSize : _records[keep - 1].End;
+            try
+            {
+                if (_storage.Length > end)
+                {
+                    _storage.SetLength(end);
+                    _storage.Flush();
+                }
+            }
+            catch (Exception)
+            {
+                // See above: the original error is reported; open cuts a torn tail.
+            }
         }
     }
 
@@ -328,10 +490,10 @@ internal sealed class FileLog : IAppendLog
     {
         while (!destination.IsEmpty)
         {
-            var read = RandomAccess.Read(_file, destination, offset);
+            var read = _storage.Read(destination, offset);
             if (read == 0)
             {
-                throw new IOException("The log file ended before a record it holds.");
+                throw new IOException($"The log file '{_path}' ended before a record it holds.");
             }
 
             destination = destination[read..];
@@ -340,4 +502,15 @@ internal sealed class FileLog : IAppendLog
     }
 
     private void ThrowIfClosed() => ObjectDisposedException.ThrowIf(Volatile.Read(ref _closed), this);
+
+    private void ThrowIfUnusable()
+    {
+        ThrowIfClosed();
+        if (Volatile.Read(ref _fault) is { } fault)
+        {
+            throw new IOException(
+                $"The file log '{_path}' failed and takes no more appends or flushes ({fault.Message}). It keeps the {_records.Count} entries its policy had made good; reopen it to go on.",
+                fault);
+        }
+    }
 }

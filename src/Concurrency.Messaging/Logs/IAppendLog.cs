@@ -21,7 +21,12 @@ public interface IAppendLog : IDisposable
     /// <param name="entry">The bytes of the entry; may be empty. The log copies them before it returns.</param>
     /// <returns>The index of the entry.</returns>
     /// <exception cref="ObjectDisposedException">The log is closed.</exception>
-    /// <exception cref="IOException">The log could not write; the entry may or may not be there after a reopen.</exception>
+    /// <exception cref="IOException">
+    /// The log could not write or fsync, now or earlier. A durable log is then faulted for good: the entry is not in it (nor,
+    /// as far as the file can still be cut, after a reopen), every later append and flush throws with the first error as the
+    /// inner exception, and <see cref="Count"/> and <see cref="Get"/> serve the entries its policy had made good. Nothing is
+    /// retried: reopen the log to go on.
+    /// </exception>
     long Append(ReadOnlySpan<byte> entry);
 
     /// <summary>
@@ -32,7 +37,7 @@ public interface IAppendLog : IDisposable
     /// <returns>The index of the first entry (<see cref="Count"/> before the call when there were none).</returns>
     /// <exception cref="ArgumentNullException"><paramref name="entries"/> is <see langword="null"/>.</exception>
     /// <exception cref="ObjectDisposedException">The log is closed.</exception>
-    /// <exception cref="IOException">The log could not write; a prefix of the batch may be there after a reopen.</exception>
+    /// <exception cref="IOException">The log could not write or fsync; as for <see cref="Append"/>, none of the batch is in it.</exception>
     long AppendBatch(IReadOnlyList<ReadOnlyMemory<byte>> entries);
 
     /// <summary>Gets a copy of the entry at <paramref name="index"/>; changing it does not change the log.</summary>
@@ -48,6 +53,7 @@ public interface IAppendLog : IDisposable
     /// the policy. A log kept in memory only has nothing to do.
     /// </summary>
     /// <exception cref="ObjectDisposedException">The log is closed.</exception>
+    /// <exception cref="IOException">The write or the fsync failed, now or earlier: the log is faulted (see <see cref="Append"/>).</exception>
     void Flush();
 
     /// <summary>

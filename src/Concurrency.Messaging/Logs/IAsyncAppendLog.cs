@@ -6,8 +6,9 @@ namespace Concurrency.Messaging.Logs;
 /// as durable as that policy makes it. Created by <see cref="AppendLog.Async(IAppendLog)"/>.
 /// </summary>
 /// <remarks>
-/// <see cref="IAppendLog.Append(ReadOnlySpan{byte})"/> on this log queues and waits for durability; many threads doing that
-/// share one fsync per batch. <see cref="IAppendLog.Count"/> and <see cref="IAppendLog.Get(long)"/> see an entry once the
+/// <see cref="IAppendLog.Append(ReadOnlySpan{byte})"/> on this log queues and blocks its calling thread until the entry is
+/// durable; many threads doing that share one fsync per batch. Never call it from a pool thread, an actor's turn or a pipe's
+/// handler, which it would hold for an fsync: use <see cref="AppendAsync"/> there (the library itself never calls it). <see cref="IAppendLog.Count"/> and <see cref="IAppendLog.Get(long)"/> see an entry once the
 /// writer has applied it, which may be before it is durable. If the inner log throws, the appends of that batch and every
 /// later one fail with that error (never dropped silently), and the log takes no more appends.
 /// <see cref="IAsyncDisposable.DisposeAsync"/> and <see cref="IAppendLog.Close"/> apply everything queued, then close the inner log.

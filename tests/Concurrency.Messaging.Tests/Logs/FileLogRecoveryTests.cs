@@ -1,3 +1,4 @@
+using System.Buffers.Binary;
 using System.Globalization;
 using Concurrency.Messaging.Logs;
 using Xunit;
@@ -5,13 +6,20 @@ using Xunit;
 namespace Concurrency.Messaging.Tests.Logs;
 
 /// <summary>
-/// What a file log holds after a crash: a torn or corrupt tail is cut on open and the complete records before it kept; a
-/// process killed between append and flush loses at most what its policy says (the crash probe appends, then kills itself).
+/// What opening a file log does with what it finds, and what a crash leaves. Only the tail a crash leaves is cut (a bad
+/// record with nothing valid after it); a bad record with valid records after it, a file that is not a log, a corrupt header
+/// and a log of the old format are refused and left byte for byte as they were; <see cref="AppendLog.RepairFile"/> cuts
+/// corruption keeping what it cuts; <see cref="AppendLog.UpgradeFile"/> converts the old format; one log at a time has the
+/// file. A process killed between append and close (the crash probe appends, then kills itself) leaves exactly the prefix
+/// its policy promised.
 /// </summary>
 public sealed class FileLogRecoveryTests : IDisposable
 {
-    // The crash probe's entries: 8 bytes of header plus 16 of entry; its buffer is 4096 bytes (see LogCrash in the probe).
-    private const int ProbeRecordSize = 8 + 16;
+    private const int FileHeaderSize = 16;
+    private const int RecordHeaderSize = 12;
+
+    // The crash probe's entries: 16 bytes each; its buffer is 4,096 bytes (see LogCrash in the probe).
+    private const int ProbeRecordSize = RecordHeaderSize + 16;
     private const int ProbeBufferSize = 4096;
     private const int ProbeAppends = 1_000;
 
@@ -22,7 +30,7 @@ public sealed class FileLogRecoveryTests : IDisposable
     public void Dispose() => Directory.Delete(_place, recursive: true);
 
     [Fact]
-    public void OpenFile_TornTailRecord_TruncatesItAndKeepsTheCompleteRecords()
+    public void OpenFile_TornTailRecord_CutsItAndKeepsTheCompleteRecords()
     {
         AppendAndClose(10);
         var complete = new FileInfo(LogPath).Length;
@@ -43,11 +51,11 @@ public sealed class FileLogRecoveryTests : IDisposable
     }
 
     [Fact]
-    public void OpenFile_TornHeader_TruncatesToTheLastCompleteRecord()
+    public void OpenFile_TornHeader_CutsToTheLastCompleteRecord()
     {
         AppendAndClose(3);
         var complete = new FileInfo(LogPath).Length;
-        File.AppendAllBytes(LogPath, [5, 0, 0]);
+        File.AppendAllBytes(LogPath, [0xD3, 0x4C, 0x47, 0x9B, 5, 0, 0]);
 
         using var log = OpenLog();
 
@@ -56,7 +64,7 @@ public sealed class FileLogRecoveryTests : IDisposable
     }
 
     [Fact]
-    public void OpenFile_CorruptByteInARecord_StopsBeforeThatRecord()
+    public void OpenFile_LastRecordFailsItsChecksum_CutsIt()
     {
         AppendAndClose(10);
         var bytes = File.ReadAllBytes(LogPath);
@@ -69,14 +77,185 @@ public sealed class FileLogRecoveryTests : IDisposable
     }
 
     [Fact]
-    public void OpenFile_ZeroFilledTail_IsNotTakenForEmptyEntries()
+    public void OpenFile_ZeroFilledTail_IsNotTakenForEntriesAndIsCut()
     {
         AppendAndClose(2);
+        var complete = new FileInfo(LogPath).Length;
         File.AppendAllBytes(LogPath, new byte[64]);
 
         using var log = OpenLog();
 
         Assert.Equal(2, log.Count);
+        Assert.Equal(complete, new FileInfo(LogPath).Length);
+    }
+
+    [Theory]
+    [InlineData(0x40, RecordHeaderSize + 3)] // a flipped bit in the 11th entry's bytes
+    [InlineData(0x01, 4)]                    // a flipped bit in its length: its end, and so every later boundary, lost
+    [InlineData(0x10, 0)]                    // a flipped bit in its marker
+    public void OpenFile_BadRecordWithValidRecordsAfterIt_RefusesAndChangesNothing(byte flip, int at)
+    {
+        AppendAndClose(1_000, sameSize: true);
+        var bytes = File.ReadAllBytes(LogPath);
+        var eleventh = FileHeaderSize + (10 * SameSizeRecord);
+        bytes[eleventh + at] ^= flip;
+        File.WriteAllBytes(LogPath, bytes);
+
+        var refused = Assert.Throws<LogCorruptedException>(OpenLog);
+
+        Assert.Equal(LogPath, refused.FilePath);
+        Assert.Equal(eleventh, refused.Offset);
+        Assert.Equal(10, refused.EntriesBefore);
+        Assert.Equal(989, refused.RecordsAfter);
+        Assert.Contains(eleventh.ToString(CultureInfo.InvariantCulture), refused.Message, StringComparison.Ordinal);
+        Assert.Contains("RepairFile", refused.Message, StringComparison.Ordinal);
+        Assert.Equal(bytes, File.ReadAllBytes(LogPath));
+    }
+
+    [Fact]
+    public void RepairFile_CorruptionInTheMiddle_CutsThereKeepingTheCutBytesInASideFile()
+    {
+        AppendAndClose(1_000, sameSize: true);
+        var bytes = File.ReadAllBytes(LogPath);
+        var eleventh = FileHeaderSize + (10 * SameSizeRecord);
+        bytes[eleventh + RecordHeaderSize + 3] ^= 0x40;
+        File.WriteAllBytes(LogPath, bytes);
+
+        var repair = AppendLog.RepairFile(LogPath);
+
+        Assert.Equal(10, repair.EntriesKept);
+        Assert.Equal(989, repair.RecordsCut);
+        Assert.Equal(bytes.Length - eleventh, repair.BytesCut);
+        Assert.Equal(bytes[eleventh..], File.ReadAllBytes(repair.CutFile!));
+        using var log = OpenLog();
+        Assert.Equal(10, log.Count);
+        Assert.Equal(SameSizeEntry(9), log.Get(9));
+        Assert.Equal(10, log.Append(SameSizeEntry(10)));
+    }
+
+    [Fact]
+    public void RepairFile_SoundLog_ChangesNothing()
+    {
+        AppendAndClose(5);
+        var bytes = File.ReadAllBytes(LogPath);
+
+        var repair = AppendLog.RepairFile(LogPath);
+
+        Assert.Equal(new FileLogRepair(5, 0, 0, null), repair);
+        Assert.Equal(bytes, File.ReadAllBytes(LogPath));
+    }
+
+    [Fact]
+    public void RepairFile_BadArguments_Throw()
+    {
+        Assert.Throws<ArgumentNullException>(() => AppendLog.RepairFile(null!));
+        Assert.Throws<ArgumentException>(() => AppendLog.RepairFile(""));
+        Assert.Throws<FileNotFoundException>(() => AppendLog.RepairFile(LogPath));
+        Assert.False(File.Exists(LogPath));
+    }
+
+    [Fact]
+    public void OpenFile_TextFile_RefusesAndChangesNothing()
+    {
+        var text = string.Concat(Enumerable.Repeat("a user's notes, opened as a log by mistake\n", 25));
+        File.WriteAllText(LogPath, text);
+
+        var refused = Assert.Throws<InvalidDataException>(OpenLog);
+
+        Assert.Contains("not a file log", refused.Message, StringComparison.Ordinal);
+        Assert.Equal(text, File.ReadAllText(LogPath));
+    }
+
+    [Fact]
+    public void OpenFile_CorruptHeader_RefusesAndChangesNothing()
+    {
+        AppendAndClose(5);
+        var bytes = File.ReadAllBytes(LogPath);
+        bytes[9] ^= 0x02; // the format version's bytes; the header's checksum no longer agrees
+        File.WriteAllBytes(LogPath, bytes);
+
+        var refused = Assert.Throws<InvalidDataException>(OpenLog);
+
+        Assert.Contains("checksum", refused.Message, StringComparison.Ordinal);
+        Assert.Equal(bytes, File.ReadAllBytes(LogPath));
+    }
+
+    [Fact]
+    public void OpenFile_StartOfAHeaderOnly_AsACrashAtCreationLeaves_OpensEmpty()
+    {
+        AppendAndClose(0);
+        var header = File.ReadAllBytes(LogPath);
+        Assert.Equal(FileHeaderSize, header.Length);
+        File.WriteAllBytes(LogPath, header[..5]);
+
+        using (var log = OpenLog())
+        {
+            Assert.Equal(0, log.Count);
+        }
+
+        Assert.Equal(header, File.ReadAllBytes(LogPath));
+    }
+
+    [Fact]
+    public void OpenFile_FormatZeroLog_RefusesNamingTheUpgrade_ThenUpgradeFileConvertsIt()
+    {
+        var legacy = FormatZeroLog(20);
+        File.WriteAllBytes(LogPath, legacy);
+
+        var refused = Assert.Throws<InvalidDataException>(OpenLog);
+        Assert.Contains("AppendLog.UpgradeFile", refused.Message, StringComparison.Ordinal);
+        Assert.Equal(legacy, File.ReadAllBytes(LogPath));
+
+        Assert.Equal(20, AppendLog.UpgradeFile(LogPath));
+
+        Assert.Equal(legacy, File.ReadAllBytes(LogPath + ".v0"));
+        using var log = OpenLog();
+        Assert.Equal(20, log.Count);
+        for (var i = 0; i < 20; i++)
+        {
+            Assert.Equal(LogEntries.Create(0, i), log.Get(i));
+        }
+    }
+
+    [Fact]
+    public void UpgradeFile_CurrentFormat_RefusesAndChangesNothing()
+    {
+        AppendAndClose(3);
+        var bytes = File.ReadAllBytes(LogPath);
+
+        Assert.Throws<InvalidDataException>(() => AppendLog.UpgradeFile(LogPath));
+
+        Assert.Equal(bytes, File.ReadAllBytes(LogPath));
+        Assert.False(File.Exists(LogPath + ".v0"));
+    }
+
+    [Fact]
+    public void OpenFile_SameFileTwiceInOneProcess_SecondIsRefused()
+    {
+        using var first = OpenLog();
+
+        var refused = Assert.Throws<IOException>(OpenLog);
+
+        Assert.Contains("open in another log", refused.Message, StringComparison.Ordinal);
+        first.Append(LogEntries.Create(0, 0));
+        Assert.Equal(1, first.Count);
+    }
+
+    [Fact]
+    public async Task OpenFile_FileOpenInAnotherProcess_IsRefusedThere()
+    {
+        using (var held = OpenLog())
+        {
+            held.Append(LogEntries.Create(0, 0));
+            var (exitCode, output, errors) = await CrashProbeProcess.RunAsync("open", LogPath);
+
+            Assert.True(exitCode == 4, $"the other process was not refused (exit code {exitCode}): {output} {errors}");
+            Assert.Contains("open in another log", output, StringComparison.Ordinal);
+        }
+
+        var (after, opened, _) = await CrashProbeProcess.RunAsync("open", LogPath);
+        Assert.Equal(0, after);
+        Assert.Contains("opened with 1 entries", opened, StringComparison.Ordinal);
     }
 
     [Fact]
@@ -106,31 +285,46 @@ public sealed class FileLogRecoveryTests : IDisposable
         Assert.Throws<ArgumentOutOfRangeException>(() => AppendLog.OpenFile(LogPath, new FileLogOptions { FlushPolicy = (FileFlushPolicy)42 }));
     }
 
+    /// <summary>
+    /// Kills the probe after its appends and reopens: WriteThrough and Fsync keep every append that returned; Buffered keeps
+    /// exactly the buffers it had written (146 records of 28 bytes fill 4,096), none of the one still buffered. Then the same
+    /// file with corruption injected: at the tail it is cut, in the middle and in the header it is refused.
+    /// </summary>
     [Theory]
-    [InlineData(FileFlushPolicy.WriteThrough)]
-    [InlineData(FileFlushPolicy.Fsync)]
-    public async Task Append_ProcessKilledBeforeClose_LosesNothingAppendReturned(FileFlushPolicy policy)
-    {
-        var kept = await RunProbeAndReopenAsync(policy);
-
-        Assert.Equal(ProbeAppends, kept);
-    }
-
-    [Fact]
-    public async Task Append_ProcessKilledBeforeCloseBuffered_LosesAtMostTheBufferAndKeepsAPrefix()
-    {
-        var kept = await RunProbeAndReopenAsync(FileFlushPolicy.Buffered);
-
-        Assert.InRange(kept, ProbeAppends - (ProbeBufferSize / ProbeRecordSize), ProbeAppends);
-    }
-
-    /// <summary>Has the crash probe append and get killed, then reopens its file: returns the entries kept, each checked.</summary>
-    private async Task<long> RunProbeAndReopenAsync(FileFlushPolicy policy)
+    [InlineData(FileFlushPolicy.WriteThrough, ProbeAppends)]
+    [InlineData(FileFlushPolicy.Fsync, ProbeAppends)]
+    [InlineData(FileFlushPolicy.Buffered, ProbeAppends / (ProbeBufferSize / ProbeRecordSize) * (ProbeBufferSize / ProbeRecordSize))]
+    public async Task Append_ProcessKilledBeforeClose_KeepsExactlyThePrefixItsPolicyPromised(FileFlushPolicy policy, int promised)
     {
         var (exitCode, output, errors) = await CrashProbeProcess.RunAsync("log", LogPath, policy.ToString(), ProbeAppends.ToString(CultureInfo.InvariantCulture));
         Assert.Contains($"appended {ProbeAppends}", output, StringComparison.Ordinal);
         Assert.True(exitCode is not 0 and not 3, $"the probe was not killed (exit code {exitCode}): {errors}");
 
+        Assert.Equal(promised, CheckProbeEntries());
+        var killed = File.ReadAllBytes(LogPath);
+        Assert.Equal(FileHeaderSize + ((long)promised * ProbeRecordSize), killed.Length);
+
+        var tail = (byte[])killed.Clone();
+        tail[^3] ^= 0x08;
+        File.WriteAllBytes(LogPath, tail);
+        Assert.Equal(promised - 1, CheckProbeEntries());
+
+        var middle = (byte[])killed.Clone();
+        middle[FileHeaderSize + (promised / 2 * ProbeRecordSize) + RecordHeaderSize] ^= 0x08;
+        File.WriteAllBytes(LogPath, middle);
+        var refused = Assert.Throws<LogCorruptedException>(OpenLog);
+        Assert.Equal(promised - (promised / 2) - 1, refused.RecordsAfter);
+
+        var header = (byte[])killed.Clone();
+        header[1] ^= 0x08;
+        File.WriteAllBytes(LogPath, header);
+        Assert.Throws<InvalidDataException>(OpenLog);
+        Assert.Equal(header, File.ReadAllBytes(LogPath));
+    }
+
+    // The crash probe's entries (its index, then 8 bytes of 0xA5), each checked; returns how many the log holds.
+    private long CheckProbeEntries()
+    {
         using var log = OpenLog();
         for (var i = 0; i < log.Count; i++)
         {
@@ -142,14 +336,41 @@ public sealed class FileLogRecoveryTests : IDisposable
         return log.Count;
     }
 
+    private const int SameSizeRecord = RecordHeaderSize + 44;
+
+    private static byte[] SameSizeEntry(int i)
+    {
+        var entry = new byte[SameSizeRecord - RecordHeaderSize];
+        BinaryPrimitives.WriteInt32LittleEndian(entry, i);
+        entry.AsSpan(4).Fill((byte)i);
+        return entry;
+    }
+
+    // A log as format 0 wrote it: from offset 0, records of length and CRC-32C (of length and bytes), then the bytes.
+    private static byte[] FormatZeroLog(int count)
+    {
+        var file = new List<byte>();
+        for (var i = 0; i < count; i++)
+        {
+            var entry = LogEntries.Create(0, i);
+            var header = new byte[8];
+            BinaryPrimitives.WriteInt32LittleEndian(header, entry.Length);
+            BinaryPrimitives.WriteUInt32LittleEndian(header.AsSpan(4), LogRecord.Checksum(entry));
+            file.AddRange(header);
+            file.AddRange(entry);
+        }
+
+        return [.. file];
+    }
+
     private IAppendLog OpenLog() => AppendLog.OpenFile(LogPath, new FileLogOptions { BufferSize = 4096 });
 
-    private void AppendAndClose(int count)
+    private void AppendAndClose(int count, bool sameSize = false)
     {
         using var log = OpenLog();
         for (var i = 0; i < count; i++)
         {
-            log.Append(LogEntries.Create(0, i));
+            log.Append(sameSize ? SameSizeEntry(i) : LogEntries.Create(0, i));
         }
     }
 }
