@@ -72,17 +72,20 @@ public static class AppendLog
 
     /// <summary>
     /// Converts a file log of format 0 (written before the log had a file header) to the current format, once: writes the
-    /// new file beside it, makes it durable, renames the original to <c><paramref name="path"/>.v0</c> (kept, never changed)
-    /// and the new file to <paramref name="path"/>. Records up to the first bad one are carried, with their bytes and checksums.
+    /// new file beside it and makes it durable, copies the original to <c><paramref name="path"/>.v0</c> (never changed),
+    /// then renames the new file over <paramref name="path"/> in one atomic step, so that a crash leaves the path holding
+    /// either log whole. Records up to the first bad one are carried, with their bytes and checksums; format 0 has no
+    /// record markers, so whatever follows them (a torn tail, or corruption) is not carried but copied, byte for byte, to a
+    /// side file <c><paramref name="path"/>.cut-OFFSET</c> as well.
     /// </summary>
     /// <param name="path">The log file; no log may have it open.</param>
-    /// <returns>The number of entries carried.</returns>
+    /// <returns>The entries carried (<see cref="FileLogRepair.EntriesKept"/>) and what was left behind.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="path"/> is <see langword="null"/>.</exception>
     /// <exception cref="ArgumentException"><paramref name="path"/> is empty.</exception>
     /// <exception cref="FileNotFoundException">There is no such file.</exception>
     /// <exception cref="InvalidDataException">The file is not a log of format 0 (or is already in the current one); it was not changed.</exception>
     /// <exception cref="IOException">The file could not be read, a log has it open, or <c>.v0</c> exists already.</exception>
-    public static long UpgradeFile(string path)
+    public static FileLogRepair UpgradeFile(string path)
     {
         ArgumentException.ThrowIfNullOrEmpty(path);
         RequireFile(path);

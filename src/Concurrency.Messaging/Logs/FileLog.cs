@@ -46,8 +46,13 @@ internal sealed class FileLog : IAppendLog
     // File offset up to which records are handed to the OS. Written under _appendLock (Volatile); read by Get without it.
     private long _written;
 
-    // Entries wholly handed to the OS. Written under _appendLock (Volatile) after _written; read by SyncTo without it.
+    // Entries wholly handed to the OS, counted at every write, in the middle of a batch too. Guarded by _appendLock.
     private long _writtenCount;
+
+    // Entries wholly handed to the OS whose append or batch is complete: what an fsync may make durable and publish, so
+    // that a concurrent group commit never publishes part of a batch. Written under _appendLock (Volatile) at the end of
+    // an append, a batch or a flush's write; read by SyncTo without it.
+    private long _syncable;
 
     // Entries covered by the last fsync. Written under _syncLock (Volatile); read without it to skip a sync.
     private long _synced;
@@ -74,6 +79,7 @@ internal sealed class FileLog : IAppendLog
         }
 
         _writtenCount = records.Count;
+        _syncable = records.Count;
         _synced = records.Count;
     }
 
@@ -270,6 +276,7 @@ internal sealed class FileLog : IAppendLog
             }
 
             count = _writtenCount;
+            Volatile.Write(ref _syncable, count);
         }
 
         SyncTo(count);
@@ -284,11 +291,13 @@ internal sealed class FileLog : IAppendLog
                 return;
             }
 
+            Exception? failed = null;
             try
             {
-                if (Volatile.Read(ref _fault) is null)
+                failed = CloseHealthyLocked();
+                if (Volatile.Read(ref _fault) is { } fault)
                 {
-                    CloseHealthyLocked();
+                    FaultLocked(fault); // withdraw and cut back while the file is still open
                 }
             }
             finally
@@ -296,37 +305,49 @@ internal sealed class FileLog : IAppendLog
                 Volatile.Write(ref _closed, true);
                 _storage.Dispose();
             }
+
+            if (failed is not null)
+            {
+                ExceptionDispatchInfo.Throw(failed);
+            }
         }
     }
 
     public void Dispose() => Close();
 
-    // Hands the buffer to the OS and, under Fsync, forces what is not yet synced; a failure faults the log, then Close goes on.
-    private void CloseHealthyLocked()
+    /// <summary>For tests: the entries an fsync may now make durable (see <see cref="_syncable"/>).</summary>
+    internal long SyncableCount => Volatile.Read(ref _syncable);
+
+    // Hands the buffer to the OS and, under Fsync, forces what is not yet synced, unless the log is faulted, also by an
+    // fsync that failed on another thread while this one waited for the sync lock (a failed fsync is never retried).
+    // Returns the error that faulted the log here, if one did.
+    private Exception? CloseHealthyLocked()
     {
-        Exception? failed = null;
         try
         {
+            if (Volatile.Read(ref _fault) is not null)
+            {
+                return null;
+            }
+
             WriteBufferLocked();
+            Volatile.Write(ref _syncable, _writtenCount);
             lock (_syncLock)
             {
-                if (_policy == FileFlushPolicy.Fsync && _synced < _writtenCount)
+                if (_policy == FileFlushPolicy.Fsync && Volatile.Read(ref _fault) is null && _synced < _syncable)
                 {
                     _storage.Flush();
-                    _records.Publish(_writtenCount);
-                    Volatile.Write(ref _synced, _writtenCount);
+                    _records.Publish(_syncable);
+                    Volatile.Write(ref _synced, _syncable);
                 }
             }
+
+            return null;
         }
         catch (Exception error)
         {
-            failed = error;
-        }
-
-        if (failed is not null)
-        {
-            FaultLocked(failed);
-            ExceptionDispatchInfo.Throw(failed);
+            Interlocked.CompareExchange(ref _fault, error, null);
+            return error;
         }
     }
 
@@ -345,7 +366,7 @@ internal sealed class FileLog : IAppendLog
         {
             WriteLargeLocked(entry, checksum);
             var large = _records.Stage(new RecordLocation(offset, entry.Length));
-            Volatile.Write(ref _writtenCount, large + 1);
+            _writtenCount = large + 1;
             return large;
         }
 
@@ -364,6 +385,7 @@ internal sealed class FileLog : IAppendLog
             WriteBufferLocked();
         }
 
+        Volatile.Write(ref _syncable, _writtenCount);
         if (_policy != FileFlushPolicy.Fsync)
         {
             _records.Publish(_records.StagedCount);
@@ -391,7 +413,7 @@ internal sealed class FileLog : IAppendLog
 
         _storage.Write(_buffer.AsSpan(0, _buffered), _written);
         Volatile.Write(ref _written, _written + _buffered);
-        Volatile.Write(ref _writtenCount, _records.StagedCount);
+        _writtenCount = _records.StagedCount;
         _buffered = 0;
     }
 
@@ -405,7 +427,7 @@ internal sealed class FileLog : IAppendLog
     }
 
     // Fsyncs unless an fsync since covered the first count entries: one thread's fsync serves every entry written before it
-    // began. The written count is read before the fsync, so every entry it counts was written before the fsync began.
+    // began. The syncable count is read before the fsync, so every entry it counts was written before the fsync began.
     private void SyncTo(long count)
     {
         if (Volatile.Read(ref _synced) >= count)
@@ -422,7 +444,7 @@ internal sealed class FileLog : IAppendLog
             }
 
             ThrowIfUnusable();
-            var target = Volatile.Read(ref _writtenCount);
+            var target = Volatile.Read(ref _syncable);
             Debug.Assert(target >= count, "Entries are written before anyone waits for their fsync.");
             try
             {
@@ -453,20 +475,22 @@ internal sealed class FileLog : IAppendLog
 
     // Faults the log (the first error wins) and, once, withdraws what the policy had not made good and cuts the file back to
     // the end of what is kept, so that a failed entry is not found there on reopen either. A failed cut is not reported: the
-    // first error is the one that matters, and a record left half-written is a torn tail that open cuts.
+    // first error is the one that matters. (Then a record left half-written is a torn tail that open cuts, but a whole
+    // record whose fsync failed is found again on reopen.) Published entries never include part of a batch, so neither
+    // does what is kept. After Close, which cuts back first, there is nothing left to do.
     private void FaultLocked(Exception error)
     {
         Debug.Assert(_appendLock.IsHeldByCurrentThread, "A fault is taken under the append lock.");
         Interlocked.CompareExchange(ref _fault, error, null);
         lock (_syncLock)
         {
-            if (_cutBack)
+            if (_cutBack || _closed)
             {
                 return;
             }
 
             _cutBack = true;
-            var keep = Math.Min(_records.Count, Volatile.Read(ref _writtenCount));
+            var keep = Math.Min(_records.Count, _writtenCount);
             _records.Publish(keep);
             _records.Unstage(keep);
             _buffered = 0;

@@ -2,10 +2,11 @@ using System.Globalization;
 
 namespace Concurrency.Messaging.Logs;
 
-/// <summary>What <see cref="AppendLog.RepairFile(string)"/> did to a file log.</summary>
-/// <param name="EntriesKept">The entries the log holds after the repair: every one before the first bad record.</param>
-/// <param name="BytesCut">The bytes cut from the log, from the first bad record to the end (0 when the log was sound).</param>
-/// <param name="RecordsCut">The records that checked out among the bytes cut; they are in <paramref name="CutFile"/>.</param>
+/// <summary>What <see cref="AppendLog.RepairFile(string)"/> or <see cref="AppendLog.UpgradeFile(string)"/> did to a file log.</summary>
+/// <param name="EntriesKept">The entries the log holds afterwards: every one before the first bad record.</param>
+/// <param name="BytesCut">The bytes cut from the log, from the first bad record to the end (0 when there was none).</param>
+/// <param name="RecordsCut">The records that checked out among the bytes cut (a repair counts them by their markers; an
+/// upgrade of format 0, which has none, gives 0); they are in <paramref name="CutFile"/>.</param>
 /// <param name="CutFile">The side file that holds the bytes cut, byte for byte; <see langword="null"/> when nothing was cut.</param>
 public sealed record FileLogRepair(long EntriesKept, long BytesCut, long RecordsCut, string? CutFile)
 {
@@ -25,11 +26,33 @@ public sealed record FileLogRepair(long EntriesKept, long BytesCut, long Records
             return new FileLogRepair(records.Count, 0, 0, null);
         }
 
-        var cutFile = path + ".cut-" + scan.ValidEnd.ToString(CultureInfo.InvariantCulture);
-        using (var side = File.OpenHandle(cutFile, FileMode.CreateNew, FileAccess.Write))
+        var cutFile = CopyTail(storage, path, scan.ValidEnd, length);
+        storage.SetLength(scan.ValidEnd);
+        storage.Flush();
+        return new FileLogRepair(records.Count, length - scan.ValidEnd, scan.RecordsAfter, cutFile);
+    }
+
+    /// <summary>
+    /// Copies the log's bytes from <paramref name="from"/> to <paramref name="length"/> into a new side file,
+    /// <c>PATH.cut-FROM</c>, and forces it and its folder entry to disk before anything is cut.
+    /// </summary>
+    internal static string CopyTail(ILogStorage storage, string path, long from, long length)
+    {
+        var cutFile = path + ".cut-" + from.ToString(CultureInfo.InvariantCulture);
+        CopyBytes(storage, path, cutFile, from, length);
+        return cutFile;
+    }
+
+    /// <summary>
+    /// Copies the log's bytes from <paramref name="from"/> to <paramref name="length"/> into <paramref name="target"/>, a
+    /// new file, through the log's own handle (the log holds the file's lock), and forces the copy and its folder entry.
+    /// </summary>
+    internal static void CopyBytes(ILogStorage storage, string path, string target, long from, long length)
+    {
+        using (var side = File.OpenHandle(target, FileMode.CreateNew, FileAccess.Write))
         {
             var buffer = new byte[FileLogOptions.DefaultBufferSize];
-            for (var offset = scan.ValidEnd; offset < length;)
+            for (var offset = from; offset < length;)
             {
                 var read = storage.Read(buffer.AsSpan(0, (int)Math.Min(buffer.Length, length - offset)), offset);
                 if (read == 0)
@@ -37,15 +60,13 @@ public sealed record FileLogRepair(long EntriesKept, long BytesCut, long Records
                     throw new IOException($"The log file '{path}' ended before its length while its tail was copied.");
                 }
 
-                RandomAccess.Write(side, buffer.AsSpan(0, read), offset - scan.ValidEnd);
+                RandomAccess.Write(side, buffer.AsSpan(0, read), offset - from);
                 offset += read;
             }
 
             RandomAccess.FlushToDisk(side);
         }
 
-        storage.SetLength(scan.ValidEnd);
-        storage.Flush();
-        return new FileLogRepair(records.Count, length - scan.ValidEnd, scan.RecordsAfter, cutFile);
+        FileLogStorage.FlushDirectory(Path.GetDirectoryName(Path.GetFullPath(target))!);
     }
 }

@@ -2,20 +2,26 @@ namespace Concurrency.Messaging.Logs;
 
 /// <summary>
 /// Converts a file log of format 0 (records of length and checksum from offset 0, no header, no record marker) to the
-/// current format (see <see cref="LogRecord"/>). The original is renamed, never changed.
+/// current format (see <see cref="LogRecord"/>). The original is copied, never changed, and a crash at any step leaves the
+/// log's path holding either the original or the whole new file: the new file is written and forced beside it, the copy
+/// of the original made and forced, and only then is the new file renamed over the path (one atomic rename) and the
+/// folder forced.
 /// </summary>
 internal static class FileLogUpgrade
 {
-    public static long Run(string path)
+    public static FileLogRepair Run(string path)
     {
         var original = path + ".v0";
         var upgrading = path + ".upgrading";
         if (File.Exists(original))
         {
-            throw new IOException($"'{original}' exists: the upgrade keeps the original there. Move it away first; nothing was changed.");
+            throw new IOException($"'{original}' exists: the upgrade keeps a copy of the original there. Move it away first; nothing was changed.");
         }
 
+        var directory = Path.GetDirectoryName(Path.GetFullPath(path))!;
         var records = new List<RecordLocation>();
+        string? leftOver = null;
+        long leftOverBytes;
         using (var storage = FileLogStorage.Open(path))
         {
             var length = storage.Length;
@@ -31,15 +37,23 @@ internal static class FileLogUpgrade
                 throw new InvalidDataException($"'{path}' is not a file log of format 0: its first record does not check out. Nothing was changed.");
             }
 
-            LogFileScan.Scan(storage, length, 0, records, legacy: true);
+            var scan = LogFileScan.Scan(storage, length, 0, records, legacy: true);
+            leftOverBytes = length - scan.ValidEnd;
+            if (leftOverBytes > 0)
+            {
+                // Format 0 has no markers, so a torn tail and corruption look alike: what follows the last good record is
+                // not carried, and is kept byte for byte beside the log as well as in the copy of the original.
+                leftOver = FileLogRepair.CopyTail(storage, path, scan.ValidEnd, length);
+            }
+
             CopyRecords(storage, records, upgrading);
+            FileLogRepair.CopyBytes(storage, path, original, 0, length);
         }
 
-        File.Move(path, original);
-        File.Move(upgrading, path);
-        return records.Count;
+        File.Move(upgrading, path, overwrite: true);
+        FileLogStorage.FlushDirectory(directory);
+        return new FileLogRepair(records.Count, leftOverBytes, 0, leftOver);
     }
-
     // Writes the new file: the header, then each record with its marker, the same length and checksum, the same bytes.
     private static void CopyRecords(FileLogStorage storage, List<RecordLocation> records, string upgrading)
     {

@@ -53,6 +53,39 @@ public sealed class FileLogFaultTests : IDisposable
         AssertReopensWith(2);
     }
 
+    /// <summary>
+    /// A group commit that begins while a batch larger than the buffer is half written must not publish that half: when the
+    /// batch's next write fails, none of it may be in the log.
+    /// </summary>
+    [Fact]
+    public async Task AppendBatch_FsyncFromAnotherThreadBetweenTheBatchsWrites_PublishesNoneOfTheBatch()
+    {
+        var log = Open(FileFlushPolicy.Fsync, out var storage);
+        AppendEntries(log, 2);
+        using var gate = new ManualResetEventSlim();
+        storage.HoldNextFlush(gate);
+        var held = Task.Factory.StartNew(() => log.Append(LogEntries.Create(0, 2)), TestContext.Current.CancellationToken, TaskCreationOptions.LongRunning, TaskScheduler.Default);
+        storage.WaitForHeldFlush();
+        var waiting = Task.Factory.StartNew(() => log.Append(LogEntries.Create(0, 3)), TestContext.Current.CancellationToken, TaskCreationOptions.LongRunning, TaskScheduler.Default);
+        await FileLogFlushTests.WaitUntilAsync(() => log.SyncableCount == 4);
+        var flushes = storage.Flushes;
+        storage.BeforeFailingWrite = () =>
+        {
+            // The batch's first buffer-full is written; now the held fsync ends and the waiting append's fsync begins.
+            gate.Set();
+            Assert.True(SpinWait.SpinUntil(() => storage.Flushes > flushes, TestTimeouts.Default), "the waiting append never began its fsync");
+        };
+        storage.FailWrites(TestLogStorage.DiskFull(), bytesFirst: 4096 + 50);
+
+        var batch = Enumerable.Range(4, 400).Select(i => (ReadOnlyMemory<byte>)LogEntries.Create(0, i)).ToList();
+        Assert.Throws<IOException>(() => log.AppendBatch(batch));
+        await Task.WhenAll(held, waiting).DefaultTimeout();
+
+        Assert.Equal(4, log.Count);
+        log.Close();
+        AssertReopensWith(4);
+    }
+
     [Fact]
     public void Append_FsyncFails_FaultsForGoodNeverRetriesAndTheEntryIsCutFromTheFile()
     {

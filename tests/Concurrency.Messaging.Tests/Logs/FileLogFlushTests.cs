@@ -43,7 +43,6 @@ public sealed class FileLogFlushTests : IDisposable
     {
         using var log = Open(FileFlushPolicy.Fsync, out var storage);
         var before = storage.Flushes;
-        var writesBefore = storage.Writes;
         using var gate = new ManualResetEventSlim();
         storage.HoldNextFlush(gate);
 
@@ -52,7 +51,7 @@ public sealed class FileLogFlushTests : IDisposable
         var others = Enumerable.Range(1, 4)
             .Select(writer => Task.Factory.StartNew(() => log.Append(LogEntries.Create(writer, 0)), TestContext.Current.CancellationToken, TaskCreationOptions.LongRunning, TaskScheduler.Default))
             .ToArray();
-        await WaitUntilAsync(() => storage.Writes == writesBefore + 5);
+        await WaitUntilAsync(() => log.SyncableCount == 5);
         gate.Set();
         await Task.WhenAll(others.Append(first)).DefaultTimeout();
 
@@ -124,7 +123,7 @@ public sealed class FileLogFlushTests : IDisposable
         Assert.Equal(before, storage.Flushes);
     }
 
-    private static async Task WaitUntilAsync(Func<bool> condition)
+    internal static async Task WaitUntilAsync(Func<bool> condition)
     {
         var deadline = DateTime.UtcNow + TestTimeouts.Default;
         while (!condition())

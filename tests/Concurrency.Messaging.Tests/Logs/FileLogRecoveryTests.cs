@@ -206,7 +206,7 @@ public sealed class FileLogRecoveryTests : IDisposable
         Assert.Contains("AppendLog.UpgradeFile", refused.Message, StringComparison.Ordinal);
         Assert.Equal(legacy, File.ReadAllBytes(LogPath));
 
-        Assert.Equal(20, AppendLog.UpgradeFile(LogPath));
+        Assert.Equal(new FileLogRepair(20, 0, 0, null), AppendLog.UpgradeFile(LogPath));
 
         Assert.Equal(legacy, File.ReadAllBytes(LogPath + ".v0"));
         using var log = OpenLog();
@@ -215,6 +215,24 @@ public sealed class FileLogRecoveryTests : IDisposable
         {
             Assert.Equal(LogEntries.Create(0, i), log.Get(i));
         }
+    }
+
+    [Fact]
+    public void UpgradeFile_FormatZeroLogWithATornTail_CarriesTheGoodRecordsAndKeepsTheRestInASideFile()
+    {
+        var legacy = FormatZeroLog(20);
+        var torn = legacy[..^3];
+        File.WriteAllBytes(LogPath, torn);
+        var lastRecord = legacy.Length - (8 + LogEntries.Create(0, 19).Length);
+
+        var upgrade = AppendLog.UpgradeFile(LogPath);
+
+        Assert.Equal(19, upgrade.EntriesKept);
+        Assert.Equal(torn.Length - lastRecord, upgrade.BytesCut);
+        Assert.Equal(torn[lastRecord..], File.ReadAllBytes(upgrade.CutFile!));
+        Assert.Equal(torn, File.ReadAllBytes(LogPath + ".v0"));
+        using var log = OpenLog();
+        Assert.Equal(19, log.Count);
     }
 
     [Fact]

@@ -22,6 +22,9 @@ internal sealed class TestLogStorage(ILogStorage inner) : ILogStorage
     private volatile Exception? _cutFailure;
     private volatile ManualResetEventSlim? _holdFlush;
 
+    /// <summary>Gets or sets what runs on the writing thread just before a write fails (set before the failure).</summary>
+    public Action? BeforeFailingWrite { get; set; }
+
     /// <summary>Gets or sets whether an fsync reaches the disk; <see langword="false"/> counts it without the wait.</summary>
     public bool RealFlush { get; set; } = true;
 
@@ -61,6 +64,11 @@ internal sealed class TestLogStorage(ILogStorage inner) : ILogStorage
         {
             var first = (int)Math.Min(_writeBudget, source.Length);
             _writeBudget -= first;
+            if (first < source.Length)
+            {
+                BeforeFailingWrite?.Invoke();
+            }
+
             if (first > 0)
             {
                 inner.Write(source[..first], offset);
