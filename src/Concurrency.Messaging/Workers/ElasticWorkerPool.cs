@@ -5,14 +5,22 @@ namespace Concurrency.Messaging.Workers;
 
 /// <summary>
 /// The elastic worker pool: one lock over a queue of tasks and a list of parked workers, each worker parked on a signal of
-/// its own. A post that finds no worker coming for its task wakes the longest-parked worker, or starts a new one; a worker
-/// that finishes a task takes the next one from the queue without parking. Retirement follows <see cref="WorkerRetirement"/>.
+/// its own. A post that finds no worker coming for its task wakes the longest-parked worker, or starts a new one while the
+/// pool is under its cap, or else leaves the task queued; a worker that finishes a task takes the next one from the queue
+/// without parking. Retirement follows <see cref="WorkerRetirement"/>.
 /// </summary>
 /// <remarks>
 /// <para>
 /// "No worker coming": <see cref="_claimed"/> counts workers started or woken for a task that have not yet looked at the
 /// queue. While the queue holds no more tasks than that, every queued task has a worker on its way. A busy worker may take a
 /// task first; the claimed worker then finds the queue shorter and parks again, which costs a wake-up and loses nothing.
+/// </para>
+/// <para>
+/// The cap: <see cref="Serving"/> (workers alive less those retiring, which take no more tasks) never exceeds
+/// <see cref="_maxWorkers"/>. At the cap a post that finds no worker coming queues its task without a worker for it; that
+/// loses nothing, because no worker parks while a task is queued, so one of the busy workers takes it when it finishes. A
+/// queued task with no worker coming therefore means the pool is at its cap with none parked (<see cref="AssertInvariants"/>),
+/// and under the cap a task never waits for a worker. Threads alive may exceed the cap by workers retiring, briefly.
 /// </para>
 /// <para>
 /// Parked workers are woken first in, first out, as a Go channel hands a value to its longest-waiting receiver. That spreads a
@@ -34,10 +42,11 @@ internal sealed class ElasticWorkerPool : IWorkerPool
     private readonly TimeSpan _retirementDelay;
     private readonly TimeSpan _idleTimeout;
     private readonly int _minWorkers;
+    private readonly int _maxWorkers;
     private readonly ITimer? _killer;   // the leaky bucket's timer; null under an idle timeout
     private int _alive;                 // guarded by _gate: threads started and not yet exited
     private int _claimed;               // guarded by _gate: workers in state Claimed (see remarks)
-    private int _retiring;              // guarded by _gate: workers in state Retiring
+    private int _retiring;              // guarded by _gate: workers in state Retiring, pill takers included
     private bool _pillPending;          // guarded by _gate: a pill no parked worker could take; the next worker out of work takes it
     private long _lastCreatedAt;        // guarded by _gate: the clock's timestamp of the last worker created
     private int _nextId;                // guarded by _gate
@@ -54,6 +63,8 @@ internal sealed class ElasticWorkerPool : IWorkerPool
         _retirementDelay = options.RetirementDelay;
         _idleTimeout = options.IdleTimeout;
         _minWorkers = options.MinWorkers;
+        _maxWorkers = options.MaxWorkers;
+        Debug.Assert(_minWorkers <= _maxWorkers, "WorkerPool.Create validates the options.");
         _lastCreatedAt = _time.GetTimestamp();
 
         lock (_gate)
@@ -71,6 +82,9 @@ internal sealed class ElasticWorkerPool : IWorkerPool
     }
 
     public IObservable<WorkerPoolFailure> Failures => _failures;
+
+    /// <summary>Gets the workers that take tasks: alive and not retiring. Guarded by <see cref="_gate"/>.</summary>
+    private int Serving => _alive - _retiring;
 
     public WorkerPoolMetrics Metrics
     {
@@ -183,7 +197,7 @@ internal sealed class ElasticWorkerPool : IWorkerPool
                     wake = longest.Value;
                     Unpark(wake, WorkerState.Claimed);
                 }
-                else
+                else if (Serving < _maxWorkers)
                 {
                     // Started under the gate and before the task is queued: if the thread cannot start, the post throws
                     // with nothing accepted and the counts undone. The new thread waits for the gate, then finds its task.
@@ -191,7 +205,9 @@ internal sealed class ElasticWorkerPool : IWorkerPool
                 }
             }
 
+            // At the cap with none parked, the task waits in the queue: every serving worker is busy and takes it next.
             _tasks.Enqueue(work);
+            AssertInvariants();
         }
 
         wake?.Wake.Set();
@@ -204,7 +220,7 @@ internal sealed class ElasticWorkerPool : IWorkerPool
         PoolWorker? victim = null;
         lock (_gate)
         {
-            if (_disposed || _pillPending || _alive - _retiring <= _minWorkers || _time.GetElapsedTime(_lastCreatedAt) < _retirementDelay)
+            if (_disposed || _pillPending || Serving <= _minWorkers || _time.GetElapsedTime(_lastCreatedAt) < _retirementDelay)
             {
                 return;
             }
@@ -219,6 +235,8 @@ internal sealed class ElasticWorkerPool : IWorkerPool
             {
                 _pillPending = true;
             }
+
+            AssertInvariants();
         }
 
         victim?.Wake.Set();
@@ -229,7 +247,7 @@ internal sealed class ElasticWorkerPool : IWorkerPool
     {
         lock (_gate)
         {
-            if (_disposed || worker.State != WorkerState.Parked || _alive - _retiring <= _minWorkers)
+            if (_disposed || worker.State != WorkerState.Parked || Serving <= _minWorkers)
             {
                 return;
             }
@@ -243,6 +261,7 @@ internal sealed class ElasticWorkerPool : IWorkerPool
 
             Unpark(worker, WorkerState.Retiring);
             Interlocked.Increment(ref _retired);
+            AssertInvariants();
         }
 
         worker.Wake.Set();
@@ -281,6 +300,8 @@ internal sealed class ElasticWorkerPool : IWorkerPool
             {
                 _exited.TrySetResult();
             }
+
+            AssertInvariants();
         }
     }
 
@@ -323,6 +344,7 @@ internal sealed class ElasticWorkerPool : IWorkerPool
                 {
                     if (_tasks.TryDequeue(out var task))
                     {
+                        AssertInvariants();
                         return task;
                     }
 
@@ -333,12 +355,19 @@ internal sealed class ElasticWorkerPool : IWorkerPool
 
                     if (_pillPending)
                     {
+                        // Counted as retiring from now, not from its exit: it takes no more tasks, so a post meanwhile must
+                        // not count it toward the cap (with a cap of 1 its task would wait for nobody), nor may the next
+                        // pill count it toward the minimum.
                         _pillPending = false;
+                        worker.State = WorkerState.Retiring;
+                        _retiring++;
                         Interlocked.Increment(ref _retired);
+                        AssertInvariants();
                         return null;
                     }
 
-                    Park(worker);
+                    Park(worker); // the queue is empty: nothing parks while a task is queued
+                    AssertInvariants();
                 }
             }
 
@@ -390,7 +419,7 @@ internal sealed class ElasticWorkerPool : IWorkerPool
 
     private void Park(PoolWorker worker)
     {
-        Debug.Assert(_gate.IsHeldByCurrentThread, "Parking is decided under the gate.");
+        Debug.Assert(_gate.IsHeldByCurrentThread && _tasks.Count == 0, "Parking is decided under the gate, with no task queued.");
         worker.State = WorkerState.Parked;
         worker.ParkedAt = _time.GetTimestamp();
         _parked.AddLast(worker.IdleNode);
@@ -411,6 +440,19 @@ internal sealed class ElasticWorkerPool : IWorkerPool
         {
             _retiring++;
         }
+    }
+
+    /// <summary>Checks, under the gate, what the remarks promise: the cap holds, and a task with no worker coming is queued only at the cap.</summary>
+    [Conditional("DEBUG")]
+    private void AssertInvariants()
+    {
+        Debug.Assert(_gate.IsHeldByCurrentThread, "The invariants hold under the gate.");
+        Debug.Assert(_claimed >= 0 && _retiring >= 0 && _retiring <= _alive, "The counts are consistent.");
+        Debug.Assert(Serving <= _maxWorkers, "No more workers serve than the cap.");
+        Debug.Assert(_parked.Count <= Serving - _claimed, "Parked workers are serving and not claimed.");
+        Debug.Assert(
+            _tasks.Count <= _claimed || (_parked.Count == 0 && Serving == _maxWorkers),
+            "A task with no worker coming waits only at the cap, with none parked.");
     }
 
     private PoolWorker[] TakeAllParked()

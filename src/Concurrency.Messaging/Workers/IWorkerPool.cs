@@ -1,8 +1,10 @@
 namespace Concurrency.Messaging.Workers;
 
 /// <summary>
-/// An elastic pool of dedicated worker threads: a task never waits for a free worker, because a new one starts whenever
-/// none is idle, so blocking work is fine. Workers that a spike created are retired later (see <see cref="WorkerRetirement"/>).
+/// An elastic pool of dedicated worker threads: up to <see cref="WorkerPoolOptions.MaxWorkers"/> workers, a task never
+/// waits for a free worker, because a new one starts whenever none is idle, so blocking work is fine. At the cap, tasks
+/// wait in the queue and run in order as workers finish. Workers that a spike created are retired later (see
+/// <see cref="WorkerRetirement"/>), and the pool may grow again up to the cap.
 /// </summary>
 /// <remarks>
 /// <para>
@@ -28,14 +30,14 @@ public interface IWorkerPool : IAsyncDisposable, IDisposable
     /// <summary>Gets a snapshot of the pool's counters.</summary>
     WorkerPoolMetrics Metrics { get; }
 
-    /// <summary>Runs <paramref name="work"/> on a worker, starting one if none is idle.</summary>
+    /// <summary>Runs <paramref name="work"/> on a worker, starting one if none is idle and the pool is under its cap.</summary>
     /// <param name="work">The task. What it throws is reported on <see cref="Failures"/>.</param>
     /// <exception cref="ArgumentNullException"><paramref name="work"/> is <see langword="null"/>.</exception>
     /// <exception cref="ObjectDisposedException">The pool was disposed.</exception>
     /// <exception cref="OutOfMemoryException">A new worker's thread could not be started; the task was not accepted.</exception>
     void Post(Action work);
 
-    /// <summary>Runs <paramref name="work"/> on a worker, starting one if none is idle, unless the pool was disposed.</summary>
+    /// <summary>Runs <paramref name="work"/> on a worker, starting one if none is idle and the pool is under its cap, unless the pool was disposed.</summary>
     /// <param name="work">The task. What it throws is reported on <see cref="Failures"/>.</param>
     /// <returns><see langword="false"/> if the pool was disposed and the task will not run.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="work"/> is <see langword="null"/>.</exception>

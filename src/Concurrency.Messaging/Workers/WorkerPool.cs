@@ -10,7 +10,7 @@ public static class WorkerPool
     /// <param name="options">Options; <see langword="null"/> for the defaults.</param>
     /// <returns>A running pool.</returns>
     /// <exception cref="ArgumentOutOfRangeException">A time span is not positive (the delay may be zero) or is longer than a timer accepts, the
-    /// minimum worker count is negative, or the retirement policy is unknown.</exception>
+    /// minimum worker count is negative, the maximum is below 1 or below the minimum, or the retirement policy is unknown.</exception>
     /// <exception cref="ArgumentNullException">The options' <see cref="WorkerPoolOptions.TimeProvider"/> is <see langword="null"/>.</exception>
     public static IWorkerPool Create(WorkerPoolOptions? options = null)
     {
@@ -31,6 +31,11 @@ public static class WorkerPool
         RequireTimerSpan(options.RetirementDelay, TimeSpan.Zero, "options.RetirementDelay");
 
         ArgumentOutOfRangeException.ThrowIfNegative(options.MinWorkers, "options.MinWorkers");
+        if (options.MaxWorkers < Math.Max(1, options.MinWorkers))
+        {
+            throw new ArgumentOutOfRangeException("options.MaxWorkers", options.MaxWorkers, $"The most workers must be at least 1 and at least the minimum ({options.MinWorkers}).");
+        }
+
         ArgumentNullException.ThrowIfNull(options.TimeProvider, "options.TimeProvider");
     }
 

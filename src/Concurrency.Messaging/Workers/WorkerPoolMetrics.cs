@@ -6,7 +6,8 @@ namespace Concurrency.Messaging.Workers;
 /// <param name="WorkersCreated">Workers created since the pool started.</param>
 /// <param name="WorkersRetired">Workers that took a poison pill or timed out idle (a worker that exits because the pool
 /// was disposed is not counted).</param>
-/// <param name="TasksQueued">Tasks submitted and not yet taken by a worker.</param>
+/// <param name="TasksQueued">Tasks submitted and not yet taken by a worker: those a worker is on its way to, and at the
+/// cap (<see cref="WorkerPoolOptions.MaxWorkers"/>) those waiting for a busy worker to finish.</param>
 /// <param name="TasksCompleted">Tasks that ran to the end, thrown ones included.</param>
 /// <param name="TasksFailed">Tasks posted with <see cref="IWorkerPool.Post(Action)"/> or <see cref="IWorkerPool.TryPost(Action)"/>
 /// that threw; each was reported on <see cref="IWorkerPool.Failures"/>. A <c>RunAsync</c> task that throws faults its own

@@ -21,6 +21,15 @@ public sealed record WorkerPoolOptions
     /// <summary>Gets how many workers start with the pool and are never retired. Defaults to 0.</summary>
     public int MinWorkers { get; init; }
 
+    /// <summary>
+    /// Gets the most workers the pool runs at once. Below it a task never waits for a free worker: a post that finds none
+    /// idle starts one. At it, tasks wait in the queue (counted in <see cref="WorkerPoolMetrics.TasksQueued"/>) and each worker
+    /// that finishes a task takes the next. Defaults to <c>max(64, 8 × Environment.ProcessorCount)</c>: enough for blocking
+    /// work, yet a burst cannot start a thread per task. Must be at least 1 and at least <see cref="MinWorkers"/>;
+    /// <see cref="int.MaxValue"/> means no cap.
+    /// </summary>
+    public int MaxWorkers { get; init; } = Math.Max(64, 8 * Environment.ProcessorCount);
+
     /// <summary>Gets the clock that times retirement (a fake one in tests). Defaults to <see cref="TimeProvider.System"/>.</summary>
     public TimeProvider TimeProvider { get; init; } = TimeProvider.System;
 }

@@ -60,7 +60,8 @@ public sealed class WorkerPoolTests
     [Fact]
     public async Task Post_AllWorkersBlocked_StartsANewWorkerThatRunsTheTask()
     {
-        await using var pool = WorkerPool.Create();
+        // The fourth worker is the last the cap allows: under the cap a post still starts one at once.
+        await using var pool = WorkerPool.Create(new WorkerPoolOptions { MaxWorkers = 4 });
         using var gate = new WorkerGate();
         for (var i = 0; i < 3; i++)
         {
