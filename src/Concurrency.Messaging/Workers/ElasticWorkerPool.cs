@@ -134,6 +134,7 @@ internal sealed class ElasticWorkerPool : IWorkerPool
         var run = new PoolRun<T>(work, cancellationToken);
         if (!Enqueue(run.Execute))
         {
+            run.Abandon();
             throw new ObjectDisposedException(nameof(IWorkerPool), "The worker pool was disposed; it accepts no more tasks.");
         }
 

@@ -45,7 +45,8 @@ public interface IWorkerPool : IAsyncDisposable, IDisposable
 
     /// <summary>Runs <paramref name="work"/> on a worker and returns a task for its end.</summary>
     /// <param name="work">The work.</param>
-    /// <param name="cancellationToken">Cancels the work if it has not started yet; the work itself is not given the token.</param>
+    /// <param name="cancellationToken">Cancels the work if it has not started yet: the returned task is cancelled at once,
+    /// even while the work waits in the queue, and the work never runs. The work itself is not given the token.</param>
     /// <returns>A task that completes when the work has run, faults with what it threw, or is cancelled if it never started.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="work"/> is <see langword="null"/>.</exception>
     /// <exception cref="ObjectDisposedException">The pool was disposed.</exception>
@@ -54,7 +55,8 @@ public interface IWorkerPool : IAsyncDisposable, IDisposable
     /// <summary>Runs <paramref name="work"/> on a worker and returns a task for its result.</summary>
     /// <typeparam name="T">The result type.</typeparam>
     /// <param name="work">The work.</param>
-    /// <param name="cancellationToken">Cancels the work if it has not started yet; the work itself is not given the token.</param>
+    /// <param name="cancellationToken">Cancels the work if it has not started yet: the returned task is cancelled at once,
+    /// even while the work waits in the queue, and the work never runs. The work itself is not given the token.</param>
     /// <returns>A task with the work's result, faulted with what it threw, or cancelled if it never started.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="work"/> is <see langword="null"/>.</exception>
     /// <exception cref="ObjectDisposedException">The pool was disposed.</exception>

@@ -59,6 +59,50 @@ public sealed class WorkerPoolCapTests
         Assert.Equal(2 * cap, pool.Metrics.WorkersCreated);
     }
 
+    [Fact]
+    public async Task RunAsync_CancelledWhileQueuedAtTheCap_CancelledAtOnceAndNeverRuns()
+    {
+        await using var pool = WorkerPool.Create(new WorkerPoolOptions { MaxWorkers = 2, TimeProvider = new FakeTimeProvider() });
+        using var gate = new WorkerGate();
+        pool.Post(gate.Hold);
+        pool.Post(gate.Hold);
+        gate.WaitEntered(2);
+        using var cancel = new CancellationTokenSource();
+        var ran = 0;
+
+        var run = pool.RunAsync(() => Interlocked.Increment(ref ran), cancel.Token);
+        Assert.False(run.IsCompleted);
+        await cancel.CancelAsync().DefaultTimeout();
+
+        Assert.True(run.IsCanceled, $"The run is {run.Status} after its token fired.");
+        await Assert.ThrowsAnyAsync<OperationCanceledException>(() => run.DefaultTimeout());
+        gate.Open();
+        pool.WaitFor(m => m.TasksCompleted == 3 && m.TasksQueued == 0); // the cancelled run was dequeued, and skipped
+        Assert.Equal(0, Volatile.Read(ref ran));
+    }
+
+    [Fact]
+    public async Task RunAsync_CancelRacingTheStart_EitherRunsOrIsCancelledNeverBoth()
+    {
+        const int runs = 2_000;
+        await using var pool = WorkerPool.Create(new WorkerPoolOptions { MaxWorkers = 2, TimeProvider = new FakeTimeProvider() });
+        var ran = new int[runs];
+        var cancels = Enumerable.Range(0, runs).Select(_ => new CancellationTokenSource()).ToArray();
+
+        var started = Enumerable.Range(0, runs).Select(i => pool.RunAsync(() => Interlocked.Increment(ref ran[i]), cancels[i].Token)).ToArray();
+        await Task.Run(() => Parallel.ForEach(cancels, c => c.Cancel()), TestContext.Current.CancellationToken).DefaultTimeout();
+        await Task.WhenAll(started.Select(Ended)).DefaultTimeout();
+
+        for (var i = 0; i < runs; i++)
+        {
+            Assert.Equal(started[i].IsCanceled ? 0 : 1, Volatile.Read(ref ran[i]));
+            Assert.True(started[i].IsCanceled || started[i].IsCompletedSuccessfully, $"Run {i} ended {started[i].Status}.");
+            cancels[i].Dispose();
+        }
+
+        pool.WaitFor(m => m.TasksCompleted == runs && m.TasksQueued == 0);
+    }
+
     [Theory]
     [InlineData(0, 0)]
     [InlineData(-1, 0)]
@@ -68,6 +112,18 @@ public sealed class WorkerPoolCapTests
         var thrown = Assert.Throws<ArgumentOutOfRangeException>(() => WorkerPool.Create(new WorkerPoolOptions { MaxWorkers = max, MinWorkers = min }));
 
         Assert.Equal("options.MaxWorkers", thrown.ParamName);
+    }
+
+    private static async Task Ended(Task run)
+    {
+        try
+        {
+            await run.ConfigureAwait(false);
+        }
+        catch (OperationCanceledException)
+        {
+            // cancelled is one of the two ends the caller checks
+        }
     }
 
     /// <summary>Posts a burst of held tasks, checks the pool grew only to the cap, then lets every task run and the workers park.</summary>
