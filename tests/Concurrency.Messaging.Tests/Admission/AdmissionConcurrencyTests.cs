@@ -6,7 +6,8 @@ namespace Concurrency.Messaging.Tests.Admission;
 /// <summary>
 /// Many threads against one gate. Each admitted item counts itself in and out around its work, so the test sees its own
 /// outstanding count, which can only lag the gate's; the maximum it sees must stay within the limit. Nothing is lost:
-/// admitted plus rejected equals the attempts, and every admitted item completes (count and checksum).
+/// the gate's admitted and rejected counts match what the items saw; each admitted item adds its number on entry and again
+/// on completion, and the two sums must agree; admitted and rejected sums together must equal the sum of the attempts.
 /// </summary>
 public sealed class AdmissionConcurrencyTests
 {
@@ -93,16 +94,21 @@ public sealed class AdmissionConcurrencyTests
 
     private sealed class Probe
     {
-        private int _inside;     // Interlocked: items between their admission and their lease's release
-        private int _maxInside;  // Interlocked: the highest _inside seen
-        private long _completed; // Interlocked
-        private long _rejected;  // Interlocked
-        private long _checksum;  // Interlocked: the sum of the numbers of the items completed or rejected
+        private int _inside;        // Interlocked: items between their admission and their lease's release
+        private int _maxInside;     // Interlocked: the highest _inside seen
+        private long _entered;      // Interlocked: admitted items that started their work
+        private long _completed;    // Interlocked: admitted items that finished it
+        private long _rejected;     // Interlocked
+        private long _enteredSum;   // Interlocked: the sum of the numbers of the items entered
+        private long _completedSum; // Interlocked: the sum of the numbers of the items completed
+        private long _rejectedSum;  // Interlocked: the sum of the numbers of the items rejected
 
         public void Work(AdmissionLease lease, int item)
         {
             using (lease)
             {
+                Interlocked.Increment(ref _entered);
+                Interlocked.Add(ref _enteredSum, item);
                 var inside = Interlocked.Increment(ref _inside);
                 var max = Volatile.Read(ref _maxInside);
                 while (inside > max && Interlocked.CompareExchange(ref _maxInside, inside, max) != max)
@@ -111,15 +117,15 @@ public sealed class AdmissionConcurrencyTests
                 }
 
                 Thread.Yield(); // hand the core to another thread while holding the place, so the limit binds on few cores
-                Interlocked.Add(ref _checksum, item);
-                Interlocked.Increment(ref _completed);
                 Interlocked.Decrement(ref _inside);
+                Interlocked.Add(ref _completedSum, item);
+                Interlocked.Increment(ref _completed);
             }
         }
 
         public void Rejected(int item)
         {
-            Interlocked.Add(ref _checksum, item);
+            Interlocked.Add(ref _rejectedSum, item);
             Interlocked.Increment(ref _rejected);
         }
 
@@ -130,9 +136,15 @@ public sealed class AdmissionConcurrencyTests
             Assert.Equal(Limit, metrics.MaxOutstanding);
             Assert.Equal(0, metrics.Outstanding);
             Assert.Equal((long)Threads * Attempts, metrics.Admitted + metrics.Rejected);
+
+            // The gate's counts match what the items saw, branch by branch.
+            Assert.Equal(metrics.Admitted, _entered);
             Assert.Equal(metrics.Admitted, _completed);
             Assert.Equal(metrics.Rejected, _rejected);
-            Assert.Equal((long)Threads * Attempts * (Attempts - 1) / 2, _checksum); // every attempt accounted for once
+
+            // Every admitted item that entered also completed, and every attempt went down exactly one branch.
+            Assert.Equal(_enteredSum, _completedSum);
+            Assert.Equal((long)Threads * Attempts * (Attempts - 1) / 2, _enteredSum + _rejectedSum);
         }
     }
 }
