@@ -67,6 +67,7 @@ public sealed class LabCommandTests
     [InlineData("pool-shrink", "--launches", "21")]
     [InlineData("pool-shrink", "--launches", "abc")]
     [InlineData("pool-shrink", "--launches", "-2")]
+    [InlineData("pool-burst", "--contender", "capped")]
     [InlineData("grpc", "--server", "not-a-url")]
     [InlineData("grpc", "--server", "ftp://127.0.0.1:1")]
     [InlineData("grpc", "--proto-remote", "nohostport")]

@@ -34,11 +34,32 @@ public sealed class PoolExperimentTests
     }
 
     [Fact]
+    public async Task PoolBurst_QuickRun_ARowPerContenderAndTheCappedPoolWithinItsCap()
+    {
+        var outcome = await RunQuick(new PoolBurstExperiment());
+
+        var table = Assert.Single(outcome.Tables);
+        string Cell(int row, string column) => table.Rows[row][table.Columns.ToList().IndexOf(column)];
+        Assert.Equal(["elastic pool, default cap", "elastic pool, no cap", ".NET thread pool"], table.Rows.Select((_, r) => Cell(r, PoolBurstExperiment.ContenderColumn)));
+        Assert.All(table.Rows, r => Assert.Equal(table.Columns.Count, r.Count));
+
+        // The quick burst (500 tasks) is beyond the default cap (max(64, 8 × cores)) on up to 62 cores.
+        var cap = Number(Cell(0, PoolBurstExperiment.CapColumn));
+        Assert.InRange(Number(Cell(0, PoolBurstExperiment.CreatedColumn)), 1, cap);
+        Assert.InRange(Number(Cell(0, PoolBurstExperiment.PeakWorkersColumn)), 1, cap);
+        Assert.Equal("500", Cell(0, "tasks run"));
+        Assert.Equal("500", Cell(1, "tasks run"));
+    }
+
+    [Fact]
     public void All_PoolExperiments_Registered()
     {
         Assert.IsType<PoolExperiment>(LabExperiments.Named("pool"));
         Assert.IsType<PoolShrinkExperiment>(LabExperiments.Named("pool-shrink"));
+        Assert.IsType<PoolBurstExperiment>(LabExperiments.Named("pool-burst"));
     }
+
+    private static long Number(string cell) => long.Parse(cell, System.Globalization.NumberStyles.AllowThousands, System.Globalization.CultureInfo.InvariantCulture);
 
     private static Task<LabOutcome> RunQuick(ILabExperiment experiment)
         => Task.Run(() => experiment.Run(new LabContext(Environment.ProcessorCount, quick: true)), TestContext.Current.CancellationToken)

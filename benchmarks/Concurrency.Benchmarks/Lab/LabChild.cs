@@ -39,7 +39,8 @@ internal static class LabChild
                     output.WriteLine(string.Create(CultureInfo.InvariantCulture, $"{ProgressPrefix}{fraction:0.000} {step}"));
                     output.Flush();
                 },
-                peers: options.Peers);
+                peers: options.Peers,
+                contender: options.Contender);
             var outcome = experiment.Run(context);
             File.WriteAllText(options.ResultFile!, JsonSerializer.Serialize(outcome));
             return 0;
@@ -54,11 +55,14 @@ internal static class LabChild
     /// <summary>The collector's name as <c>--gc</c> takes it.</summary>
     public static string Collector(bool server) => server ? "server" : "workstation";
 
-    /// <summary>In the parent: starts the child, passes its progress on, and returns its outcome.</summary>
+    /// <summary>
+    /// In the parent: starts the child, passes its progress on, and returns its outcome. An experiment that runs each of
+    /// its contenders in a fresh process calls this too, naming the <paramref name="contender"/> (see <see cref="LabContext.Contender"/>).
+    /// </summary>
     /// <exception cref="InvalidOperationException">The child failed or ran past the limit; the message carries its error output.</exception>
-    public static LabOutcome Start(ILabExperiment experiment, int cores, bool quick, LabPeers peers, Action<double, string> progress, bool serverGc = false)
+    public static LabOutcome Start(ILabExperiment experiment, int cores, bool quick, LabPeers peers, Action<double, string> progress, bool serverGc = false, string? contender = null)
     {
-        string[] arguments = ["lab", "--child", experiment.Name, "--cores", cores.ToString(CultureInfo.InvariantCulture), "--gc", Collector(serverGc)];
+        string[] arguments = ["lab", "--child", experiment.Name, "--cores", cores.ToString(CultureInfo.InvariantCulture), "--gc", Collector(serverGc), .. contender is null ? Array.Empty<string>() : ["--contender", contender]];
 
         // The runtime sizes its thread pool and spin waits from this; the benchmark jobs set the same tiering knob.
         var environment = new Dictionary<string, string>

@@ -2,9 +2,10 @@ namespace Concurrency.Benchmarks.Lab;
 
 /// <summary>
 /// What an experiment is given: the cores its process is pinned to, whether to run quick (a small smoke run for tests and
-/// for checking a change, not for publishing), a progress callback, and a token that stops it.
+/// for checking a change, not for publishing), a progress callback, a token that stops it, and, in a child an experiment
+/// started for one of its contenders, that contender's name.
 /// </summary>
-public sealed class LabContext(int cores, bool quick, Action<double, string>? progress = null, LabPeers? peers = null, CancellationToken cancellation = default)
+public sealed class LabContext(int cores, bool quick, Action<double, string>? progress = null, LabPeers? peers = null, string? contender = null, CancellationToken cancellation = default)
 {
     /// <summary>Gets the number of cores this process may run on.</summary>
     public int Cores { get; } = cores;
@@ -14,6 +15,12 @@ public sealed class LabContext(int cores, bool quick, Action<double, string>? pr
 
     /// <summary>Gets the peers on other machines that network experiments aim at (none: they start their own on loopback).</summary>
     public LabPeers Peers { get; } = peers ?? LabPeers.None;
+
+    /// <summary>
+    /// Gets the contender this process runs alone, when the experiment started it as a fresh process for that contender
+    /// (<see cref="LabChild.Start"/> with a contender); <see langword="null"/> in the experiment's own process.
+    /// </summary>
+    public string? Contender { get; } = contender;
 
     /// <summary>Gets the token that stops the experiment.</summary>
     public CancellationToken Cancellation { get; } = cancellation;

@@ -11,6 +11,7 @@ public static class LabExperiments
         new Logs.LogsExperiment(),
         new PoolExperiment(),
         new PoolShrinkExperiment(),
+        new PoolBurstExperiment(),
         new Admission.AdmissionExperiment(),
         new Grpc.GrpcExperiment(),
     ];

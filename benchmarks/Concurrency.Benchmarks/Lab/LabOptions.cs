@@ -6,9 +6,10 @@ namespace Concurrency.Benchmarks.Lab;
 /// <summary>
 /// The lab's command line: <c>lab [NAME...] [--cores LIST] [--launches N] [--gc MODE] [--quick] [--out DIR] [--list] [--help]</c>
 /// (and the gRPC peers' <c>--server</c>, <c>--proto-remote</c>, <c>--in-process</c>), and the child process's
-/// <c>lab --child NAME --cores N --result FILE [--quick]</c>.
+/// <c>lab --child NAME --cores N --result FILE [--quick] [--contender NAME]</c> (the contender: an experiment that runs
+/// each contender in a fresh process of its own names the one this child runs).
 /// </summary>
-public sealed record LabOptions(IReadOnlyList<ILabExperiment> Experiments, IReadOnlyList<int> Cores, bool Quick, string OutDirectory, bool List, bool Help, string? ResultFile, LabPeers Peers, int Launches = 1, bool ServerGc = false)
+public sealed record LabOptions(IReadOnlyList<ILabExperiment> Experiments, IReadOnlyList<int> Cores, bool Quick, string OutDirectory, bool List, bool Help, string? ResultFile, LabPeers Peers, int Launches = 1, bool ServerGc = false, string? Contender = null)
 {
     public const string DefaultOut = "results/lab";
 
@@ -33,6 +34,7 @@ public sealed record LabOptions(IReadOnlyList<ILabExperiment> Experiments, IRead
         var inProcess = false;
         var launches = 1;
         var serverGc = false;
+        string? contender = null;
         for (var i = 0; i < args.Count; i++)
         {
             switch (args[i])
@@ -83,6 +85,9 @@ public sealed record LabOptions(IReadOnlyList<ILabExperiment> Experiments, IRead
                 case "--result":
                     result = Value(args, ref i, "a file");
                     break;
+                case "--contender":
+                    contender = Value(args, ref i, "a contender's name");
+                    break;
                 case var option when option.StartsWith('-'):
                     throw new UsageException($"lab: unknown option '{option}'; see lab --help.");
                 default:
@@ -101,7 +106,12 @@ public sealed record LabOptions(IReadOnlyList<ILabExperiment> Experiments, IRead
             throw new UsageException("lab --child: one experiment and one core count.");
         }
 
-        return new LabOptions(experiments, coreCounts, quick, outDirectory, list, help, result, LabPeers.Parse(server, protoRemote, inProcess), launches, serverGc);
+        if (contender is not null && result is null)
+        {
+            throw new UsageException("lab: --contender is for the child processes an experiment starts.");
+        }
+
+        return new LabOptions(experiments, coreCounts, quick, outDirectory, list, help, result, LabPeers.Parse(server, protoRemote, inProcess), launches, serverGc, contender);
     }
 
     private static string Value(IReadOnlyList<string> args, ref int i, string expected)
