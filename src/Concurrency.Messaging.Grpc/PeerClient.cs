@@ -147,6 +147,7 @@ public sealed class PeerClient : IAsyncDisposable
 
         options ??= new PeerClientOptions();
         options.Validate();
+        PeerCredentials.RefuseClearText(uri, options.BearerToken, options.AllowInsecureCredentials, nameof(address));
         return new PeerClient(uri, options);
     }
 
@@ -200,11 +201,14 @@ public sealed class PeerClient : IAsyncDisposable
             throw new ArgumentException("A message needs a type and a source (empty strings are allowed, null is not).", nameof(message));
         }
 
-        var size = message.WireSize + EnvelopeOverhead;
-        if (size > _options.MaxMessageBytes)
+        // The limit is on WireSize, as the server's is; the envelope's own fields count toward the batch only.
+        var wireSize = message.WireSize;
+        if (wireSize > _options.MaxMessageBytes)
         {
-            throw new PeerMessageTooLargeException(size, _options.MaxMessageBytes);
+            throw new PeerMessageTooLargeException(wireSize, _options.MaxMessageBytes);
         }
+
+        var size = wireSize + EnvelopeOverhead;
 
         if (_fault is { } fault)
         {
@@ -302,16 +306,43 @@ public sealed class PeerClient : IAsyncDisposable
 
     private static string Describe(Exception? error) => error is null ? string.Empty : $" (last error: {error.Message})";
 
-    private static PeerDeliveryException? Permanent(Exception? error, Uri address) => error is RpcException rpc
-        ? rpc.StatusCode switch
+    private static PeerDeliveryException? Permanent(Exception? error, Uri address)
+    {
+        if (Untrusted(error) is { } untrusted)
         {
-            StatusCode.Unauthenticated or StatusCode.PermissionDenied => new PeerDeliveryException(
-                PeerDeliveryFailure.Unauthenticated, $"The server at {address} refused this client's credentials: {rpc.Status.Detail}", rpc),
-            StatusCode.Unimplemented => new PeerDeliveryException(
-                PeerDeliveryFailure.Unsupported, $"The server at {address} does not serve the peer protocol: {rpc.Status.Detail}", rpc),
-            _ => null,
+            return new PeerDeliveryException(
+                PeerDeliveryFailure.UntrustedCertificate,
+                $"The TLS certificate of the server at {address} is not trusted: {untrusted.Message} Trust it through the system's authorities, or pin it with PeerClientOptions.TrustedServerCertificate.",
+                error);
         }
-        : null;
+
+        return error is RpcException rpc
+            ? rpc.StatusCode switch
+            {
+                StatusCode.Unauthenticated or StatusCode.PermissionDenied => new PeerDeliveryException(
+                    PeerDeliveryFailure.Unauthenticated, $"The server at {address} refused this client's credentials: {rpc.Status.Detail}", rpc),
+                StatusCode.Unimplemented => new PeerDeliveryException(
+                    PeerDeliveryFailure.Unsupported, $"The server at {address} does not serve the peer protocol: {rpc.Status.Detail}", rpc),
+                _ => null,
+            }
+            : null;
+    }
+
+    // The TLS handshake's refusal of the server's certificate, wherever gRPC and HTTP wrapped it: no retry fixes it.
+    private static System.Security.Authentication.AuthenticationException? Untrusted(Exception? error)
+    {
+        for (var depth = 0; error is not null && depth < 8; depth++)
+        {
+            if (error is System.Security.Authentication.AuthenticationException authentication)
+            {
+                return authentication;
+            }
+
+            error = error is RpcException { Status.DebugException: { } debug } && error.InnerException is null ? debug : error.InnerException;
+        }
+
+        return null;
+    }
 
     private PeerDeliveryException Closed(string message) => new(PeerDeliveryFailure.Closed, $"{message} ({Address})");
 

@@ -66,8 +66,18 @@ public sealed record PeerClientOptions
     /// </summary>
     public TimeSpan ReadIdleTimeout { get; init; } = TimeSpan.FromSeconds(15);
 
-    /// <summary>Gets a bearer token sent with every stream (header <c>authorization: Bearer TOKEN</c>), or null for none.</summary>
+    /// <summary>
+    /// Gets a bearer token sent with every stream (header <c>authorization: Bearer TOKEN</c>), or null for none. It must not
+    /// be empty. It is refused over plain <c>http://</c> to an address off the loopback interface (it would cross the
+    /// network in clear text) unless <see cref="AllowInsecureCredentials"/> is set.
+    /// </summary>
     public string? BearerToken { get; init; }
+
+    /// <summary>
+    /// Gets whether <see cref="BearerToken"/> may be sent over plain <c>http://</c> to an address off the loopback interface,
+    /// in clear text: only on a network you trust. Defaults to <see langword="false"/>.
+    /// </summary>
+    public bool AllowInsecureCredentials { get; init; }
 
     /// <summary>
     /// Gets a certificate to trust for an <c>https://</c> server even if no authority vouches for it (a self-signed
@@ -82,6 +92,7 @@ public sealed record PeerClientOptions
             throw new ArgumentOutOfRangeException(nameof(Mode), Mode, "Not a PeerMode.");
         }
 
+        PeerCredentials.ValidateToken(BearerToken, nameof(BearerToken));
         Positive(BufferSize, nameof(BufferSize));
         Positive(MaxBatchCount, nameof(MaxBatchCount));
         if (MaxBatchBytes <= 0 || MaxBatchBytes > WireLimitBytes - 64 * 1024)

@@ -17,4 +17,7 @@ public enum PeerDeliveryFailure
 
     /// <summary>The client was completed or disposed before the message got its reply.</summary>
     Closed,
+
+    /// <summary>The server's TLS certificate is not trusted (no authority vouches for it and it is not the pinned one); the client stops.</summary>
+    UntrustedCertificate,
 }

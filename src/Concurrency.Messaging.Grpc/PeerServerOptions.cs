@@ -14,8 +14,9 @@ public sealed record PeerServerOptions
     public PeerHandler Handler { get; init; } = PeerHandlers.Echo;
 
     /// <summary>
-    /// Gets the largest reply (type, source and payload on the wire) the server sends; a larger one fails only its
-    /// request, with a <see cref="PeerRemoteException"/> at the caller. Defaults to 1 MiB.
+    /// Gets the largest request and the largest reply (<see cref="PeerMessage.WireSize"/>: type, source and payload on the
+    /// wire) the server takes and sends. A larger request fails before its handler runs, a larger reply fails its request;
+    /// either way only that request fails, with a <see cref="PeerRemoteException"/> at the caller. Defaults to 1 MiB.
     /// </summary>
     public int MaxMessageBytes { get; init; } = 1024 * 1024;
 
@@ -27,9 +28,17 @@ public sealed record PeerServerOptions
 
     /// <summary>
     /// Gets the token every stream must carry (<c>authorization: Bearer TOKEN</c>); a stream without it ends with gRPC
-    /// status <c>Unauthenticated</c>. Null (the default) asks for none.
+    /// status <c>Unauthenticated</c>. Null (the default) asks for none. It must not be empty, and is refused with a plain
+    /// <c>http://</c> URL off the loopback interface (clients would send it in clear text) unless
+    /// <see cref="AllowInsecureCredentials"/> is set.
     /// </summary>
     public string? BearerToken { get; init; }
+
+    /// <summary>
+    /// Gets whether <see cref="BearerToken"/> may be asked for on a plain <c>http://</c> URL off the loopback interface,
+    /// where clients send it in clear text: only on a network you trust. Defaults to <see langword="false"/>.
+    /// </summary>
+    public bool AllowInsecureCredentials { get; init; }
 
     /// <summary>
     /// Gets the path of a certificate file (PKCS#12, .pfx) with its private key. When set, <c>https://</c> URLs serve TLS
@@ -50,6 +59,7 @@ public sealed record PeerServerOptions
     {
         ArgumentNullException.ThrowIfNull(Urls, nameof(Urls));
         ArgumentNullException.ThrowIfNull(Handler, nameof(Handler));
+        PeerCredentials.ValidateToken(BearerToken, nameof(BearerToken));
         if (Urls.Count == 0)
         {
             throw new ArgumentException("At least one URL is needed.", nameof(Urls));
@@ -66,6 +76,8 @@ public sealed record PeerServerOptions
             {
                 throw new ArgumentException($"'{url}' asks for TLS but no CertificatePath is set.", nameof(Urls));
             }
+
+            PeerCredentials.RefuseClearText(uri, BearerToken, AllowInsecureCredentials, nameof(Urls));
         }
 
         if (MaxBatchBytes <= 0 || MaxBatchBytes > PeerClientOptions.WireLimitBytes - 64 * 1024)

@@ -145,7 +145,7 @@ internal sealed class PeerStream
             {
                 // The handler's usual answer is synchronous (echo): no await, no state machine, per message.
                 handled++;
-                var pending = Invoke(request, _stop);
+                var pending = TooLarge(request) ?? Invoke(request, _stop);
                 answer = pending.IsCompletedSuccessfully ? pending.Result : await pending.ConfigureAwait(false);
                 if (session is not null)
                 {
@@ -175,6 +175,25 @@ internal sealed class PeerStream
 
     // An upper bound of the envelope's bytes on the wire, without encoding its strings twice.
     private static int EnvelopeSize(Envelope envelope) => 32 + ((envelope.Type.Length + envelope.Source.Length + envelope.Error.Length) * 3) + envelope.Payload.Length;
+
+    // A request over the limit fails before its handler runs, so that a handler with side effects never runs for it.
+    private ValueTask<Envelope>? TooLarge(Envelope request)
+    {
+        // The upper bound first (no UTF-8 count per message on the usual path); the exact size only near the limit.
+        if (EnvelopeSize(request) <= _state.Options.MaxMessageBytes)
+        {
+            return null;
+        }
+
+        var size = new PeerMessage(request.Type, request.Source, request.Payload.Memory).WireSize;
+        if (size <= _state.Options.MaxMessageBytes)
+        {
+            return null;
+        }
+
+        _state.CountFailed();
+        return new ValueTask<Envelope>(Failed(request, $"The request takes {size:N0} bytes; the server's limit (PeerServerOptions.MaxMessageBytes) is {_state.Options.MaxMessageBytes:N0}. It was not handled."));
+    }
 
     private ValueTask<Envelope> Invoke(Envelope request, CancellationToken stop)
     {

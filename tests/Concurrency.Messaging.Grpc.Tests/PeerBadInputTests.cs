@@ -74,6 +74,53 @@ public sealed class PeerBadInputTests
     }
 
     [Fact]
+    public async Task SendAsync_RequestOverTheServersLimit_FailsBeforeItsHandlerRuns()
+    {
+        var ct = TestContext.Current.CancellationToken;
+        var handled = 0;
+        var options = new PeerServerOptions
+        {
+            MaxMessageBytes = 1024,
+            Handler = (request, _) =>
+            {
+                Interlocked.Increment(ref handled);
+                return new ValueTask<PeerMessage>(request);
+            },
+        };
+        await using var server = await PeerServer.StartAsync(options, ct).DefaultTimeout();
+        await using var client = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick(), ct).DefaultTimeout();
+
+        var error = await Assert.ThrowsAsync<PeerRemoteException>(() => client.SendAsync(new PeerMessage("big", "test", new byte[2048]), ct)).DefaultTimeout();
+        var reply = await client.SendAsync(Messages.Numbered(2), ct).DefaultTimeout();
+
+        Assert.Contains("not handled", error.Message, StringComparison.Ordinal);
+        Assert.Equal(2, Messages.Number(reply));
+        Assert.Equal(1, Volatile.Read(ref handled));
+    }
+
+    [Fact]
+    public async Task SendAsync_WireSizeExactlyTheLimit_AcceptedByBothSidesAndOneMoreRefused()
+    {
+        var ct = TestContext.Current.CancellationToken;
+        const int limit = 1000;
+        await using var server = await PeerServer.StartAsync(new PeerServerOptions { MaxMessageBytes = limit }, ct).DefaultTimeout();
+        await using var client = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick() with { MaxMessageBytes = limit }, ct).DefaultTimeout();
+        var atLimit = new PeerMessage("t", "s", new byte[limit - new PeerMessage("t", "s", default).WireSize - 1]);
+        while (atLimit.WireSize < limit)
+        {
+            atLimit = atLimit with { Payload = new byte[atLimit.Payload.Length + 1] };
+        }
+
+        Assert.Equal(limit, atLimit.WireSize);
+        var reply = await client.SendAsync(atLimit, ct).DefaultTimeout();
+        var over = Assert.Throws<PeerMessageTooLargeException>(() => { _ = client.SendAsync(atLimit with { Payload = new byte[atLimit.Payload.Length + 1] }, ct); });
+
+        Assert.Equal(atLimit.Payload.Length, reply.Payload.Length);
+        Assert.Equal(limit + 1, over.Size);
+        Assert.Equal(0, server.FailedCount);
+    }
+
+    [Fact]
     public async Task SendAsync_NullType_ThrowsArgumentException()
     {
         await using var client = PeerClient.Create("http://127.0.0.1:1", Messages.Quick());

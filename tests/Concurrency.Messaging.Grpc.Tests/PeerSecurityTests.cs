@@ -60,12 +60,75 @@ public sealed class PeerSecurityTests
                 Assert.Equal(9, Messages.Number(await trusted.SendAsync(Messages.Numbered(9), ct).DefaultTimeout()));
             }
 
-            await Assert.ThrowsAsync<PeerDeliveryException>(
-                () => PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick() with { BearerToken = "t", ConnectTimeout = TimeSpan.FromSeconds(1) }, ct)).DefaultTimeout();
+            // Reported as what it is, at once: no retries until the connect timeout (set long here) runs out.
+            var untrusted = await Assert.ThrowsAsync<PeerDeliveryException>(
+                () => PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick() with { BearerToken = "t", ConnectTimeout = TimeSpan.FromSeconds(25) }, ct)).DefaultTimeout();
+            Assert.Equal(PeerDeliveryFailure.UntrustedCertificate, untrusted.Reason);
+            Assert.Contains("TrustedServerCertificate", untrusted.Message, StringComparison.Ordinal);
         }
         finally
         {
             File.Delete(path);
+        }
+    }
+
+    [Theory]
+    [InlineData("")]
+    [InlineData("   ")]
+    public async Task Options_EmptyToken_RefusedOnBothSides(string token)
+    {
+        var ct = TestContext.Current.CancellationToken;
+
+        var client = Assert.Throws<ArgumentException>(() => PeerClient.Create("http://127.0.0.1:1", Messages.Quick() with { BearerToken = token }));
+        var server = await Assert.ThrowsAsync<ArgumentException>(() => PeerServer.StartAsync(new PeerServerOptions { BearerToken = token }, ct)).DefaultTimeout();
+
+        Assert.Equal("BearerToken", client.ParamName);
+        Assert.Equal("BearerToken", server.ParamName);
+    }
+
+    [Theory]
+    [InlineData("http://0.0.0.0:0")]
+    [InlineData("http://192.0.2.10:5000")]
+    public async Task StartAsync_TokenOnPlainHttpOffLoopback_RefusedUnlessAllowed(string url)
+    {
+        var ct = TestContext.Current.CancellationToken;
+
+        var refused = await Assert.ThrowsAsync<ArgumentException>(() => PeerServer.StartAsync(new PeerServerOptions { Urls = [url], BearerToken = "t" }, ct)).DefaultTimeout();
+
+        Assert.Contains("clear text", refused.Message, StringComparison.Ordinal);
+        Assert.Contains("AllowInsecureCredentials", refused.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void Create_TokenOnPlainHttpOffLoopback_RefusedBeforeAnyConnection()
+    {
+        // 192.0.2.0/24 is reserved for documentation: nothing is ever sent there, the refusal comes first.
+        var refused = Assert.Throws<ArgumentException>(() => PeerClient.Create("http://192.0.2.10:5000", Messages.Quick() with { BearerToken = "t" }));
+
+        Assert.Contains("clear text", refused.Message, StringComparison.Ordinal);
+    }
+
+    [Theory]
+    [InlineData("http://127.0.0.1:5000", false, true)]
+    [InlineData("http://localhost:5000", false, true)]
+    [InlineData("http://[::1]:5000", false, true)]
+    [InlineData("https://192.0.2.10:5000", false, true)]
+    [InlineData("http://192.0.2.10:5000", false, false)]
+    [InlineData("http://0.0.0.0:5000", false, false)]
+    [InlineData("http://192.0.2.10:5000", true, true)]
+    public void RefuseClearText_ByAddressAndChoice(string address, bool allowInsecure, bool accepted)
+    {
+        var check = () => PeerCredentials.RefuseClearText(new Uri(address), "t", allowInsecure, "address");
+
+        if (accepted)
+        {
+            check();
+            PeerCredentials.RefuseClearText(new Uri(address), null, allowInsecure, "address"); // no token, nothing to protect
+        }
+        else
+        {
+            Assert.Throws<ArgumentException>(check);
+            PeerCredentials.RefuseClearText(new Uri(address), null, allowInsecure, "address");
         }
     }
 
