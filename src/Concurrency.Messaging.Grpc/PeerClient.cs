@@ -39,7 +39,12 @@ public sealed class PeerClient : IAsyncDisposable
     private static readonly PendingSend HeartbeatWake = new(default, 0, long.MaxValue, null);
 
     private readonly PeerClientOptions _options;
-    private readonly Metadata _headers;
+    // The bearer header, or null; sent on every stream.
+    private readonly string? _authorization;
+
+    // The session id the server issued on the first stream, presented on later ones so that it de-duplicates resends.
+    // Written by the pump after a stream opens, read by the pump when it opens the next.
+    private string? _session;
     private readonly SendBuffer _buffer;
     private readonly PendingTable _pending = new();
     private readonly InOrderDelivery? _delivery;
@@ -87,11 +92,7 @@ public sealed class PeerClient : IAsyncDisposable
         _deliveryTimeoutMs = (long)options.DeliveryTimeout.TotalMilliseconds;
         _channel = CreateChannel(address, options);
         _invoker = _channel.CreateCallInvoker();
-        _headers = new Metadata { { PeerHeaders.Session, Guid.NewGuid().ToString("N") } };
-        if (options.BearerToken is { } token)
-        {
-            _headers.Add(PeerHeaders.Authorization, PeerHeaders.BearerPrefix + token);
-        }
+        _authorization = options.BearerToken is { } token ? PeerHeaders.BearerPrefix + token : null;
 
         _buffer = new SendBuffer(options.BufferSize);
         _batch = new OutgoingBatch(options.MaxBatchCount);
@@ -485,7 +486,18 @@ public sealed class PeerClient : IAsyncDisposable
         AsyncDuplexStreamingCall<OutgoingBatch, ReplyBatch> call;
         try
         {
-            call = _invoker.AsyncDuplexStreamingCall(PeerWire.Exchange, null, new CallOptions(_headers, cancellationToken: broken.Token));
+            var headers = new Metadata();
+            if (_session is { } session)
+            {
+                headers.Add(PeerHeaders.Session, session);
+            }
+
+            if (_authorization is { } authorization)
+            {
+                headers.Add(PeerHeaders.Authorization, authorization);
+            }
+
+            call = _invoker.AsyncDuplexStreamingCall(PeerWire.Exchange, null, new CallOptions(headers, cancellationToken: broken.Token));
         }
         catch
         {
@@ -506,6 +518,14 @@ public sealed class PeerClient : IAsyncDisposable
             if (!greeted)
             {
                 throw new IOException($"The server at {Address} ended the stream before greeting it.");
+            }
+
+            // The headers came before the greeting. A server that did not know the id presented issued a new one (it
+            // forgot the session, or restarted): resends on it are handled afresh, as after a restart.
+            var issued = (await call.ResponseHeadersAsync.ConfigureAwait(false)).GetValue(PeerHeaders.Session);
+            if (issued is not null)
+            {
+                _session = issued;
             }
         }
         catch (TimeoutException timeout)
@@ -571,9 +591,11 @@ public sealed class PeerClient : IAsyncDisposable
                     continue;
                 }
 
-                var won = reply.Error.Length > 0
-                    ? send.Fail(new PeerRemoteException(reply.Error), byListener: true)
-                    : send.Reply(new PeerMessage(reply.Type, reply.Source, reply.Payload));
+                var won = reply.Forgotten
+                    ? send.Fail(new PeerDeliveryException(PeerDeliveryFailure.Forgotten, $"{reply.Error} ({Address})"), byListener: true)
+                    : reply.Error.Length > 0
+                        ? send.Fail(new PeerRemoteException(reply.Error), byListener: true)
+                        : send.Reply(new PeerMessage(reply.Type, reply.Source, reply.Payload));
                 if (won && _replies is not null)
                 {
                     settled.Add(send);

@@ -18,6 +18,12 @@ public enum PeerDeliveryFailure
     /// <summary>The client was completed or disposed before the message got its reply.</summary>
     Closed,
 
+    /// <summary>
+    /// The message was written again after a reconnect, and the server had handled it but no longer remembered its reply
+    /// (its memory for replies not yet acknowledged is bounded): the request ran, its reply is lost. Reported at once.
+    /// </summary>
+    Forgotten,
+
     /// <summary>The server's TLS certificate is not trusted (no authority vouches for it and it is not the pinned one); the client stops.</summary>
     UntrustedCertificate,
 }

@@ -6,4 +6,5 @@ namespace Concurrency.Messaging.Grpc;
 /// <param name="Source">The reply's source.</param>
 /// <param name="Payload">The reply's bytes, copied out of the read buffer: the caller owns them.</param>
 /// <param name="Error">Empty, or why the request failed on the server.</param>
-internal readonly record struct PeerReply(ulong Sequence, string Type, string Source, ReadOnlyMemory<byte> Payload, string Error);
+/// <param name="Forgotten">Whether the server handled the request but no longer remembers its reply (see the proto file).</param>
+internal readonly record struct PeerReply(ulong Sequence, string Type, string Source, ReadOnlyMemory<byte> Payload, string Error, bool Forgotten = false);

@@ -42,8 +42,17 @@ public sealed class PeerServer : IAsyncDisposable
     /// <summary>Gets how many requests arrived again after a reconnect and were answered from memory instead of handled twice.</summary>
     public long DuplicateCount => _state.Duplicates;
 
-    /// <summary>Gets how many requests failed because the handler threw or its reply was too large.</summary>
+    /// <summary>Gets how many requests failed because the handler threw, or the request or its reply was too large.</summary>
     public long FailedCount => _state.Failed;
+
+    /// <summary>Gets how many client sessions the server remembers now (see <see cref="PeerServerOptions.MaxSessions"/>).</summary>
+    public int SessionCount => _state.Sessions.Count;
+
+    /// <summary>Gets the sessions, for tests.</summary>
+    internal PeerSessions Sessions => _state.Sessions;
+
+    /// <summary>Gets the bytes of replies the server remembers now for resends (see <see cref="PeerServerOptions.MaxRememberedBytes"/>).</summary>
+    public long RememberedBytes => _state.RememberedBytes;
 
     /// <summary>Starts a server.</summary>
     /// <param name="options">Options, or null for the defaults (echo, on <c>http://127.0.0.1:0</c>).</param>
@@ -69,6 +78,8 @@ public sealed class PeerServer : IAsyncDisposable
         builder.WebHost.ConfigureKestrel(kestrel =>
         {
             kestrel.ConfigureEndpointDefaults(endpoint => endpoint.Protocols = HttpProtocols.Http2);
+            kestrel.Limits.MaxConcurrentConnections = options.MaxConnections;
+            kestrel.Limits.Http2.MaxStreamsPerConnection = options.MaxStreamsPerConnection;
             if (certificate is not null)
             {
                 kestrel.ConfigureHttpsDefaults(https => https.ServerCertificate = certificate);

@@ -51,9 +51,59 @@ public sealed record PeerServerOptions
 
     /// <summary>
     /// Gets how long the server remembers a session (for de-duplicating resends) after its last stream broke without the
-    /// client closing it. Defaults to 2 minutes.
+    /// client closing it; such sessions are swept on a timer. Defaults to 2 minutes.
     /// </summary>
     public TimeSpan SessionRetention { get; init; } = TimeSpan.FromMinutes(2);
+
+    /// <summary>
+    /// Gets the most sessions the server remembers. At the bound, the session idle longest is forgotten for a new one; with
+    /// every session in use a new stream ends with gRPC status <c>ResourceExhausted</c>. Defaults to 10,000.
+    /// </summary>
+    public int MaxSessions { get; init; } = 10_000;
+
+    /// <summary>
+    /// Gets the most replies one session remembers for resends until its client acknowledges them; past it the oldest is
+    /// forgotten, and a resend of its request is answered "forgotten" (the caller gets <see cref="PeerDeliveryFailure.Forgotten"/>
+    /// at once, never a timeout). Defaults to 65,536.
+    /// </summary>
+    public int MaxRememberedPerSession { get; init; } = 65_536;
+
+    /// <summary>Gets the most bytes of replies one session remembers, as <see cref="MaxRememberedPerSession"/> does. Defaults to 16 MiB.</summary>
+    public long MaxRememberedBytesPerSession { get; init; } = 16L * 1024 * 1024;
+
+    /// <summary>Gets the most bytes of replies all sessions together remember, as <see cref="MaxRememberedPerSession"/> does. Defaults to 256 MiB.</summary>
+    public long MaxRememberedBytes { get; init; } = 256L * 1024 * 1024;
+
+    /// <summary>
+    /// Gets the most requests one batch from a client may carry; a larger batch ends its stream with gRPC status
+    /// <c>ResourceExhausted</c>. Defaults to 1,024 (a <see cref="PeerClient"/> writes at most its
+    /// <see cref="PeerClientOptions.MaxBatchCount"/>, 256 by default).
+    /// </summary>
+    public int MaxRequestBatchCount { get; init; } = 1024;
+
+    /// <summary>
+    /// Gets the most request batches one stream queues while its handler is behind, and the most reply batches it queues
+    /// while its client reads slowly. Past them the server stops reading the stream, and HTTP/2 flow control holds the
+    /// client back; heartbeats go on, so the client does not take the stream for half-open. A stream's memory is thus at
+    /// most about this many batches of gRPC's 4 MiB each way. Defaults to 8.
+    /// </summary>
+    public int MaxQueuedBatches { get; init; } = 8;
+
+    /// <summary>
+    /// Gets how far past the highest sequence number a session has seen a request may be: one further is refused (its
+    /// stream ends with gRPC status <c>OutOfRange</c>) rather than taken as the new high-water mark, which would make every
+    /// later request of the session look like a duplicate. Defaults to 1,048,576.
+    /// </summary>
+    public long MaxSequenceGap { get; init; } = 1L << 20;
+
+    /// <summary>Gets the most streams one HTTP/2 connection may have open at once (Kestrel's limit, set). Defaults to 16.</summary>
+    public int MaxStreamsPerConnection { get; init; } = 16;
+
+    /// <summary>Gets the most connections the server keeps open at once (Kestrel's limit, set). Defaults to 1,000.</summary>
+    public int MaxConnections { get; init; } = 1000;
+
+    /// <summary>How often a stream whose reading is paused (see <see cref="MaxQueuedBatches"/>) writes a heartbeat.</summary>
+    internal TimeSpan PausedHeartbeatInterval { get; init; } = TimeSpan.FromSeconds(1);
 
     internal void Validate()
     {
@@ -95,14 +145,32 @@ public sealed record PeerServerOptions
             throw new ArgumentOutOfRangeException(nameof(MaxBatchCount), MaxBatchCount, "Must be positive.");
         }
 
-        if (SessionRetention <= TimeSpan.Zero)
+        if (SessionRetention <= TimeSpan.Zero || SessionRetention > TimeSpan.FromDays(30))
         {
-            throw new ArgumentOutOfRangeException(nameof(SessionRetention), SessionRetention, "Must be positive.");
+            throw new ArgumentOutOfRangeException(nameof(SessionRetention), SessionRetention, "Must be positive and at most 30 days.");
         }
+
+        Positive(MaxSessions, nameof(MaxSessions));
+        Positive(MaxRememberedPerSession, nameof(MaxRememberedPerSession));
+        Positive(MaxRememberedBytesPerSession, nameof(MaxRememberedBytesPerSession));
+        Positive(MaxRememberedBytes, nameof(MaxRememberedBytes));
+        Positive(MaxRequestBatchCount, nameof(MaxRequestBatchCount));
+        Positive(MaxQueuedBatches, nameof(MaxQueuedBatches));
+        Positive(MaxSequenceGap, nameof(MaxSequenceGap));
+        Positive(MaxStreamsPerConnection, nameof(MaxStreamsPerConnection));
+        Positive(MaxConnections, nameof(MaxConnections));
 
         if (CertificatePath is not null && !File.Exists(CertificatePath))
         {
             throw new FileNotFoundException("The certificate file does not exist.", CertificatePath);
+        }
+    }
+
+    private static void Positive(long value, string name)
+    {
+        if (value <= 0)
+        {
+            throw new ArgumentOutOfRangeException(name, value, "Must be positive.");
         }
     }
 }

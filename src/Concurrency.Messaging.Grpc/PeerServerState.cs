@@ -1,17 +1,28 @@
 namespace Concurrency.Messaging.Grpc;
 
-/// <summary>What every stream of one <see cref="PeerServer"/> shares: its options, its sessions, its counters, and the token that fires when it stops.</summary>
-internal sealed class PeerServerState(PeerServerOptions options, CancellationToken stopping)
+/// <summary>
+/// What every stream of one <see cref="PeerServer"/> shares: its options, its sessions, the server's budget of bytes for
+/// remembered replies, its counters, and the token that fires when it stops.
+/// </summary>
+internal sealed class PeerServerState : IDisposable
 {
     private long _handled;
     private long _duplicates;
     private long _failed;
+    private long _rememberedBytes;
 
-    public PeerServerOptions Options { get; } = options;
+    public PeerServerState(PeerServerOptions options, CancellationToken stopping)
+    {
+        Options = options;
+        Stopping = stopping;
+        Sessions = new PeerSessions(this);
+    }
 
-    public PeerSessions Sessions { get; } = new(options.SessionRetention);
+    public PeerServerOptions Options { get; }
 
-    public CancellationToken Stopping { get; } = stopping;
+    public PeerSessions Sessions { get; }
+
+    public CancellationToken Stopping { get; }
 
     public long Handled => Interlocked.Read(ref _handled);
 
@@ -19,9 +30,34 @@ internal sealed class PeerServerState(PeerServerOptions options, CancellationTok
 
     public long Failed => Interlocked.Read(ref _failed);
 
+    /// <summary>Gets the bytes of replies every session remembers for resends, in all.</summary>
+    public long RememberedBytes => Interlocked.Read(ref _rememberedBytes);
+
     public void CountHandled(int count) => Interlocked.Add(ref _handled, count);
 
     public void CountDuplicate() => Interlocked.Increment(ref _duplicates);
 
     public void CountFailed() => Interlocked.Increment(ref _failed);
+
+    /// <summary>Takes <paramref name="bytes"/> from the server's budget for remembered replies; false when it would pass it.</summary>
+    public bool TryReserveRemembered(int bytes)
+    {
+        while (true)
+        {
+            var used = Interlocked.Read(ref _rememberedBytes);
+            if (used + bytes > Options.MaxRememberedBytes)
+            {
+                return false;
+            }
+
+            if (Interlocked.CompareExchange(ref _rememberedBytes, used + bytes, used) == used)
+            {
+                return true;
+            }
+        }
+    }
+
+    public void ReleaseRemembered(int bytes) => Interlocked.Add(ref _rememberedBytes, -bytes);
+
+    public void Dispose() => Sessions.Dispose();
 }

@@ -4,22 +4,25 @@ using Grpc.Core;
 namespace Concurrency.Messaging.Grpc;
 
 /// <summary>
-/// The server side of the peer protocol: one <see cref="PeerStream"/> per call. This method is the reader: it drains the
-/// request stream continuously, answers heartbeats at once, and returns only after the stream's loops are done. It ends
-/// early when the host is stopping (the call's own token does not fire on shutdown), writing the replies already made first.
+/// The server side of the peer protocol: one <see cref="PeerStream"/> per call. This method is the reader: it attaches the
+/// call to its session (issuing a new one when the client presents no id this server knows), checks each request batch
+/// against the server's limits, answers heartbeats at once, and hands the batch on; while the stream is behind it stops
+/// reading (see <see cref="PeerServerOptions.MaxQueuedBatches"/>). It returns only after the stream's loops are done, and
+/// ends early when the host is stopping (the call's own token does not fire on shutdown), writing the replies already made first.
 /// </summary>
 internal sealed class PeerService(PeerServerState state) : Peer.PeerBase
 {
     public override async Task Exchange(IAsyncStreamReader<PeerBatch> requestStream, IServerStreamWriter<PeerBatch> responseStream, ServerCallContext context)
     {
         using var stop = CancellationTokenSource.CreateLinkedTokenSource(context.CancellationToken, state.Stopping);
-        var sessionId = context.RequestHeaders.GetValue(PeerHeaders.Session);
-        var session = sessionId is null ? null : state.Sessions.Attach(sessionId);
+        var session = state.Sessions.Attach(context.RequestHeaders.GetValue(PeerHeaders.Session))
+            ?? throw new RpcException(new Status(StatusCode.ResourceExhausted, $"This server holds its most sessions ({state.Options.MaxSessions:N0}, PeerServerOptions.MaxSessions), each with a stream open. Try again later."));
         var clientClosed = false;
         try
         {
-            // The greeting: the client's handshake waits for this first batch. Written before the stream's write loop
-            // starts, so the response stream still has one writer at a time.
+            // The session's id, then the greeting: the client's handshake waits for this first batch. Written before the
+            // stream's write loop starts, so the response stream still has one writer at a time.
+            await context.WriteResponseHeadersAsync(new Metadata { { PeerHeaders.Session, session.Id } }).ConfigureAwait(false);
             await responseStream.WriteAsync(PeerStream.Greeting).ConfigureAwait(false);
             var stream = new PeerStream(state, session, responseStream, stop.Token);
             try
@@ -27,6 +30,7 @@ internal sealed class PeerService(PeerServerState state) : Peer.PeerBase
                 while (await requestStream.MoveNext(stop.Token).ConfigureAwait(false))
                 {
                     var batch = requestStream.Current;
+                    Check(batch, session);
                     if (batch.Heartbeat)
                     {
                         stream.Heartbeat();
@@ -40,9 +44,15 @@ internal sealed class PeerService(PeerServerState state) : Peer.PeerBase
 
                 clientClosed = true;
             }
-            catch (Exception error) when (error is IOException or OperationCanceledException or RpcException)
+            catch (Exception error) when (error is IOException or OperationCanceledException || error is RpcException { StatusCode: not (StatusCode.ResourceExhausted or StatusCode.OutOfRange) })
             {
-                // A failed read (client reset, host stopping) ends this stream; the client reconnects and resends.
+                // A failed read (client reset, host stopping) ends this stream; the client reconnects and resends. A batch
+                // over a limit is not caught: its status and reason (ours, or gRPC's for a batch over 4 MiB) end the call.
+            }
+            catch (RpcException refused) when (refused.StatusCode == StatusCode.ResourceExhausted)
+            {
+                await DrainAsync(context, stop.Token).ConfigureAwait(false);
+                throw new RpcException(new Status(StatusCode.ResourceExhausted, $"{refused.Status.Detail} This server takes batches of at most {PeerClientOptions.WireLimitBytes:N0} bytes and {state.Options.MaxRequestBatchCount:N0} requests."));
             }
             finally
             {
@@ -51,10 +61,56 @@ internal sealed class PeerService(PeerServerState state) : Peer.PeerBase
         }
         finally
         {
-            if (session is not null)
+            state.Sessions.Detach(session, clientClosed);
+        }
+    }
+
+    // The rest of a batch that was refused unread is still on its way: read and dropped, a bounded amount for a bounded time,
+    // so that the status reaches the client with the trailers instead of being lost to the reset of a half-read stream.
+    private static async Task DrainAsync(ServerCallContext context, CancellationToken stop)
+    {
+        var body = context.GetHttpContext().Request.BodyReader;
+        using var bounded = CancellationTokenSource.CreateLinkedTokenSource(stop);
+        bounded.CancelAfter(TimeSpan.FromSeconds(2));
+        long drained = 0;
+        try
+        {
+            while (drained < 2L * PeerClientOptions.WireLimitBytes)
             {
-                state.Sessions.Detach(sessionId!, session, clientClosed);
+                var read = await body.ReadAsync(bounded.Token).ConfigureAwait(false);
+                drained += read.Buffer.Length;
+                body.AdvanceTo(read.Buffer.End);
+                if (read.IsCompleted)
+                {
+                    return;
+                }
             }
+        }
+#pragma warning disable CA1031 // Draining is a courtesy: whatever ends it, the refusal's status is sent next.
+        catch (Exception)
+#pragma warning restore CA1031
+        {
+        }
+    }
+
+    // The limits a batch must keep before anything of it is handled.
+    private void Check(PeerBatch batch, PeerSession session)
+    {
+        var envelopes = batch.Envelopes;
+        if (envelopes.Count > state.Options.MaxRequestBatchCount)
+        {
+            throw new RpcException(new Status(StatusCode.ResourceExhausted, $"The batch carries {envelopes.Count:N0} requests; this server takes at most {state.Options.MaxRequestBatchCount:N0} (PeerServerOptions.MaxRequestBatchCount)."));
+        }
+
+        ulong highest = 0;
+        foreach (var envelope in envelopes)
+        {
+            highest = Math.Max(highest, envelope.Sequence);
+        }
+
+        if (highest != 0 && !session.Admits(highest, (ulong)state.Options.MaxSequenceGap))
+        {
+            throw new RpcException(new Status(StatusCode.OutOfRange, $"Sequence number {highest:N0} is more than {state.Options.MaxSequenceGap:N0} past the highest this session has seen (PeerServerOptions.MaxSequenceGap)."));
         }
     }
 }

@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using Concurrency.Messaging.Grpc.Protocol;
 
 namespace Concurrency.Messaging.Grpc;
@@ -5,22 +6,40 @@ namespace Concurrency.Messaging.Grpc;
 /// <summary>
 /// What a server remembers of one client session across its streams: the highest sequence number handled, and the
 /// replies the client has not acknowledged yet, so that a resend after a reconnect is answered from memory rather than
-/// handled twice. One stream at a time handles a batch (<see cref="Gate"/>): an old stream the client gave up on may
-/// still be working when the new one arrives.
+/// handled twice. The memory is bounded, per session in replies and bytes and for the whole server in bytes
+/// (<see cref="PeerServerState.TryReserveRemembered"/>); past a bound the oldest reply is forgotten, and a resend of it is
+/// answered "forgotten" instead of from memory. One stream at a time handles a batch (<see cref="Gate"/>): an old stream
+/// the client gave up on may still be working when the new one arrives.
 /// </summary>
-internal sealed class PeerSession
+internal sealed class PeerSession(string id, PeerServerState state)
 {
-    // Bounds the memory of a client that never acknowledges (a plain client of the protocol); the oldest are forgotten.
-    private const int MaxRemembered = 1 << 20;
+    // Guarded by Gate: the remembered replies by sequence number (Recall is O(1)), and their order, oldest first.
+    private readonly Dictionary<ulong, Envelope> _bySequence = [];
+    private readonly Queue<(ulong Sequence, int Bytes)> _order = new();
 
-    // Guarded by Gate: replies in sequence order, oldest first.
-    private readonly Queue<Envelope> _replies = new();
+    // Guarded by Gate: the bytes of the remembered replies, reserved in the server's budget.
+    private long _bytes;
+
+    // Guarded by Gate: every reply up to here was acknowledged; above it and not remembered means forgotten.
+    private ulong _acknowledged;
 
     // Changed with Interlocked: streams of this session now open.
     private int _streams;
 
     // Written under Gate or by the registry's sweep; read by the sweep.
     private long _lastActive = Environment.TickCount64;
+
+    // Set with Interlocked by the readers of the session's streams: the highest sequence number a stream brought.
+    private long _highestSeen;
+
+    // Made once, under the registry's lock.
+    private LinkedListNode<PeerSession>? _idleNode;
+
+    /// <summary>Gets the id the server issued; the client presents it on its later streams.</summary>
+    public string Id { get; } = id;
+
+    /// <summary>Gets the node that puts this session in the registry's idle list; guarded by the registry's lock.</summary>
+    public LinkedListNode<PeerSession> IdleNode => _idleNode ??= new LinkedListNode<PeerSession>(this);
 
     public SemaphoreSlim Gate { get; } = new(1, 1);
 
@@ -31,6 +50,9 @@ internal sealed class PeerSession
 
     public long LastActive => Volatile.Read(ref _lastActive);
 
+    /// <summary>Gets the remembered replies. Under <see cref="Gate"/> (or for a test, when nothing runs).</summary>
+    public int RememberedCount => _bySequence.Count;
+
     public void Attach() => Interlocked.Increment(ref _streams);
 
     public int Detach()
@@ -39,42 +61,110 @@ internal sealed class PeerSession
         return Interlocked.Decrement(ref _streams);
     }
 
+    /// <summary>
+    /// Reader side, before a batch is accepted: whether <paramref name="sequence"/> lies within <paramref name="gap"/> of the
+    /// highest this session has seen (the first one sets where the session starts). A sequence far beyond is refused, not
+    /// taken as the new high-water mark, which would make every later request of the client look like a duplicate.
+    /// </summary>
+    public bool Admits(ulong sequence, ulong gap)
+    {
+        while (true)
+        {
+            var highest = (ulong)Volatile.Read(ref _highestSeen);
+            if (highest != 0 && sequence > highest && sequence - highest > gap)
+            {
+                return false;
+            }
+
+            if (sequence <= highest || Interlocked.CompareExchange(ref _highestSeen, (long)sequence, (long)highest) == (long)highest)
+            {
+                return true;
+            }
+        }
+    }
+
     /// <summary>Forgets the replies the client has acknowledged. Under <see cref="Gate"/>.</summary>
     public void Acknowledge(ulong through)
     {
-        while (_replies.TryPeek(out var oldest) && oldest.Sequence <= through)
+        if (through <= _acknowledged)
         {
-            _replies.Dequeue();
+            return;
+        }
+
+        _acknowledged = through;
+        while (_order.TryPeek(out var oldest) && oldest.Sequence <= through)
+        {
+            Forget();
         }
     }
 
-    /// <summary>Remembers a reply until the client acknowledges it. Under <see cref="Gate"/>.</summary>
-    public void Remember(Envelope reply)
+    /// <summary>
+    /// Remembers a reply until the client acknowledges it, forgetting the oldest while a bound would be passed; a reply that
+    /// alone passes a bound is not remembered. Under <see cref="Gate"/>.
+    /// </summary>
+    public void Remember(Envelope reply, int bytes)
     {
-        if (_replies.Count == MaxRemembered)
+        var options = state.Options;
+        while (_order.Count > 0 && (_order.Count >= options.MaxRememberedPerSession || _bytes + bytes > options.MaxRememberedBytesPerSession))
         {
-            _replies.Dequeue();
+            Forget();
         }
 
-        _replies.Enqueue(reply);
+        while (!state.TryReserveRemembered(bytes))
+        {
+            if (_order.Count == 0)
+            {
+                return; // the server's budget is spent by other sessions: this reply is not remembered, a resend of it is "forgotten"
+            }
+
+            Forget();
+        }
+
+        if (_bytes + bytes > options.MaxRememberedBytesPerSession)
+        {
+            state.ReleaseRemembered(bytes);
+            return;
+        }
+
+        _bySequence[reply.Sequence] = reply;
+        _order.Enqueue((reply.Sequence, bytes));
+        _bytes += bytes;
+        Debug.Assert(_bySequence.Count == _order.Count, "Every remembered reply is in both the map and the order.");
     }
 
-    /// <summary>Finds the remembered reply to a resent request; null if it was acknowledged (the client has it). Under <see cref="Gate"/>.</summary>
+    /// <summary>
+    /// Finds the remembered reply to a resent request: the reply; null if the client acknowledged it (it has it); or a
+    /// "forgotten" answer if the reply was forgotten before the client acknowledged it. Under <see cref="Gate"/>.
+    /// </summary>
     public Envelope? Recall(ulong sequence)
     {
-        foreach (var reply in _replies)
+        if (_bySequence.TryGetValue(sequence, out var reply))
         {
-            if (reply.Sequence == sequence)
-            {
-                return reply;
-            }
-
-            if (reply.Sequence > sequence)
-            {
-                break;
-            }
+            return reply;
         }
 
-        return null;
+        return sequence <= _acknowledged ? null : new Envelope
+        {
+            Sequence = sequence,
+            Forgotten = true,
+            Error = "The server handled this request, but no longer remembers its reply (its memory for replies not yet acknowledged is bounded: PeerServerOptions.MaxRememberedPerSession, MaxRememberedBytesPerSession, MaxRememberedBytes).",
+        };
+    }
+
+    /// <summary>Forgets everything, giving its bytes back to the server's budget; for a session the registry drops. Under <see cref="Gate"/> or when no stream uses it.</summary>
+    public void Clear()
+    {
+        while (_order.Count > 0)
+        {
+            Forget();
+        }
+    }
+
+    private void Forget()
+    {
+        var (sequence, bytes) = _order.Dequeue();
+        _bySequence.Remove(sequence);
+        _bytes -= bytes;
+        state.ReleaseRemembered(bytes);
     }
 }

@@ -8,21 +8,28 @@ namespace Concurrency.Messaging.Grpc;
 /// <summary>
 /// One stream on the server. The reader (<see cref="PeerService"/>) hands each request batch to <see cref="AcceptAsync"/>:
 /// when nothing is queued or being answered, and the handler answers at once, the batch is answered right there, which
-/// saves a thread hop per round trip; otherwise it is queued for the answer loop, so the reader keeps draining the
-/// request stream (HTTP/2 flow control never stalls the client) and batches are answered in arrival order either way.
-/// The write loop is the only writer of the response stream and merges queued reply batches into one write.
+/// saves a thread hop per round trip; otherwise it is queued for the answer loop, and batches are answered in arrival
+/// order either way. The write loop is the only writer of the response stream and merges queued reply batches into one
+/// write. Both queues are bounded (<see cref="PeerServerOptions.MaxQueuedBatches"/>): when the handler is behind, or the
+/// client does not read its replies, the reader waits for room and so stops reading, and HTTP/2 flow control holds the
+/// client back. While anything waits for room a timer writes a heartbeat now and then, so that a well-behaved client
+/// under back-pressure still reads something and does not take the stream for half-open.
 /// </summary>
 internal sealed class PeerStream
 {
     private static readonly PeerBatch HeartbeatReply = new() { Heartbeat = true };
 
     private readonly PeerServerState _state;
-    private readonly PeerSession? _session;
+    private readonly PeerSession _session;
     private readonly CancellationToken _stop;
-    private readonly Channel<PeerBatch> _work = Channel.CreateUnbounded<PeerBatch>(new UnboundedChannelOptions { SingleReader = true, SingleWriter = true });
-    private readonly Channel<Outgoing> _replies = Channel.CreateUnbounded<Outgoing>(new UnboundedChannelOptions { SingleReader = true });
+    private readonly Channel<PeerBatch> _work;
+    private readonly Channel<Outgoing> _replies;
+    private readonly ITimer _pausedHeartbeats;
     private readonly Task _answering;
     private readonly Task _writing;
+
+    // How many waits for room in _work or _replies are under way (the reader's, the answer loop's); Interlocked.
+    private int _waiting;
 
     // Batches queued and not yet taken by the answer loop: the reader adds before it queues, the loop takes off after it
     // dequeues (the unbounded single-reader channel keeps no count of its own).
@@ -35,11 +42,16 @@ internal sealed class PeerStream
     // Reader only: set once a handler did not answer at once; from then on every batch goes through the loop.
     private bool _handlerWaits;
 
-    public PeerStream(PeerServerState state, PeerSession? session, IServerStreamWriter<PeerBatch> responseStream, CancellationToken stop)
+    public PeerStream(PeerServerState state, PeerSession session, IServerStreamWriter<PeerBatch> responseStream, CancellationToken stop)
     {
         _state = state;
         _session = session;
         _stop = stop;
+        var queued = state.Options.MaxQueuedBatches;
+        _work = Channel.CreateBounded<PeerBatch>(new BoundedChannelOptions(queued) { SingleReader = true, SingleWriter = true });
+        _replies = Channel.CreateBounded<Outgoing>(new BoundedChannelOptions(queued) { SingleReader = true });
+        var interval = state.Options.PausedHeartbeatInterval;
+        _pausedHeartbeats = TimeProvider.System.CreateTimer(static stream => ((PeerStream)stream!).HeartbeatIfPaused(), this, interval, interval);
         _writing = WriteAsync(responseStream);
         _answering = AnswerLoopAsync();
     }
@@ -47,7 +59,10 @@ internal sealed class PeerStream
     /// <summary>The greeting the client's handshake waits for, written before the write loop starts.</summary>
     public static PeerBatch Greeting => HeartbeatReply;
 
-    /// <summary>Reader only: a heartbeat is answered at once, ahead of any queued work.</summary>
+    /// <summary>
+    /// Reader only: a heartbeat is answered at once, ahead of any queued work, if there is room for it; with the reply
+    /// queue full the client is not reading, and an answer it would not read is no use.
+    /// </summary>
     public void Heartbeat() => _replies.Writer.TryWrite(new Outgoing(HeartbeatReply, 8));
 
     /// <summary>Reader only: answers the batch now, or queues it (see the class summary).</summary>
@@ -61,13 +76,13 @@ internal sealed class PeerStream
                 return answering;
             }
 
+            // The reader waits for this answer and reads nothing meanwhile: counted, so that heartbeats go on.
             _handlerWaits = true;
-            return answering;
+            return WaitForRoomAsync(answering);
         }
 
         Interlocked.Increment(ref _queued);
-        _work.Writer.TryWrite(batch);
-        return ValueTask.CompletedTask;
+        return _work.Writer.TryWrite(batch) ? ValueTask.CompletedTask : WaitForRoomAsync(_work.Writer.WriteAsync(batch, _stop));
     }
 
     /// <summary>Reader only, after its last batch: lets the loops finish what is queued, then returns when the last reply is written (or the client is gone).</summary>
@@ -77,6 +92,50 @@ internal sealed class PeerStream
         await _answering.ConfigureAwait(false);
         _replies.Writer.TryComplete();
         await _writing.ConfigureAwait(false);
+        await _pausedHeartbeats.DisposeAsync().ConfigureAwait(false);
+    }
+
+    // The timer: while a wait for room is under way, a heartbeat, if the reply queue has room for one.
+    private void HeartbeatIfPaused()
+    {
+        if (Volatile.Read(ref _waiting) > 0)
+        {
+            _replies.Writer.TryWrite(new Outgoing(HeartbeatReply, 8));
+        }
+    }
+
+    // Counts a wait for room in a queue (or the reader's wait for a slow answer), for the timer that writes heartbeats meanwhile.
+    private async ValueTask WaitForRoomAsync(ValueTask wait)
+    {
+        Interlocked.Increment(ref _waiting);
+        try
+        {
+            await wait.ConfigureAwait(false);
+        }
+        finally
+        {
+            Interlocked.Decrement(ref _waiting);
+        }
+    }
+
+    // Queues a reply batch for the writer, waiting for room. False when the writer is gone (the client went away): the
+    // replies stay remembered in the session for the client's next stream.
+    private async ValueTask<bool> QueueReplyAsync(Outgoing outgoing)
+    {
+        if (_replies.Writer.TryWrite(outgoing))
+        {
+            return true;
+        }
+
+        try
+        {
+            await WaitForRoomAsync(_replies.Writer.WriteAsync(outgoing, _stop)).ConfigureAwait(false);
+            return true;
+        }
+        catch (ChannelClosedException)
+        {
+            return false;
+        }
     }
 
     private async Task AnswerLoopAsync()
@@ -104,12 +163,6 @@ internal sealed class PeerStream
 
     private async ValueTask AnswerAsync(PeerBatch batch)
     {
-        if (_session is null)
-        {
-            await ReplyAsync(batch, null).ConfigureAwait(false);
-            return;
-        }
-
         await _session.Gate.WaitAsync(_stop).ConfigureAwait(false);
         try
         {
@@ -122,16 +175,15 @@ internal sealed class PeerStream
         }
     }
 
-    private async ValueTask ReplyAsync(PeerBatch batch, PeerSession? session)
+    private async ValueTask ReplyAsync(PeerBatch batch, PeerSession session)
     {
-        var replies = _replies.Writer;
         var reply = new PeerBatch();
         var bytes = 0;
         var handled = 0;
         foreach (var request in batch.Envelopes)
         {
             Envelope? answer;
-            if (session is not null && request.Sequence <= session.HandledThrough)
+            if (request.Sequence <= session.HandledThrough)
             {
                 // A resend: answer from memory; if the client already acknowledged it, it needs nothing.
                 _state.CountDuplicate();
@@ -147,17 +199,19 @@ internal sealed class PeerStream
                 handled++;
                 var pending = TooLarge(request) ?? Invoke(request, _stop);
                 answer = pending.IsCompletedSuccessfully ? pending.Result : await pending.ConfigureAwait(false);
-                if (session is not null)
-                {
-                    session.HandledThrough = request.Sequence;
-                    session.Remember(answer);
-                }
+                session.HandledThrough = request.Sequence;
+                session.Remember(answer, EnvelopeSize(answer));
             }
 
             var size = EnvelopeSize(answer);
             if (reply.Envelopes.Count > 0 && (reply.Envelopes.Count == _state.Options.MaxBatchCount || bytes + size > _state.Options.MaxBatchBytes))
             {
-                replies.TryWrite(new Outgoing(reply, bytes));
+                if (!await QueueReplyAsync(new Outgoing(reply, bytes)).ConfigureAwait(false))
+                {
+                    _state.CountHandled(handled);
+                    return;
+                }
+
                 reply = new PeerBatch();
                 bytes = 0;
             }
@@ -169,7 +223,7 @@ internal sealed class PeerStream
         _state.CountHandled(handled);
         if (reply.Envelopes.Count > 0)
         {
-            replies.TryWrite(new Outgoing(reply, bytes));
+            await QueueReplyAsync(new Outgoing(reply, bytes)).ConfigureAwait(false);
         }
     }
 
@@ -284,6 +338,8 @@ internal sealed class PeerStream
         catch (Exception)
 #pragma warning restore CA1031
         {
+            // Closed first, so that a wait for room in the queue ends instead of waiting for a writer that is gone.
+            _replies.Writer.TryComplete();
             while (replies.TryRead(out _))
             {
             }

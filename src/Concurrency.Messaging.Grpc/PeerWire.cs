@@ -183,6 +183,7 @@ internal static class PeerWire
         var source = string.Empty;
         var payload = ReadOnlyMemory<byte>.Empty;
         var error = string.Empty;
+        var forgotten = false;
         while (!reader.End)
         {
             switch (reader.ReadKey())
@@ -203,13 +204,16 @@ internal static class PeerWire
                 case (5, 2):
                     error = Utf8.GetString(reader.ReadLengthDelimited());
                     break;
+                case (6, 0):
+                    forgotten = reader.ReadVarint() != 0;
+                    break;
                 case (_, var wireType):
                     reader.Skip(wireType);
                     break;
             }
         }
 
-        return new PeerReply(sequence, type, source, payload, error);
+        return new PeerReply(sequence, type, source, payload, error, forgotten);
     }
 
     // A batch's replies mostly repeat one type and one source: the string decoded last is reused while the bytes match it.

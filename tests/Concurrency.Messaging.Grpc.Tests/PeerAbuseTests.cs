@@ -1,0 +1,361 @@
+using Concurrency.Messaging.Grpc.Protocol;
+using Google.Protobuf;
+using Grpc.Core;
+using Grpc.Net.Client;
+using Xunit;
+
+namespace Concurrency.Messaging.Grpc.Tests;
+
+/// <summary>
+/// The server facing clients it does not control: a raw client built from the generated code plays the hostile side
+/// (never acknowledges, floods without reading, sends huge batches, repeats sequence numbers, presents ids it was never
+/// given, jumps its sequence numbers, opens more sessions than the server keeps), while a well-behaved
+/// <see cref="PeerClient"/> on the same server keeps its replies. The server's memory for replies stays within its bounds,
+/// and the abusive stream gets a clear status.
+/// </summary>
+public sealed class PeerAbuseTests
+{
+    private const string SessionHeader = "concurrency-peer-session";
+
+    [Fact]
+    public async Task NeverAcknowledges_RememberedRepliesStayBoundedAndAnEvictedResendIsAnsweredForgotten()
+    {
+        var ct = TestContext.Current.CancellationToken;
+        var options = new PeerServerOptions { MaxRememberedPerSession = 100, MaxRememberedBytesPerSession = 64 * 1024 };
+        await using var server = await PeerServer.StartAsync(options, ct).DefaultTimeout();
+        using var channel = GrpcChannel.ForAddress(server.Address);
+        var raw = new Peer.PeerClient(channel);
+
+        // Reset, not completed, at the end: a clean close would end the session.
+        string session;
+        using (var first = raw.Exchange(cancellationToken: ct))
+        {
+            session = (await first.ResponseHeadersAsync.DefaultTimeout()).GetValue(SessionHeader)!;
+            await ReadAsync(first); // the greeting
+            for (var batch = 0; batch < 20; batch++)
+            {
+                await first.RequestStream.WriteAsync(Requests(1 + (ulong)(batch * 100), 100, 1024), ct).DefaultTimeout();
+                Assert.Equal(100, await CountRepliesAsync(first, 100));
+                Assert.InRange(server.RememberedBytes, 1, 64 * 1024);
+            }
+        }
+
+        var handled = server.HandledCount;
+        using var second = raw.Exchange(new Metadata { { SessionHeader, session } }, cancellationToken: ct);
+        Assert.Equal(session, (await second.ResponseHeadersAsync.DefaultTimeout()).GetValue(SessionHeader));
+        await ReadAsync(second);
+        var old = Requests(5, 1, 1024);
+        old.Envelopes.Add(Requests(2000, 1, 1024).Envelopes[0]);
+        await second.RequestStream.WriteAsync(old, ct).DefaultTimeout();
+        var answers = await ReadAsync(second);
+
+        Assert.True(answers.Envelopes[0].Forgotten);
+        Assert.Contains("no longer remembers", answers.Envelopes[0].Error, StringComparison.Ordinal);
+        Assert.False(answers.Envelopes[1].Forgotten);
+        Assert.Equal(1024, answers.Envelopes[1].Payload.Length);
+        Assert.Equal(handled, server.HandledCount); // neither was handled again
+        Assert.Equal(2, server.DuplicateCount);
+    }
+
+    [Fact]
+    public async Task ServerWideBudget_ManySessionsNeverAcknowledging_StayWithinIt()
+    {
+        var ct = TestContext.Current.CancellationToken;
+        var options = new PeerServerOptions { MaxRememberedBytes = 100 * 1024 };
+        await using var server = await PeerServer.StartAsync(options, ct).DefaultTimeout();
+        using var channel = GrpcChannel.ForAddress(server.Address);
+        var raw = new Peer.PeerClient(channel);
+        var calls = new List<AsyncDuplexStreamingCall<PeerBatch, PeerBatch>>();
+        try
+        {
+            for (var i = 0; i < 5; i++)
+            {
+                var call = raw.Exchange(cancellationToken: ct);
+                calls.Add(call);
+                await ReadAsync(call);
+                await call.RequestStream.WriteAsync(Requests(1, 100, 1024), ct).DefaultTimeout();
+                Assert.Equal(100, await CountRepliesAsync(call, 100));
+                Assert.InRange(server.RememberedBytes, 1, 100 * 1024);
+            }
+        }
+        finally
+        {
+            calls.ForEach(call => call.Dispose());
+        }
+    }
+
+    [Fact]
+    public async Task FloodsWithoutReadingReplies_IsHeldBackWhileAWellBehavedClientKeepsItsReplies()
+    {
+        var ct = TestContext.Current.CancellationToken;
+        var options = new PeerServerOptions { MaxQueuedBatches = 2 };
+        await using var server = await PeerServer.StartAsync(options, ct).DefaultTimeout();
+        using var channel = GrpcChannel.ForAddress(server.Address);
+        using var flood = new Peer.PeerClient(channel).Exchange(cancellationToken: ct);
+        await ReadAsync(flood);
+
+        // Writes 64 KiB batches and never reads: back-pressure must stop it long before 2,000 batches (128 MiB).
+        var written = 0;
+        using var stopFlood = CancellationTokenSource.CreateLinkedTokenSource(ct);
+        var writer = Task.Run(
+            async () =>
+            {
+                for (var batch = 0; batch < 2_000; batch++)
+                {
+                    await flood.RequestStream.WriteAsync(Requests(1 + (ulong)(batch * 64), 64, 1024), stopFlood.Token);
+                    Interlocked.Increment(ref written);
+                }
+            },
+            ct);
+        await WaitForStallAsync(() => Volatile.Read(ref written), writer);
+
+        Assert.InRange(Volatile.Read(ref written), 1, 500);
+        Assert.InRange(server.HandledCount, 1, Volatile.Read(ref written) * 64);
+        await using (var client = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick(), ct).DefaultTimeout())
+        {
+            var replies = await Task.WhenAll(Enumerable.Range(0, 100).Select(i => client.SendAsync(Messages.Numbered(i), ct))).DefaultTimeout();
+            Assert.Equal(Enumerable.Range(0, 100).Sum(i => (long)i), replies.Sum(Messages.Number));
+        }
+
+        await stopFlood.CancelAsync();
+        await Assert.ThrowsAnyAsync<Exception>(() => writer).DefaultTimeout();
+    }
+
+    [Fact]
+    public async Task HugeBatch_EndsTheStreamWithResourceExhaustedAndAReason()
+    {
+        var ct = TestContext.Current.CancellationToken;
+        await using var server = await PeerServer.StartAsync(cancellationToken: ct).DefaultTimeout();
+        using var channel = GrpcChannel.ForAddress(server.Address, new GrpcChannelOptions { MaxSendMessageSize = null });
+        using var call = new Peer.PeerClient(channel).Exchange(cancellationToken: ct);
+        await ReadAsync(call);
+
+        await call.RequestStream.WriteAsync(Requests(1, 5, 1024 * 1024), ct).DefaultTimeout();
+        var error = await Assert.ThrowsAsync<RpcException>(() => ReadAsync(call)).DefaultTimeout();
+
+        Assert.Equal(StatusCode.ResourceExhausted, error.StatusCode);
+        Assert.NotEmpty(error.Status.Detail);
+        Assert.Equal(0, server.HandledCount);
+    }
+
+    [Fact]
+    public async Task TooManyRequestsInOneBatch_EndsTheStreamWithResourceExhaustedNamingTheLimit()
+    {
+        var ct = TestContext.Current.CancellationToken;
+        await using var server = await PeerServer.StartAsync(new PeerServerOptions { MaxRequestBatchCount = 10 }, ct).DefaultTimeout();
+        using var channel = GrpcChannel.ForAddress(server.Address);
+        using var call = new Peer.PeerClient(channel).Exchange(cancellationToken: ct);
+        await ReadAsync(call);
+
+        await call.RequestStream.WriteAsync(Requests(1, 11, 8), ct).DefaultTimeout();
+        var error = await Assert.ThrowsAsync<RpcException>(() => ReadAsync(call)).DefaultTimeout();
+
+        Assert.Equal(StatusCode.ResourceExhausted, error.StatusCode);
+        Assert.Contains("MaxRequestBatchCount", error.Status.Detail, StringComparison.Ordinal);
+        Assert.Equal(0, server.HandledCount);
+    }
+
+    [Fact]
+    public async Task RepeatsSequenceNumbers_AnsweredFromMemoryNotHandledTwice()
+    {
+        var ct = TestContext.Current.CancellationToken;
+        await using var server = await PeerServer.StartAsync(cancellationToken: ct).DefaultTimeout();
+        using var channel = GrpcChannel.ForAddress(server.Address);
+        using var call = new Peer.PeerClient(channel).Exchange(cancellationToken: ct);
+        await ReadAsync(call);
+
+        await call.RequestStream.WriteAsync(Requests(1, 3, 8), ct).DefaultTimeout();
+        Assert.Equal(3, await CountRepliesAsync(call, 3));
+        await call.RequestStream.WriteAsync(Requests(1, 3, 8), ct).DefaultTimeout();
+        Assert.Equal(3, await CountRepliesAsync(call, 3));
+
+        Assert.Equal(3, server.HandledCount);
+        Assert.Equal(3, server.DuplicateCount);
+    }
+
+    [Fact]
+    public async Task PresentsAnIdItWasNeverGiven_GetsASessionOfItsOwnAndTheRealClientIsUntouched()
+    {
+        var ct = TestContext.Current.CancellationToken;
+        await using var server = await PeerServer.StartAsync(cancellationToken: ct).DefaultTimeout();
+        await using var client = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick(), ct).DefaultTimeout();
+        Assert.Equal(1, Messages.Number(await client.SendAsync(Messages.Numbered(1), ct).DefaultTimeout()));
+        using var channel = GrpcChannel.ForAddress(server.Address);
+
+        foreach (var guess in new[] { "0", "00000000000000000000000000000000", new string('f', 32) })
+        {
+            using var call = new Peer.PeerClient(channel).Exchange(new Metadata { { SessionHeader, guess } }, cancellationToken: ct);
+            var issued = (await call.ResponseHeadersAsync.DefaultTimeout()).GetValue(SessionHeader);
+            Assert.NotEqual(guess, issued);
+            Assert.Equal(32, issued!.Length);
+            await ReadAsync(call);
+            var poison = new PeerBatch { Acknowledged = ulong.MaxValue };
+            poison.Envelopes.Add(new Envelope { Sequence = ulong.MaxValue, Type = "poison" });
+            await call.RequestStream.WriteAsync(poison, ct).DefaultTimeout();
+            Assert.Equal(1, await CountRepliesAsync(call, 1));
+        }
+
+        for (var i = 2; i <= 50; i++)
+        {
+            Assert.Equal(i, Messages.Number(await client.SendAsync(Messages.Numbered(i), ct).DefaultTimeout()));
+        }
+
+        Assert.Equal(0, client.TimedOutCount);
+    }
+
+    [Fact]
+    public async Task SequenceFarBeyondTheSession_IsRefusedWithOutOfRange()
+    {
+        var ct = TestContext.Current.CancellationToken;
+        await using var server = await PeerServer.StartAsync(new PeerServerOptions { MaxSequenceGap = 1000 }, ct).DefaultTimeout();
+        using var channel = GrpcChannel.ForAddress(server.Address);
+        using var call = new Peer.PeerClient(channel).Exchange(cancellationToken: ct);
+        await ReadAsync(call);
+        await call.RequestStream.WriteAsync(Requests(1, 2, 8), ct).DefaultTimeout();
+        Assert.Equal(2, await CountRepliesAsync(call, 2));
+
+        await call.RequestStream.WriteAsync(Requests(2 + 1001, 1, 8), ct).DefaultTimeout();
+        var error = await Assert.ThrowsAsync<RpcException>(() => ReadAsync(call)).DefaultTimeout();
+
+        Assert.Equal(StatusCode.OutOfRange, error.StatusCode);
+        Assert.Contains("MaxSequenceGap", error.Status.Detail, StringComparison.Ordinal);
+        Assert.Equal(2, server.HandledCount);
+    }
+
+    [Fact]
+    public async Task MoreSessionsThanTheServerKeeps_IdleOnesForgottenFirstThenNewStreamsRefused()
+    {
+        var ct = TestContext.Current.CancellationToken;
+        await using var server = await PeerServer.StartAsync(new PeerServerOptions { MaxSessions = 3 }, ct).DefaultTimeout();
+        using var channel = GrpcChannel.ForAddress(server.Address);
+        var raw = new Peer.PeerClient(channel);
+
+        // Churn: open, one message, reset. The sessions stay (a reset is not a clean close) up to the bound, no further.
+        for (var i = 0; i < 20; i++)
+        {
+            await WaitUntilAsync(() => server.Sessions.IdleCount == server.SessionCount); // the last reset has reached the server
+            using var churn = raw.Exchange(cancellationToken: ct);
+            await ReadAsync(churn);
+            await churn.RequestStream.WriteAsync(Requests(1, 1, 8), ct).DefaultTimeout();
+            Assert.Equal(1, await CountRepliesAsync(churn, 1));
+        }
+
+        await WaitUntilAsync(() => server.Sessions.IdleCount == server.SessionCount);
+        Assert.Equal(3, server.SessionCount);
+        var open = new List<AsyncDuplexStreamingCall<PeerBatch, PeerBatch>>();
+        try
+        {
+            for (var i = 0; i < 3; i++)
+            {
+                var call = raw.Exchange(cancellationToken: ct);
+                open.Add(call);
+                await ReadAsync(call);
+            }
+
+            using var refused = raw.Exchange(cancellationToken: ct);
+            var error = await Assert.ThrowsAsync<RpcException>(() => ReadAsync(refused)).DefaultTimeout();
+            Assert.Equal(StatusCode.ResourceExhausted, error.StatusCode);
+            Assert.Contains("MaxSessions", error.Status.Detail, StringComparison.Ordinal);
+            Assert.Equal(3, server.SessionCount);
+        }
+        finally
+        {
+            open.ForEach(call => call.Dispose());
+        }
+    }
+
+    [Fact]
+    public async Task SlowHandler_BackPressureHoldsTheClientWithoutAReconnect()
+    {
+        var ct = TestContext.Current.CancellationToken;
+        using var gate = new SemaphoreSlim(0);
+        var options = new PeerServerOptions
+        {
+            MaxQueuedBatches = 1,
+            PausedHeartbeatInterval = TimeSpan.FromMilliseconds(100),
+            Handler = async (request, token) =>
+            {
+                await gate.WaitAsync(token).ConfigureAwait(false);
+                gate.Release();
+                return request;
+            },
+        };
+        await using var server = await PeerServer.StartAsync(options, ct).DefaultTimeout();
+        await using var client = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick() with { MaxBatchCount = 8 }, ct).DefaultTimeout();
+
+        var sends = Enumerable.Range(0, 400).Select(i => client.SendAsync(Messages.Numbered(i), ct)).ToArray();
+        var idle = Messages.Quick().ReadIdleTimeout;
+        await Task.Delay(idle * 3, ct); // the handler holds everything for three read-idle timeouts: only heartbeats flow
+        gate.Release();
+        var replies = await Task.WhenAll(sends).DefaultTimeout();
+
+        Assert.Equal(Enumerable.Range(0, 400).Sum(i => (long)i), replies.Sum(Messages.Number));
+        Assert.Equal(0, client.HalfOpenCount);
+        Assert.Equal(0, client.ReconnectCount);
+    }
+
+    private static PeerBatch Requests(ulong first, int count, int payloadBytes)
+    {
+        var batch = new PeerBatch();
+        var payload = ByteString.CopyFrom(new byte[payloadBytes]);
+        for (var i = 0; i < count; i++)
+        {
+            batch.Envelopes.Add(new Envelope { Sequence = first + (ulong)i, Type = "abuse", Source = "raw", Payload = payload });
+        }
+
+        return batch;
+    }
+
+    private static async Task<PeerBatch> ReadAsync(AsyncDuplexStreamingCall<PeerBatch, PeerBatch> call)
+    {
+        Assert.True(await call.ResponseStream.MoveNext(TestContext.Current.CancellationToken).DefaultTimeout(), "the server ended the stream");
+        return call.ResponseStream.Current;
+    }
+
+    // Reads batches until count replies came (heartbeats skipped); returns how many.
+    private static async Task<int> CountRepliesAsync(AsyncDuplexStreamingCall<PeerBatch, PeerBatch> call, int count)
+    {
+        var replies = 0;
+        while (replies < count)
+        {
+            replies += (await ReadAsync(call)).Envelopes.Count;
+        }
+
+        return replies;
+    }
+
+    // Returns once the counter has not moved for a second: the writer is held back. Fails if it never stalls.
+    private static async Task WaitForStallAsync(Func<int> counter, Task writer)
+    {
+        var deadline = DateTime.UtcNow + TestTimeouts.Default;
+        var last = -1;
+        var since = DateTime.UtcNow;
+        while (true)
+        {
+            Assert.False(writer.IsCompleted, "the flood was never held back: it wrote every batch");
+            Assert.True(DateTime.UtcNow < deadline, "the flood never stalled");
+            var now = counter();
+            if (now != last)
+            {
+                last = now;
+                since = DateTime.UtcNow;
+            }
+            else if (DateTime.UtcNow - since > TimeSpan.FromSeconds(1))
+            {
+                return;
+            }
+
+            await Task.Delay(20, TestContext.Current.CancellationToken);
+        }
+    }
+
+    private static async Task WaitUntilAsync(Func<bool> condition)
+    {
+        var deadline = DateTime.UtcNow + TestTimeouts.Default;
+        while (!condition())
+        {
+            Assert.True(DateTime.UtcNow < deadline, "the condition never held");
+            await Task.Delay(10, TestContext.Current.CancellationToken);
+        }
+    }
+}
