@@ -317,6 +317,11 @@ public sealed class PeerClient : IAsyncDisposable
                 error);
         }
 
+        if (error is RpcException refused && refused.Trailers.GetValue(PeerHeaders.Refusal) == PeerHeaders.Permanent)
+        {
+            return new PeerDeliveryException(PeerDeliveryFailure.Refused, $"The server at {address} refused this client's stream for good: {refused.Status.Detail}", refused);
+        }
+
         return error is RpcException rpc
             ? rpc.StatusCode switch
             {

@@ -26,4 +26,11 @@ public enum PeerDeliveryFailure
 
     /// <summary>The server's TLS certificate is not trusted (no authority vouches for it and it is not the pinned one); the client stops.</summary>
     UntrustedCertificate,
+
+    /// <summary>
+    /// The server refused the stream for good: a batch over its limits (<see cref="PeerServerOptions.MaxRequestBatchCount"/>,
+    /// gRPC's 4 MiB) or a sequence number far past the session's (<see cref="PeerServerOptions.MaxSequenceGap"/>). Resending
+    /// the same batches cannot succeed, so the client stops.
+    /// </summary>
+    Refused,
 }

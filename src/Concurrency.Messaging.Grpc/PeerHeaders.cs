@@ -13,4 +13,9 @@ internal static class PeerHeaders
     public const string Authorization = "authorization";
 
     public const string BearerPrefix = "Bearer ";
+
+    /// <summary>A trailer on a refused stream: <see cref="Permanent"/> when resending the same batches cannot succeed.</summary>
+    public const string Refusal = "concurrency-peer-refusal";
+
+    public const string Permanent = "permanent";
 }

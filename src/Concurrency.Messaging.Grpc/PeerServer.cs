@@ -80,6 +80,10 @@ public sealed class PeerServer : IAsyncDisposable
             kestrel.ConfigureEndpointDefaults(endpoint => endpoint.Protocols = HttpProtocols.Http2);
             kestrel.Limits.MaxConcurrentConnections = options.MaxConnections;
             kestrel.Limits.Http2.MaxStreamsPerConnection = options.MaxStreamsPerConnection;
+
+            // A client machine gone without a word is found in half a minute, not after TCP's retransmissions give up.
+            kestrel.Limits.Http2.KeepAlivePingDelay = TimeSpan.FromSeconds(10);
+            kestrel.Limits.Http2.KeepAlivePingTimeout = TimeSpan.FromSeconds(20);
             if (certificate is not null)
             {
                 kestrel.ConfigureHttpsDefaults(https => https.ServerCertificate = certificate);

@@ -84,10 +84,21 @@ public sealed record PeerServerOptions
     /// <summary>
     /// Gets the most request batches one stream queues while its handler is behind, and the most reply batches it queues
     /// while its client reads slowly. Past them the server stops reading the stream, and HTTP/2 flow control holds the
-    /// client back; heartbeats go on, so the client does not take the stream for half-open. A stream's memory is thus at
-    /// most about this many batches of gRPC's 4 MiB each way. Defaults to 8.
+    /// client back; heartbeats go on, so the client does not take the stream for half-open. Defaults to 4.
     /// </summary>
-    public int MaxQueuedBatches { get; init; } = 8;
+    /// <remarks>
+    /// What the server holds for its streams is thus bounded: at most <see cref="MaxStreams"/> × ((this + 2) × 4 MiB of
+    /// request batches + this × <see cref="MaxBatchBytes"/> of reply batches), plus <see cref="MaxRememberedBytes"/> (with
+    /// about 128 bytes per remembered reply counted in), plus what Kestrel buffers per connection. That is the worst case,
+    /// every stream flooding with batches of gRPC's 4 MiB; lower <see cref="MaxStreams"/> for a machine with less memory.
+    /// </remarks>
+    public int MaxQueuedBatches { get; init; } = 4;
+
+    /// <summary>
+    /// Gets the most streams the server has open at once, over all connections; a stream past it ends at once with gRPC
+    /// status <c>ResourceExhausted</c> (the client retries). Defaults to 1,000.
+    /// </summary>
+    public int MaxStreams { get; init; } = 1000;
 
     /// <summary>
     /// Gets how far past the highest sequence number a session has seen a request may be: one further is refused (its
@@ -156,6 +167,7 @@ public sealed record PeerServerOptions
         Positive(MaxRememberedBytes, nameof(MaxRememberedBytes));
         Positive(MaxRequestBatchCount, nameof(MaxRequestBatchCount));
         Positive(MaxQueuedBatches, nameof(MaxQueuedBatches));
+        Positive(MaxStreams, nameof(MaxStreams));
         Positive(MaxSequenceGap, nameof(MaxSequenceGap));
         Positive(MaxStreamsPerConnection, nameof(MaxStreamsPerConnection));
         Positive(MaxConnections, nameof(MaxConnections));

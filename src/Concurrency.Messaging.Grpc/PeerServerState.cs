@@ -10,6 +10,7 @@ internal sealed class PeerServerState : IDisposable
     private long _duplicates;
     private long _failed;
     private long _rememberedBytes;
+    private int _streams;
 
     public PeerServerState(PeerServerOptions options, CancellationToken stopping)
     {
@@ -58,6 +59,20 @@ internal sealed class PeerServerState : IDisposable
     }
 
     public void ReleaseRemembered(int bytes) => Interlocked.Add(ref _rememberedBytes, -bytes);
+
+    /// <summary>Counts a stream in; false (and nothing counted) when the server has its most streams open.</summary>
+    public bool TryOpenStream()
+    {
+        if (Interlocked.Increment(ref _streams) <= Options.MaxStreams)
+        {
+            return true;
+        }
+
+        Interlocked.Decrement(ref _streams);
+        return false;
+    }
+
+    public void CloseStream() => Interlocked.Decrement(ref _streams);
 
     public void Dispose() => Sessions.Dispose();
 }

@@ -14,9 +14,27 @@ internal sealed class PeerService(PeerServerState state) : Peer.PeerBase
 {
     public override async Task Exchange(IAsyncStreamReader<PeerBatch> requestStream, IServerStreamWriter<PeerBatch> responseStream, ServerCallContext context)
     {
+        if (!state.TryOpenStream())
+        {
+            throw new RpcException(new Status(StatusCode.ResourceExhausted, $"This server has its most streams open ({state.Options.MaxStreams:N0}, PeerServerOptions.MaxStreams). Try again later."));
+        }
+
+        try
+        {
+            await ExchangeAsync(requestStream, responseStream, context).ConfigureAwait(false);
+        }
+        finally
+        {
+            state.CloseStream();
+        }
+    }
+
+    private async Task ExchangeAsync(IAsyncStreamReader<PeerBatch> requestStream, IServerStreamWriter<PeerBatch> responseStream, ServerCallContext context)
+    {
         using var stop = CancellationTokenSource.CreateLinkedTokenSource(context.CancellationToken, state.Stopping);
         var session = state.Sessions.Attach(context.RequestHeaders.GetValue(PeerHeaders.Session))
             ?? throw new RpcException(new Status(StatusCode.ResourceExhausted, $"This server holds its most sessions ({state.Options.MaxSessions:N0}, PeerServerOptions.MaxSessions), each with a stream open. Try again later."));
+        session.Supersede(stop);
         var clientClosed = false;
         try
         {
@@ -24,7 +42,7 @@ internal sealed class PeerService(PeerServerState state) : Peer.PeerBase
             // stream's write loop starts, so the response stream still has one writer at a time.
             await context.WriteResponseHeadersAsync(new Metadata { { PeerHeaders.Session, session.Id } }).ConfigureAwait(false);
             await responseStream.WriteAsync(PeerStream.Greeting).ConfigureAwait(false);
-            var stream = new PeerStream(state, session, responseStream, stop.Token);
+            var stream = new PeerStream(state, session, responseStream, stop);
             try
             {
                 while (await requestStream.MoveNext(stop.Token).ConfigureAwait(false))
@@ -49,10 +67,11 @@ internal sealed class PeerService(PeerServerState state) : Peer.PeerBase
                 // A failed read (client reset, host stopping) ends this stream; the client reconnects and resends. A batch
                 // over a limit is not caught: its status and reason (ours, or gRPC's for a batch over 4 MiB) end the call.
             }
-            catch (RpcException refused) when (refused.StatusCode == StatusCode.ResourceExhausted)
+            catch (RpcException refused) when (refused.StatusCode == StatusCode.ResourceExhausted && refused.Trailers.GetValue(PeerHeaders.Refusal) is null)
             {
+                // gRPC's own refusal of a batch over 4 MiB, read only as far as its length: the rest is drained first.
                 await DrainAsync(context, stop.Token).ConfigureAwait(false);
-                throw new RpcException(new Status(StatusCode.ResourceExhausted, $"{refused.Status.Detail} This server takes batches of at most {PeerClientOptions.WireLimitBytes:N0} bytes and {state.Options.MaxRequestBatchCount:N0} requests."));
+                throw Refusal(StatusCode.ResourceExhausted, $"{refused.Status.Detail} This server takes batches of at most {PeerClientOptions.WireLimitBytes:N0} bytes and {state.Options.MaxRequestBatchCount:N0} requests.");
             }
             finally
             {
@@ -61,9 +80,14 @@ internal sealed class PeerService(PeerServerState state) : Peer.PeerBase
         }
         finally
         {
+            session.Leave(stop);
             state.Sessions.Detach(session, clientClosed);
         }
     }
+
+    // A refusal that no retry of the same batches can fix: the trailer tells the client to stop rather than resend them.
+    private static RpcException Refusal(StatusCode code, string reason)
+        => new(new Status(code, reason), new Metadata { { PeerHeaders.Refusal, PeerHeaders.Permanent } });
 
     // The rest of a batch that was refused unread is still on its way: read and dropped, a bounded amount for a bounded time,
     // so that the status reaches the client with the trailers instead of being lost to the reset of a half-read stream.
@@ -99,7 +123,7 @@ internal sealed class PeerService(PeerServerState state) : Peer.PeerBase
         var envelopes = batch.Envelopes;
         if (envelopes.Count > state.Options.MaxRequestBatchCount)
         {
-            throw new RpcException(new Status(StatusCode.ResourceExhausted, $"The batch carries {envelopes.Count:N0} requests; this server takes at most {state.Options.MaxRequestBatchCount:N0} (PeerServerOptions.MaxRequestBatchCount)."));
+            throw Refusal(StatusCode.ResourceExhausted, $"The batch carries {envelopes.Count:N0} requests; this server takes at most {state.Options.MaxRequestBatchCount:N0} (PeerServerOptions.MaxRequestBatchCount).");
         }
 
         ulong highest = 0;
@@ -110,7 +134,7 @@ internal sealed class PeerService(PeerServerState state) : Peer.PeerBase
 
         if (highest != 0 && !session.Admits(highest, (ulong)state.Options.MaxSequenceGap))
         {
-            throw new RpcException(new Status(StatusCode.OutOfRange, $"Sequence number {highest:N0} is more than {state.Options.MaxSequenceGap:N0} past the highest this session has seen (PeerServerOptions.MaxSequenceGap)."));
+            throw Refusal(StatusCode.OutOfRange, $"Sequence number {highest:N0} is more than {state.Options.MaxSequenceGap:N0} past the highest this session has seen (PeerServerOptions.MaxSequenceGap).");
         }
     }
 }

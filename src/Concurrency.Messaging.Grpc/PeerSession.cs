@@ -13,6 +13,13 @@ namespace Concurrency.Messaging.Grpc;
 /// </summary>
 internal sealed class PeerSession(string id, PeerServerState state)
 {
+    /// <summary>What a remembered reply costs beyond its bytes on the wire: the envelope, its map entry and its place in the order.</summary>
+    public const int EntryOverhead = 128;
+
+    // The stop of the session's newest stream: a newer stream cancels it, since a client has one stream at a time and
+    // opens a new one only when it gave up on the old. Exchanged with Interlocked.
+    private CancellationTokenSource? _current;
+
     // Guarded by Gate: the remembered replies by sequence number (Recall is O(1)), and their order, oldest first.
     private readonly Dictionary<ulong, Envelope> _bySequence = [];
     private readonly Queue<(ulong Sequence, int Bytes)> _order = new();
@@ -55,6 +62,28 @@ internal sealed class PeerSession(string id, PeerServerState state)
 
     public void Attach() => Interlocked.Increment(ref _streams);
 
+    /// <summary>Makes <paramref name="stop"/> the session's current stream, stopping the one before (its loops let the gate go).</summary>
+    public void Supersede(CancellationTokenSource stop)
+    {
+        var previous = Interlocked.Exchange(ref _current, stop);
+        if (previous is null)
+        {
+            return;
+        }
+
+        try
+        {
+            previous.Cancel();
+        }
+        catch (ObjectDisposedException)
+        {
+            // That stream ended meanwhile.
+        }
+    }
+
+    /// <summary>The stream of <paramref name="stop"/> ends; it is no longer the one a newer stream stops.</summary>
+    public void Leave(CancellationTokenSource stop) => Interlocked.CompareExchange(ref _current, null, stop);
+
     public int Detach()
     {
         Volatile.Write(ref _lastActive, Environment.TickCount64);
@@ -96,6 +125,13 @@ internal sealed class PeerSession(string id, PeerServerState state)
         {
             Forget();
         }
+
+        if (_order.Count == 0)
+        {
+            // A session that once held many replies gives their slots back.
+            _bySequence.TrimExcess();
+            _order.TrimExcess();
+        }
     }
 
     /// <summary>
@@ -105,6 +141,11 @@ internal sealed class PeerSession(string id, PeerServerState state)
     public void Remember(Envelope reply, int bytes)
     {
         var options = state.Options;
+        if (bytes > options.MaxRememberedBytesPerSession || bytes > options.MaxRememberedBytes)
+        {
+            return; // larger than a bound by itself: not remembered, and nothing else forgotten for it
+        }
+
         while (_order.Count > 0 && (_order.Count >= options.MaxRememberedPerSession || _bytes + bytes > options.MaxRememberedBytesPerSession))
         {
             Forget();
@@ -118,12 +159,6 @@ internal sealed class PeerSession(string id, PeerServerState state)
             }
 
             Forget();
-        }
-
-        if (_bytes + bytes > options.MaxRememberedBytesPerSession)
-        {
-            state.ReleaseRemembered(bytes);
-            return;
         }
 
         _bySequence[reply.Sequence] = reply;

@@ -21,7 +21,12 @@ internal sealed class PeerStream
 
     private readonly PeerServerState _state;
     private readonly PeerSession _session;
+    private readonly CancellationTokenSource _stopSource;
     private readonly CancellationToken _stop;
+
+    // The reply batches of the batch being answered, queued once the session's gate is let go. Used by one answer at a
+    // time: the reader's inline answer and the answer loop never run together (see _looping).
+    private readonly List<Outgoing> _answers = [];
     private readonly Channel<PeerBatch> _work;
     private readonly Channel<Outgoing> _replies;
     private readonly ITimer _pausedHeartbeats;
@@ -42,11 +47,12 @@ internal sealed class PeerStream
     // Reader only: set once a handler did not answer at once; from then on every batch goes through the loop.
     private bool _handlerWaits;
 
-    public PeerStream(PeerServerState state, PeerSession session, IServerStreamWriter<PeerBatch> responseStream, CancellationToken stop)
+    public PeerStream(PeerServerState state, PeerSession session, IServerStreamWriter<PeerBatch> responseStream, CancellationTokenSource stop)
     {
         _state = state;
         _session = session;
-        _stop = stop;
+        _stopSource = stop;
+        _stop = stop.Token;
         var queued = state.Options.MaxQueuedBatches;
         _work = Channel.CreateBounded<PeerBatch>(new BoundedChannelOptions(queued) { SingleReader = true, SingleWriter = true });
         _replies = Channel.CreateBounded<Outgoing>(new BoundedChannelOptions(queued) { SingleReader = true });
@@ -89,10 +95,22 @@ internal sealed class PeerStream
     public async Task CloseAsync()
     {
         _work.Writer.TryComplete();
-        await _answering.ConfigureAwait(false);
-        _replies.Writer.TryComplete();
-        await _writing.ConfigureAwait(false);
-        await _pausedHeartbeats.DisposeAsync().ConfigureAwait(false);
+        try
+        {
+            await _answering.ConfigureAwait(false);
+        }
+        finally
+        {
+            _replies.Writer.TryComplete();
+            try
+            {
+                await _writing.ConfigureAwait(false);
+            }
+            finally
+            {
+                await _pausedHeartbeats.DisposeAsync().ConfigureAwait(false);
+            }
+        }
     }
 
     // The timer: while a wait for room is under way, a heartbeat, if the reply queue has room for one.
@@ -173,8 +191,26 @@ internal sealed class PeerStream
         {
             _session.Gate.Release();
         }
+
+        // Queued after the gate is let go: a wait for room (a client slow to read its replies) never holds up the
+        // session's next stream, which the client opens when it gives up on this one.
+        try
+        {
+            foreach (var outgoing in _answers)
+            {
+                if (!await QueueReplyAsync(outgoing).ConfigureAwait(false))
+                {
+                    return;
+                }
+            }
+        }
+        finally
+        {
+            _answers.Clear();
+        }
     }
 
+    // Under the session's gate: handles or recalls each request and collects the replies into batches in _answers.
     private async ValueTask ReplyAsync(PeerBatch batch, PeerSession session)
     {
         var reply = new PeerBatch();
@@ -200,18 +236,13 @@ internal sealed class PeerStream
                 var pending = TooLarge(request) ?? Invoke(request, _stop);
                 answer = pending.IsCompletedSuccessfully ? pending.Result : await pending.ConfigureAwait(false);
                 session.HandledThrough = request.Sequence;
-                session.Remember(answer, EnvelopeSize(answer));
+                session.Remember(answer, EnvelopeSize(answer) + PeerSession.EntryOverhead);
             }
 
             var size = EnvelopeSize(answer);
             if (reply.Envelopes.Count > 0 && (reply.Envelopes.Count == _state.Options.MaxBatchCount || bytes + size > _state.Options.MaxBatchBytes))
             {
-                if (!await QueueReplyAsync(new Outgoing(reply, bytes)).ConfigureAwait(false))
-                {
-                    _state.CountHandled(handled);
-                    return;
-                }
-
+                _answers.Add(new Outgoing(reply, bytes));
                 reply = new PeerBatch();
                 bytes = 0;
             }
@@ -223,7 +254,7 @@ internal sealed class PeerStream
         _state.CountHandled(handled);
         if (reply.Envelopes.Count > 0)
         {
-            await QueueReplyAsync(new Outgoing(reply, bytes)).ConfigureAwait(false);
+            _answers.Add(new Outgoing(reply, bytes));
         }
     }
 
@@ -307,10 +338,12 @@ internal sealed class PeerStream
     private Envelope Failed(Envelope request, Exception error)
     {
         _state.CountFailed();
-        return Failed(request, $"The server's handler failed on '{request.Type}': {error.GetType().Name}: {error.Message}");
+        var type = request.Type.Length <= 100 ? request.Type : request.Type[..100] + "…";
+        return Failed(request, $"The server's handler failed on '{type}': {error.GetType().Name}: {error.Message}");
     }
 
-    private static Envelope Failed(Envelope request, string error) => new() { Sequence = request.Sequence, Type = request.Type, Error = error };
+    // A failure carries no type and quotes at most the start of the request's: its size stays small whatever was sent.
+    private static Envelope Failed(Envelope request, string error) => new() { Sequence = request.Sequence, Error = error };
 
     // The only writer of the response stream: merges what is queued, up to the batch limits, into one write. A failed
     // write (the client went away) ends the loop; the replies are remembered in the session for the client's next stream.
@@ -338,8 +371,18 @@ internal sealed class PeerStream
         catch (Exception)
 #pragma warning restore CA1031
         {
-            // Closed first, so that a wait for room in the queue ends instead of waiting for a writer that is gone.
+            // Closed first, so that a wait for room in the queue ends instead of waiting for a writer that is gone; and
+            // the stream is stopped, so that the reader and the answer loop do not go on handling what nobody will read.
             _replies.Writer.TryComplete();
+            try
+            {
+                _stopSource.Cancel();
+            }
+            catch (ObjectDisposedException)
+            {
+                // The call is over already.
+            }
+
             while (replies.TryRead(out _))
             {
             }

@@ -108,8 +108,11 @@ public sealed class PeerAbuseTests
             },
             ct);
         await WaitForStallAsync(() => Volatile.Read(ref written), writer);
+        var stalled = Volatile.Read(ref written);
+        await Task.Delay(TimeSpan.FromSeconds(1), ct); // a pause of the machine is not a stall: still held back a second later
 
-        Assert.InRange(Volatile.Read(ref written), 1, 500);
+        Assert.Equal(stalled, Volatile.Read(ref written));
+        Assert.InRange(stalled, 1, 500);
         Assert.InRange(server.HandledCount, 1, Volatile.Read(ref written) * 64);
         await using (var client = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick(), ct).DefaultTimeout())
         {
@@ -153,6 +156,21 @@ public sealed class PeerAbuseTests
         Assert.Equal(StatusCode.ResourceExhausted, error.StatusCode);
         Assert.Contains("MaxRequestBatchCount", error.Status.Detail, StringComparison.Ordinal);
         Assert.Equal(0, server.HandledCount);
+    }
+
+    [Fact]
+    public async Task ClientBatchesOverTheServersLimit_FailRefusedAtOnceNotResentUntilExhausted()
+    {
+        var ct = TestContext.Current.CancellationToken;
+        await using var server = await PeerServer.StartAsync(new PeerServerOptions { MaxRequestBatchCount = 10 }, ct).DefaultTimeout();
+        await using var client = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick() with { MaxBatchCount = 64 }, ct).DefaultTimeout();
+
+        var sends = Enumerable.Range(0, 64).Select(i => client.SendAsync(Messages.Numbered(i), ct)).ToArray();
+        var error = await Assert.ThrowsAsync<PeerDeliveryException>(() => Task.WhenAll(sends)).DefaultTimeout();
+
+        Assert.Equal(PeerDeliveryFailure.Refused, error.Reason);
+        Assert.Contains("MaxRequestBatchCount", error.Message, StringComparison.Ordinal);
+        Assert.Equal(0, client.ResentCount);
     }
 
     [Fact]
