@@ -1,4 +1,4 @@
-using System.Reactive.Subjects;
+using Concurrency.Messaging.Internal;
 
 namespace Concurrency.Messaging.Actors;
 
@@ -11,8 +11,8 @@ public sealed class ActorSystem : IAsyncDisposable
 {
     private readonly Lock _gate = new();
     private readonly HashSet<IActorControl> _actors = new(ReferenceEqualityComparer.Instance); // guarded by _gate: live actors
-    private readonly ISubject<DeadLetter> _deadLetters = Subject.Synchronize(new Subject<DeadLetter>());
-    private readonly ISubject<ActorFailure> _failures = Subject.Synchronize(new Subject<ActorFailure>());
+    private readonly ReportFeed<DeadLetter> _deadLetters = new();
+    private readonly ReportFeed<ActorFailure> _failures = new();
     private long _nextId;          // Interlocked
     private long _deadLetterCount; // Interlocked
     private long _failureCount;    // Interlocked
@@ -36,11 +36,23 @@ public sealed class ActorSystem : IAsyncDisposable
         TimeProvider = options.TimeProvider;
     }
 
-    /// <summary>Gets the messages sent to stopped actors, as they happen. Subscribers are called on the sender's thread.</summary>
-    public IObservable<DeadLetter> DeadLetters => _deadLetters;
+    /// <summary>
+    /// Gets the messages sent to stopped actors, and those an actor discarded when it stopped (see
+    /// <see cref="ActorStopMode.Discard"/>), as they happen. Subscribers are called on the sender's thread, or on the actor's
+    /// turn for a discarded message, and must not throw: an exception a subscriber throws is counted in
+    /// <see cref="SubscriberErrorCount"/> and dropped, so that it cannot end a turn or the process.
+    /// </summary>
+    public IObservable<DeadLetter> DeadLetters => _deadLetters.Observable;
 
-    /// <summary>Gets every exception an actor's handler threw, with what its supervisor decided. Subscribers are called on the actor's turn.</summary>
-    public IObservable<ActorFailure> Failures => _failures;
+    /// <summary>
+    /// Gets every exception an actor's handler threw, with what its supervisor decided. Subscribers are called on the actor's
+    /// turn and must not throw: an exception a subscriber throws is counted in <see cref="SubscriberErrorCount"/> and dropped,
+    /// so that it cannot end the turn or the process; the actor carries on as its supervisor decided.
+    /// </summary>
+    public IObservable<ActorFailure> Failures => _failures.Observable;
+
+    /// <summary>Gets how many reports a subscriber of <see cref="Failures"/> or <see cref="DeadLetters"/> threw on (each exception was dropped).</summary>
+    public long SubscriberErrorCount => _failures.SubscriberErrors + _deadLetters.SubscriberErrors;
 
     /// <summary>Gets how many messages were sent to stopped actors.</summary>
     public long DeadLetterCount => Interlocked.Read(ref _deadLetterCount);
@@ -136,13 +148,13 @@ public sealed class ActorSystem : IAsyncDisposable
     internal void ReportDeadLetter(DeadLetter letter)
     {
         Interlocked.Increment(ref _deadLetterCount);
-        _deadLetters.OnNext(letter);
+        _deadLetters.Report(letter);
     }
 
     internal void ReportFailure(ActorFailure failure)
     {
         Interlocked.Increment(ref _failureCount);
-        _failures.OnNext(failure);
+        _failures.Report(failure);
     }
 
     private static void Validate(ActorOptions options)

@@ -1,5 +1,5 @@
 using System.Diagnostics;
-using System.Reactive.Subjects;
+using Concurrency.Messaging.Internal;
 
 namespace Concurrency.Messaging.Workers;
 
@@ -35,7 +35,7 @@ internal sealed class ElasticWorkerPool : IWorkerPool
     private readonly Lock _gate = new();
     private readonly Queue<Action> _tasks = new();         // guarded by _gate
     private readonly LinkedList<PoolWorker> _parked = new(); // guarded by _gate: longest parked first
-    private readonly ISubject<WorkerPoolFailure> _failures = Subject.Synchronize(new Subject<WorkerPoolFailure>());
+    private readonly ReportFeed<WorkerPoolFailure> _failures = new();
     private readonly TaskCompletionSource _exited = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private readonly TimeProvider _time;
     private readonly WorkerRetirement _retirement;
@@ -81,7 +81,7 @@ internal sealed class ElasticWorkerPool : IWorkerPool
         }
     }
 
-    public IObservable<WorkerPoolFailure> Failures => _failures;
+    public IObservable<WorkerPoolFailure> Failures => _failures.Observable;
 
     /// <summary>Gets the workers that take tasks: alive and not retiring. Guarded by <see cref="_gate"/>.</summary>
     private int Serving => _alive - _retiring;
@@ -99,7 +99,8 @@ internal sealed class ElasticWorkerPool : IWorkerPool
                     Interlocked.Read(ref _retired),
                     _tasks.Count,
                     Interlocked.Read(ref _completed),
-                    Interlocked.Read(ref _failed));
+                    Interlocked.Read(ref _failed),
+                    _failures.SubscriberErrors);
             }
         }
     }
@@ -280,7 +281,7 @@ internal sealed class ElasticWorkerPool : IWorkerPool
             catch (Exception exception) // reported, never allowed to end the worker
             {
                 Interlocked.Increment(ref _failed);
-                Report(new WorkerPoolFailure(worker.Name, exception));
+                _failures.Report(new WorkerPoolFailure(worker.Name, exception)); // a subscriber's exception is counted and dropped
             }
 
             Interlocked.Increment(ref _completed);
@@ -303,22 +304,6 @@ internal sealed class ElasticWorkerPool : IWorkerPool
             }
 
             AssertInvariants();
-        }
-    }
-
-    /// <summary>
-    /// Tells the subscribers of <see cref="Failures"/>. A subscriber that throws has broken its contract; its exception is
-    /// dropped here, because the pool has nowhere else to report it and must not lose the worker that was running.
-    /// </summary>
-    private void Report(WorkerPoolFailure failure)
-    {
-        try
-        {
-            _failures.OnNext(failure);
-        }
-        catch (Exception)
-        {
-            // dropped: see above
         }
     }
 

@@ -23,7 +23,8 @@ public interface IWorkerPool : IAsyncDisposable, IDisposable
 {
     /// <summary>
     /// Gets every exception a posted task threw, as it happens. Subscribers are called on the worker's thread and must not
-    /// throw; an exception a subscriber throws is dropped, so that it cannot end the worker or the process.
+    /// throw: an exception a subscriber throws is counted in <see cref="WorkerPoolMetrics.SubscriberErrors"/> and dropped, so
+    /// that it cannot end the worker or the process.
     /// </summary>
     IObservable<WorkerPoolFailure> Failures { get; }
 

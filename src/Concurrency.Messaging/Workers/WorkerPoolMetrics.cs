@@ -12,6 +12,8 @@ namespace Concurrency.Messaging.Workers;
 /// <param name="TasksFailed">Tasks posted with <see cref="IWorkerPool.Post(Action)"/> or <see cref="IWorkerPool.TryPost(Action)"/>
 /// that threw; each was reported on <see cref="IWorkerPool.Failures"/>. A <c>RunAsync</c> task that throws faults its own
 /// task instead and is not counted here.</param>
+/// <param name="SubscriberErrors">Failures a subscriber of <see cref="IWorkerPool.Failures"/> threw on; each such exception
+/// was dropped, so that it could not end the worker or the process.</param>
 public sealed record WorkerPoolMetrics(
     int WorkersAlive,
     int WorkersIdle,
@@ -19,4 +21,5 @@ public sealed record WorkerPoolMetrics(
     long WorkersRetired,
     int TasksQueued,
     long TasksCompleted,
-    long TasksFailed);
+    long TasksFailed,
+    long SubscriberErrors);

@@ -49,4 +49,14 @@ public sealed class ActorSystemTests
         Assert.True(actor.IsStopped);
         Assert.Equal(0, system.ActorCount);
     }
+
+    [Fact]
+    public async Task Failures_SubscriberThrows_TheTurnCarriesOnAndTheProcessLives()
+    {
+        // Run in the crash probe: before the fix the subscriber's exception left the turn and ended the process.
+        var (exitCode, output, errors) = await CrashProbeProcess.RunAsync("failure-subscriber");
+
+        Assert.True(exitCode == 0, $"the probe exited with {exitCode}; its error output: {errors}");
+        Assert.Contains("survived: failures 1, subscriber errors 1", output, StringComparison.Ordinal);
+    }
 }
