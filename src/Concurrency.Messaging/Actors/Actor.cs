@@ -12,8 +12,9 @@ namespace Concurrency.Messaging.Actors;
 /// A handler must not block waiting for another actor (for example on <c>Ask(...).AsTask().Wait()</c>): an actor woken by
 /// this turn runs next on this same thread, right after the turn (see the scheduler's run-next slot), so it cannot reply
 /// while the turn blocks, and the wait ends only at its timeout. Reply later instead, with
-/// <see cref="ActorContext{T}.DeferReply{TReply}"/>, or tell the other actor and handle its answer as a message. A blocking
-/// <see cref="ActorRef{T}.Tell"/> into a full bounded mailbox is safe: it hands the waiting actor to the pool first.
+/// <see cref="ActorContext{T}.DeferReply{TReply}"/>, or tell the other actor and handle its answer as a message. For the same
+/// reason <see cref="ActorRef{T}.Tell"/> never waits inside a turn: into a full bounded mailbox it throws
+/// <see cref="MailboxFullException"/> (use <see cref="ActorRef{T}.TryTell"/> where a full mailbox is expected).
 /// </remarks>
 public abstract class Actor<T>
 {

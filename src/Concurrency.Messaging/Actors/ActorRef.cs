@@ -39,11 +39,13 @@ public abstract class ActorRef<T>
     /// reported on <see cref="ActorSystem.DeadLetters"/>, not thrown.
     /// </summary>
     /// <param name="message">The message.</param>
-    /// <exception cref="MailboxFullException">A bounded mailbox with <see cref="MailboxFullMode.Reject"/> is full.</exception>
-    /// <exception cref="InvalidOperationException">A bounded mailbox with <see cref="MailboxFullMode.Wait"/> is full and the
-    /// caller is the actor itself: it would wait for its own turn to end, forever.</exception>
-    /// <remarks>With <see cref="MailboxFullMode.Wait"/> this blocks the calling thread while the mailbox is full; from an
-    /// actor or other pool work prefer <see cref="TellAsync"/>.</remarks>
+    /// <exception cref="MailboxFullException">A bounded mailbox with <see cref="MailboxFullMode.Reject"/> is full; or a bounded
+    /// mailbox with <see cref="MailboxFullMode.Wait"/> is full and the caller is inside an actor's turn.</exception>
+    /// <remarks>With <see cref="MailboxFullMode.Wait"/>, outside an actor's turn this blocks the calling thread while the mailbox
+    /// is full. Inside a turn (a handler telling another actor, or itself) it never blocks: a full mailbox throws
+    /// <see cref="MailboxFullException"/> at once, which the sender's supervisor handles like any handler exception, because
+    /// two actors waiting for room in each other's full mailboxes would hold two pool threads for ever. From a handler, send
+    /// with <see cref="TryTell"/> where a full mailbox is expected.</remarks>
     public abstract void Tell(T message);
 
     /// <summary>Sends a message if the mailbox has room now.</summary>

@@ -13,9 +13,6 @@ internal abstract class Mailbox<T> : ActorRef<T>, IActorTurn, IScheduledConsumer
 {
     private const int Running = 0, Draining = 1, Discarding = 2, Terminated = 3;
 
-    [ThreadStatic]
-    private static object? t_running; // the mailbox whose turn this thread is running: it must not wait for its own room
-
     private readonly ActorSystem _system;
     private readonly Func<Actor<T>> _factory;
     private readonly Func<Exception, SupervisionDirective>? _supervisor;
@@ -202,18 +199,7 @@ internal abstract class Mailbox<T> : ActorRef<T>, IActorTurn, IScheduledConsumer
 
     public void Execute() => TurnScheduler.Run(this);
 
-    void IActorTurn.RunTurn()
-    {
-        t_running = this;
-        try
-        {
-            RunTurn();
-        }
-        finally
-        {
-            t_running = null;
-        }
-    }
+    void IActorTurn.RunTurn() => RunTurn();
 
     /// <summary>Called by the actor after each message: a request handled without a reply fails its caller now, not at its timeout.</summary>
     internal void AfterReceive()
@@ -459,14 +445,13 @@ internal abstract class Mailbox<T> : ActorRef<T>, IActorTurn, IScheduledConsumer
             throw new MailboxFullException(Name);
         }
 
-        if (ReferenceEquals(t_running, this))
+        // Inside a turn (this actor's or any other's) a wait would hold a pool thread until the target makes room, and the
+        // target may be waiting for this very turn: itself, or a peer telling back into this actor's full mailbox.
+        if (TurnScheduler.InTurn)
         {
-            throw new InvalidOperationException(
-                $"The actor '{Name}' told itself a message while its mailbox was full: waiting for room would wait for its own turn "
-                + "to end, forever. Use TryTell, or give the mailbox more room.");
+            throw MailboxFullException.InsideTurn(Name);
         }
 
-        TurnScheduler.BeforeBlocking(); // this actor may be the one waiting in this thread's run-next slot
         if (!PostWaitingAsync(new Envelope<T>(message, null), CancellationToken.None).AsTask().GetAwaiter().GetResult())
         {
             ReportDeadLetter(message);

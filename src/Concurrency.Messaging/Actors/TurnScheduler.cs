@@ -31,18 +31,8 @@ internal static class TurnScheduler
         ThreadPool.UnsafeQueueUserWorkItem(actor, preferLocal: false);
     }
 
-    /// <summary>
-    /// Called before this thread blocks inside a turn (a Tell waiting for room): the actor waiting in the slot goes to the
-    /// pool now, since it may be the very actor whose turn would make the room, and this thread runs nothing until it wakes.
-    /// </summary>
-    public static void BeforeBlocking()
-    {
-        if (t_runNext is { } next)
-        {
-            t_runNext = null;
-            ThreadPool.UnsafeQueueUserWorkItem(next, preferLocal: false);
-        }
-    }
+    /// <summary>Gets whether this thread is running an actor's turn, where nothing may block waiting for another actor.</summary>
+    public static bool InTurn => t_inTurn;
 
     /// <summary>Puts an actor that still has mail after a full turn at the back of the pool's queue: fairness first.</summary>
     public static void Yield(IActorTurn actor) => ThreadPool.UnsafeQueueUserWorkItem(actor, preferLocal: false);

@@ -95,7 +95,7 @@ public sealed class BoundedMailboxFullTests
     }
 
     [Fact]
-    public async Task Tell_ToItselfWhileFullAndWaiting_ThrowsInvalidOperationInsteadOfDeadlocking()
+    public async Task Tell_ToItselfWhileFullAndWaiting_ThrowsMailboxFullInsteadOfDeadlocking()
     {
         await using var system = new ActorSystem();
         using var gate = new HandlerGate();
@@ -114,7 +114,7 @@ public sealed class BoundedMailboxFullTests
                     context.Self.Tell(99);
                     refused.SetException(new InvalidOperationException("the actor's own Tell into its full mailbox returned"));
                 }
-                catch (InvalidOperationException ex)
+                catch (MailboxFullException ex)
                 {
                     refused.SetResult(ex);
                 }
@@ -128,35 +128,46 @@ public sealed class BoundedMailboxFullTests
         gate.Open();
 
         var error = await refused.Task.DefaultTimeout();
-        Assert.IsType<InvalidOperationException>(error);
+        Assert.Contains("TryTell", Assert.IsType<MailboxFullException>(error).Message, StringComparison.Ordinal);
         await actor.StopAsync(ActorStopMode.Drain, Cancellation).DefaultTimeout();
     }
 
     [Fact]
-    public async Task Tell_FromAnotherActorWhileFullAndWaiting_BlocksOnlyUntilTheTargetMakesRoom()
+    public async Task Tell_TwoActorsTellEachOtherThroughFullWaitMailboxes_ThrowsMailboxFullInsteadOfDeadlocking()
     {
-        const int messages = 10;
-        await using var system = new ActorSystem();
-        var handled = new List<int>();
-        var target = system.Spawn(
-            () => new DelegateActor<int>((_, m) => handled.Add(m)),
-            new ActorOptions { Mailbox = MailboxKind.BoundedChannel, Capacity = 1, FullMode = MailboxFullMode.Wait });
-
-        // The first Tell wakes the idle target from inside the sender's turn; the second finds its one slot taken and blocks
-        // the sender's thread until the target, running elsewhere, takes the first.
-        var sender = system.Spawn(() => new DelegateActor<int>((_, _) =>
+        const int tellsPerMessage = 100; // far more than a mailbox of one holds, so each side finds the other's full
+        const int handledLimit = 1_000;  // then the exchange stops, whatever the outcome
+        var system = new ActorSystem();
+        var refused = new TaskCompletionSource<ActorFailure>(TaskCreationOptions.RunContinuationsAsynchronously);
+        using var subscription = system.Failures.Subscribe(f => refused.TrySetResult(f));
+        var options = new ActorOptions { Mailbox = MailboxKind.BoundedChannel, Capacity = 1, FullMode = MailboxFullMode.Wait };
+        var handled = 0;
+        ActorRef<int>? pong = null;
+        void Bounce(ActorRef<int> peer)
         {
-            for (var i = 0; i < messages; i++)
+            if (Interlocked.Increment(ref handled) > handledLimit)
             {
-                target.Tell(i);
+                return;
             }
-        }));
 
-        sender.Tell(0);
-        await sender.StopAsync(ActorStopMode.Drain, Cancellation).DefaultTimeout();
-        await target.StopAsync(ActorStopMode.Drain, Cancellation).DefaultTimeout();
+            for (var i = 0; i < tellsPerMessage; i++)
+            {
+                peer.Tell(i);
+            }
+        }
 
-        Assert.Equal(Enumerable.Range(0, messages), handled);
+        var ping = system.Spawn(() => new DelegateActor<int>((_, _) => Bounce(pong!)), options with { Name = "ping" });
+        pong = system.Spawn(() => new DelegateActor<int>((_, _) => Bounce(ping)), options with { Name = "pong" });
+
+        ping.Tell(0);
+
+        // A blocking Tell here would hold both turns' threads for ever, each waiting for the other to make room.
+        var failure = await refused.Task.DefaultTimeout();
+        var full = Assert.IsType<MailboxFullException>(failure.Exception);
+        Assert.Contains("TryTell", full.Message, StringComparison.Ordinal);
+        Assert.Contains("TellAsync", full.Message, StringComparison.Ordinal);
+        Assert.Equal(SupervisionDirective.Restart, failure.Directive);
+        await system.ShutdownAsync(ActorStopMode.Discard, Cancellation).DefaultTimeout(); // not await using: bounded even if deadlocked
     }
 
     [Fact]
