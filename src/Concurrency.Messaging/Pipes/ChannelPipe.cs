@@ -42,7 +42,11 @@ internal sealed class ChannelPipe<T> : PipeBase<T>
     private readonly bool _spin;      // dedicated consumers: IdleWait may pause (every party has a core)
     private bool _closed;             // guarded by _gate
 
-    public ChannelPipe(IReadOnlyList<Action<T>> handlers, PipeOptions options)
+    /// <param name="handlers">One handler per consumer.</param>
+    /// <param name="options">The pipe's options, already validated.</param>
+    /// <param name="wrapLane">A test seam, <see langword="null"/> in the library: wraps each lane's channel before any
+    /// consumer starts, so a test can give a consumer a reader that throws.</param>
+    public ChannelPipe(IReadOnlyList<Action<T>> handlers, PipeOptions options, Func<Channel<T>, Channel<T>>? wrapLane = null)
         : base(PipeKind.Channel, options)
     {
         _handlers = [.. handlers];
@@ -80,6 +84,10 @@ internal sealed class ChannelPipe<T> : PipeBase<T>
                     SingleWriter = singleWriter,
                     AllowSynchronousContinuations = false,
                 });
+            if (wrapLane is not null)
+            {
+                _lanes[i] = wrapLane(_lanes[i]);
+            }
         }
 
         _gate = laneCount > 1 ? new Lock() : null;
@@ -300,7 +308,8 @@ internal sealed class ChannelPipe<T> : PipeBase<T>
 
     /// <summary>
     /// The pooled runner: an async read loop. Each wake-up of the channel's wait is a turn that drains what is there, up to
-    /// the budget; a turn that spent its budget yields its thread and carries on from a fresh work item.
+    /// the budget; a turn that spent its budget yields its thread and carries on from a fresh work item. The channel's own
+    /// exception faults the pipe.
     /// </summary>
     private async Task ConsumeAsync(int consumer)
     {
@@ -333,6 +342,12 @@ internal sealed class ChannelPipe<T> : PipeBase<T>
                     return;
                 }
             }
+        }
+        catch (Exception queueFailure)
+        {
+            // Handlers' exceptions never get here (Deliver catches them): the channel itself threw. Nobody awaits this loop's
+            // task, so the pipe must fault with it, or Completion would report a clean end.
+            FaultQueue(queueFailure);
         }
         finally
         {

@@ -141,7 +141,10 @@ internal abstract class PipeBase<T> : IPipe<T>
         StartConsumers(count);
     }
 
-    /// <summary>Runs each consumer loop on a dedicated background thread; the loop's exit counts as the consumer's exit.</summary>
+    /// <summary>
+    /// Runs each consumer loop on a dedicated background thread; the loop's exit counts as the consumer's exit, and an
+    /// exception out of the loop (the queue's own, since handlers' are caught) faults the pipe (see <see cref="FaultQueue"/>).
+    /// </summary>
     protected void StartConsumerThreads(int count, Action<int> consume)
     {
         StartConsumers(count);
@@ -154,6 +157,12 @@ internal abstract class PipeBase<T> : IPipe<T>
                 try
                 {
                     consume(index);
+                }
+                catch (Exception queueFailure)
+                {
+                    // Handlers' exceptions never get here (Deliver catches them): this is the queue itself failing. Thrown
+                    // out of this thread it would end the process; the pipe faults with it instead, as a pooled turn does.
+                    FaultQueue(queueFailure);
                 }
                 finally
                 {
