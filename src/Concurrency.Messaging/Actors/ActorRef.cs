@@ -67,7 +67,8 @@ public abstract class ActorRef<T>
     /// <param name="timeout">How long to wait for the reply; <see cref="Timeout.InfiniteTimeSpan"/> for no limit.</param>
     /// <param name="cancellationToken">Cancels the wait.</param>
     /// <returns>The reply.</returns>
-    /// <exception cref="ArgumentOutOfRangeException"><paramref name="timeout"/> is negative and not infinite.</exception>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="timeout"/> is not infinite and either not positive or
+    /// longer than a timer accepts (<see cref="uint.MaxValue"/> - 1 milliseconds).</exception>
     /// <exception cref="TimeoutException">No reply within <paramref name="timeout"/>.</exception>
     /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was cancelled first.</exception>
     /// <exception cref="ActorStoppedException">The actor stopped, or was stopped, before it replied.</exception>

@@ -20,16 +20,14 @@ public sealed class ActorSystem : IAsyncDisposable
 
     /// <summary>Creates an actor system.</summary>
     /// <param name="options">Options; <see langword="null"/> for the defaults.</param>
-    /// <exception cref="ArgumentOutOfRangeException">The throughput is not positive, or the ask timeout is negative and not infinite.</exception>
+    /// <exception cref="ArgumentOutOfRangeException">The throughput is not positive, or the ask timeout is not infinite and either
+    /// not positive or longer than a timer accepts (<see cref="uint.MaxValue"/> - 1 milliseconds).</exception>
     public ActorSystem(ActorSystemOptions? options = null)
     {
         options ??= new ActorSystemOptions();
         ArgumentOutOfRangeException.ThrowIfLessThan(options.Throughput, 1, "options.Throughput");
         ArgumentNullException.ThrowIfNull(options.TimeProvider, "options.TimeProvider");
-        if (options.AskTimeout < TimeSpan.Zero && options.AskTimeout != Timeout.InfiniteTimeSpan)
-        {
-            throw new ArgumentOutOfRangeException(nameof(options), options.AskTimeout, "The ask timeout must be positive or infinite.");
-        }
+        AskPromise.ThrowIfBadTimeout(options.AskTimeout, "options.AskTimeout"); // here, not at every Ask that would fail
 
         Throughput = options.Throughput;
         AskTimeout = options.AskTimeout;

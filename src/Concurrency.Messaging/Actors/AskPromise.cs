@@ -6,9 +6,22 @@ namespace Concurrency.Messaging.Actors;
 /// </summary>
 internal abstract class AskPromise
 {
+    /// <summary>The longest timeout a timer accepts (about 49.7 days).</summary>
+    private static readonly TimeSpan MaxTimeout = TimeSpan.FromMilliseconds(uint.MaxValue - 1);
+
     /// <summary>Gets the reply type, for a clear error when the actor replies with another.</summary>
     public abstract Type ReplyType { get; }
 
     /// <summary>Fails the caller, unless the promise was already completed.</summary>
     public abstract bool TryFail(Exception exception);
+
+    /// <summary>Checks an Ask timeout: positive and no longer than a timer accepts, or infinite.</summary>
+    /// <exception cref="ArgumentOutOfRangeException">It is neither.</exception>
+    public static void ThrowIfBadTimeout(TimeSpan timeout, string paramName)
+    {
+        if ((timeout <= TimeSpan.Zero || timeout > MaxTimeout) && timeout != Timeout.InfiniteTimeSpan)
+        {
+            throw new ArgumentOutOfRangeException(paramName, timeout, $"The timeout must be positive and at most {MaxTimeout} (the longest a timer accepts), or infinite.");
+        }
+    }
 }

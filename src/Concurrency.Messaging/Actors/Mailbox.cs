@@ -143,10 +143,7 @@ internal abstract class Mailbox<T> : ActorRef<T>, IActorTurn, IScheduledConsumer
 
     public override ValueTask<TReply> Ask<TReply>(T message, TimeSpan timeout, CancellationToken cancellationToken = default)
     {
-        if (timeout < TimeSpan.Zero && timeout != Timeout.InfiniteTimeSpan)
-        {
-            throw new ArgumentOutOfRangeException(nameof(timeout), timeout, "The timeout must be positive or infinite.");
-        }
+        AskPromise.ThrowIfBadTimeout(timeout, nameof(timeout));
 
         if (cancellationToken.IsCancellationRequested)
         {

@@ -11,6 +11,7 @@ public sealed class ActorSystemTests
     {
         Assert.Throws<ArgumentOutOfRangeException>(() => new ActorSystem(new ActorSystemOptions { Throughput = 0 }));
         Assert.Throws<ArgumentOutOfRangeException>(() => new ActorSystem(new ActorSystemOptions { AskTimeout = TimeSpan.FromSeconds(-1) }));
+        Assert.Throws<ArgumentOutOfRangeException>(() => new ActorSystem(new ActorSystemOptions { AskTimeout = TimeSpan.Zero }));
         Assert.Throws<ArgumentNullException>(() => new ActorSystem(new ActorSystemOptions { TimeProvider = null! }));
     }
 
@@ -48,6 +49,16 @@ public sealed class ActorSystemTests
 
         Assert.True(actor.IsStopped);
         Assert.Equal(0, system.ActorCount);
+    }
+
+    [Fact]
+    public void Constructor_AskTimeoutLongerThanATimerTakes_ThrowsArgumentOutOfRange()
+    {
+        // A timer takes at most uint.MaxValue - 1 ms; one more would pass creation and then fail every Ask.
+        Assert.Throws<ArgumentOutOfRangeException>(() => new ActorSystem(new ActorSystemOptions { AskTimeout = TimeSpan.FromMilliseconds(uint.MaxValue) }));
+        Assert.Throws<ArgumentOutOfRangeException>(() => new ActorSystem(new ActorSystemOptions { AskTimeout = TimeSpan.MaxValue }));
+        _ = new ActorSystem(new ActorSystemOptions { AskTimeout = TimeSpan.FromMilliseconds(uint.MaxValue - 1) });
+        _ = new ActorSystem(new ActorSystemOptions { AskTimeout = Timeout.InfiniteTimeSpan });
     }
 
     [Fact]

@@ -597,6 +597,23 @@ public abstract class MailboxContractTests
         Assert.Equal(1, await actor.Ask<int>(1, Timeout.InfiniteTimeSpan, Cancellation).AsTask().DefaultTimeout());
     }
 
+    [Fact]
+    public async Task Ask_ZeroTimeout_ThrowsArgumentOutOfRange()
+    {
+        await using var system = new ActorSystem();
+        var handled = 0;
+        var actor = Spawn<int>(system, (context, m) =>
+        {
+            Interlocked.Increment(ref handled);
+            context.Reply(m);
+        });
+
+        // The timeout must be positive: zero would send the request and time it out at once.
+        Assert.Throws<ArgumentOutOfRangeException>(() => { _ = actor.Ask<int>(1, TimeSpan.Zero, Cancellation).AsTask(); });
+        Assert.Equal(2, await actor.Ask<int>(2, Timeout.InfiniteTimeSpan, Cancellation).AsTask().DefaultTimeout());
+        Assert.Equal(1, Volatile.Read(ref handled));
+    }
+
     private ActorRef<T> Spawn<T>(ActorSystem system, Action<ActorContext<T>, T> receive, ActorOptions? options = null)
         => system.Spawn(() => new DelegateActor<T>(receive), options ?? Options);
 
