@@ -83,13 +83,23 @@ public abstract class ActorRef<T>
     /// <summary>Stops accepting messages (later ones are dead letters) and terminates after draining or discarding the mailbox.</summary>
     /// <param name="mode">Whether to handle or discard the messages already accepted.</param>
     /// <returns><see langword="true"/> if this call stopped the actor; <see langword="false"/> if it was already stopping.</returns>
-    public bool Stop(ActorStopMode mode = ActorStopMode.Drain) => StopCore(mode);
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="mode"/> is not a defined value.</exception>
+    public bool Stop(ActorStopMode mode = ActorStopMode.Drain)
+    {
+        if (!Enum.IsDefined(mode))
+        {
+            throw new ArgumentOutOfRangeException(nameof(mode), mode, "Unknown stop mode.");
+        }
+
+        return StopCore(mode);
+    }
 
     private protected abstract bool StopCore(ActorStopMode mode);
 
     /// <summary>Stops the actor (see <see cref="Stop"/>) and waits for it to terminate.</summary>
     /// <param name="mode">Whether to handle or discard the messages already accepted.</param>
     /// <param name="cancellationToken">Cancels the wait, not the stop.</param>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="mode"/> is not a defined value.</exception>
     public async Task StopAsync(ActorStopMode mode = ActorStopMode.Drain, CancellationToken cancellationToken = default)
     {
         Stop(mode);

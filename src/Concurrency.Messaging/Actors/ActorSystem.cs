@@ -112,9 +112,15 @@ public sealed class ActorSystem : IAsyncDisposable
     /// <summary>Stops every actor and waits for all of them to terminate; spawning is refused from then on.</summary>
     /// <param name="mode">Whether the actors drain or discard their mailboxes.</param>
     /// <param name="cancellationToken">Cancels the wait, not the stop.</param>
+    /// <exception cref="ArgumentOutOfRangeException"><paramref name="mode"/> is not a defined value; nothing was stopped.</exception>
     /// <remarks>Actors that a supervisor stopped have faulted terminations; this waits for them without throwing.</remarks>
     public async Task ShutdownAsync(ActorStopMode mode = ActorStopMode.Discard, CancellationToken cancellationToken = default)
     {
+        if (!Enum.IsDefined(mode))
+        {
+            throw new ArgumentOutOfRangeException(nameof(mode), mode, "Unknown stop mode.");
+        }
+
         IActorControl[] actors;
         lock (_gate)
         {

@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using Concurrency.Messaging.Pipes;
 
 namespace Concurrency.Messaging.Actors;
@@ -176,6 +177,7 @@ internal abstract class Mailbox<T> : ActorRef<T>, IActorTurn, IScheduledConsumer
 
     private protected override bool StopCore(ActorStopMode mode)
     {
+        Debug.Assert(Enum.IsDefined(mode), "ActorRef.Stop refuses an unknown mode.");
         var target = mode == ActorStopMode.Discard ? Discarding : Draining;
         if (Interlocked.CompareExchange(ref _state, target, Running) != Running)
         {

@@ -28,7 +28,8 @@ public static class Pipe
     /// <param name="options">Options; <see langword="null"/> for the defaults.</param>
     /// <returns>A running pipe.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="handlers"/> or one of its elements is <see langword="null"/>.</exception>
-    /// <exception cref="ArgumentOutOfRangeException">A count or capacity is not positive, or <paramref name="kind"/> is unknown.</exception>
+    /// <exception cref="ArgumentOutOfRangeException">A count or capacity is not positive, or <paramref name="kind"/> or an
+    /// option's enum value (runner, scheduler, full mode, distribution) is unknown.</exception>
     /// <exception cref="ArgumentException">The options do not fit <paramref name="kind"/>: for example a ring with more than one producer.</exception>
     public static IPipe<T> Create<T>(PipeKind kind, IReadOnlyList<Action<T>> handlers, PipeOptions? options = null)
     {
@@ -98,6 +99,16 @@ public static class Pipe
         if (!Enum.IsDefined(options.Scheduler))
         {
             throw new ArgumentOutOfRangeException(nameof(options), options.Scheduler, "Unknown pipe scheduler.");
+        }
+
+        if (!Enum.IsDefined(options.FullMode))
+        {
+            throw new ArgumentOutOfRangeException(nameof(options), options.FullMode, "Unknown pipe full mode.");
+        }
+
+        if (!Enum.IsDefined(options.Distribution))
+        {
+            throw new ArgumentOutOfRangeException(nameof(options), options.Distribution, "Unknown pipe distribution.");
         }
 
         var sharing = consumers > 1 && options.Distribution == PipeDistribution.WorkSharing;

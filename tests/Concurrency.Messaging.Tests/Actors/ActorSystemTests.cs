@@ -62,6 +62,17 @@ public sealed class ActorSystemTests
     }
 
     [Fact]
+    public async Task ShutdownAsync_UnknownStopMode_ThrowsArgumentOutOfRangeAndStopsNothing()
+    {
+        await using var system = new ActorSystem();
+        var actor = system.Spawn(() => new DelegateActor<int>((_, _) => { }));
+
+        await Assert.ThrowsAsync<ArgumentOutOfRangeException>(() => system.ShutdownAsync((ActorStopMode)42, TestContext.Current.CancellationToken).DefaultTimeout());
+
+        Assert.False(actor.IsStopped);
+    }
+
+    [Fact]
     public async Task Failures_SubscriberThrows_TheTurnCarriesOnAndTheProcessLives()
     {
         // Run in the crash probe: before the fix the subscriber's exception left the turn and ended the process.

@@ -614,6 +614,19 @@ public abstract class MailboxContractTests
         Assert.Equal(1, Volatile.Read(ref handled));
     }
 
+    [Fact]
+    public async Task Stop_UnknownMode_ThrowsArgumentOutOfRangeAndKeepsRunning()
+    {
+        await using var system = new ActorSystem();
+        var actor = Spawn<int>(system, (context, m) => context.Reply(m));
+
+        Assert.Throws<ArgumentOutOfRangeException>(() => actor.Stop((ActorStopMode)42));
+        await Assert.ThrowsAsync<ArgumentOutOfRangeException>(() => actor.StopAsync((ActorStopMode)42, Cancellation).DefaultTimeout());
+
+        Assert.False(actor.IsStopped);
+        Assert.Equal(3, await actor.Ask<int>(3, Cancellation).AsTask().DefaultTimeout());
+    }
+
     private ActorRef<T> Spawn<T>(ActorSystem system, Action<ActorContext<T>, T> receive, ActorOptions? options = null)
         => system.Spawn(() => new DelegateActor<T>(receive), options ?? Options);
 

@@ -399,5 +399,6 @@ public abstract class PipeContractTests
         Assert.Throws<ArgumentOutOfRangeException>(() => Pipe.Create<long>(Kind, _ => { }, BaseOptions with { Producers = 0 }));
         Assert.Throws<ArgumentOutOfRangeException>(() => Pipe.Create<long>(Kind, _ => { }, BaseOptions with { Capacity = 0 }));
         Assert.Throws<ArgumentOutOfRangeException>(() => Pipe.Create<long>((PipeKind)42, _ => { }, BaseOptions));
+        Assert.Throws<ArgumentOutOfRangeException>(() => Pipe.Create<long>(Kind, _ => { }, BaseOptions with { FullMode = (PipeFullMode)42 }));
     }
 }
