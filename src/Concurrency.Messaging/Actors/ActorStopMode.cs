@@ -8,7 +8,8 @@ public enum ActorStopMode
 
     /// <summary>
     /// The actor finishes the message it is handling, then terminates; the messages still waiting are counted in
-    /// <see cref="ActorRef{T}.DiscardedCount"/> and their <c>Ask</c> callers fail with <see cref="ActorStoppedException"/>.
+    /// <see cref="ActorRef{T}.DiscardedCount"/> and reported as dead letters (<see cref="ActorSystem.DeadLetters"/>), and
+    /// their <c>Ask</c> callers fail with <see cref="ActorStoppedException"/>.
     /// </summary>
     Discard,
 }

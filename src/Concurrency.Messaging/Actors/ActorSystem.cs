@@ -138,7 +138,10 @@ public sealed class ActorSystem : IAsyncDisposable
         cancellationToken.ThrowIfCancellationRequested();
     }
 
-    /// <summary>Shuts the system down, discarding what the mailboxes still hold (see <see cref="ShutdownAsync"/>).</summary>
+    /// <summary>
+    /// Shuts the system down, discarding what the mailboxes still hold (see <see cref="ShutdownAsync"/>): each discarded
+    /// message is reported as a dead letter.
+    /// </summary>
     public async ValueTask DisposeAsync() => await ShutdownAsync(ActorStopMode.Discard).ConfigureAwait(false);
 
     internal void Remove(IActorControl actor)

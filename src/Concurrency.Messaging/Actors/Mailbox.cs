@@ -382,8 +382,15 @@ internal abstract class Mailbox<T> : ActorRef<T>, IActorTurn, IScheduledConsumer
         _next = _count;
     }
 
-    /// <summary>A discarded request's caller hears at once that the actor stopped; the caller counts the discard.</summary>
-    private void Discard(in Envelope<T> envelope) => envelope.Reply?.TryFail(new ActorStoppedException(Name));
+    /// <summary>
+    /// A discarded message is a dead letter, as one told after the stop is; a discarded request's caller hears at once that
+    /// the actor stopped. The caller counts the discard. Turn only.
+    /// </summary>
+    private void Discard(in Envelope<T> envelope)
+    {
+        ReportDeadLetter(envelope.Message);
+        envelope.Reply?.TryFail(new ActorStoppedException(Name));
+    }
 
     private void Terminate()
     {

@@ -73,6 +73,38 @@ public sealed class ActorSystemTests
     }
 
     [Fact]
+    public async Task DisposeAsync_MailWaiting_ReportedAsDeadLetters()
+    {
+        var system = new ActorSystem();
+        var letters = new List<DeadLetter>();
+        using var subscription = system.DeadLetters.Subscribe(letters.Add); // the subject serializes its calls
+        using var gate = new HandlerGate();
+        var actor = system.Spawn(
+            () => new DelegateActor<int>((_, m) =>
+            {
+                if (m == 0)
+                {
+                    gate.Hold();
+                }
+            }),
+            new ActorOptions { Name = "held" });
+        actor.Tell(0);
+        await gate.Entered.DefaultTimeout();
+        actor.Tell(1);
+        actor.Tell(2);
+        actor.Tell(3);
+
+        var disposing = system.DisposeAsync().AsTask();
+        gate.Open();
+        await disposing.DefaultTimeout();
+
+        Assert.Equal(3, actor.DiscardedCount);
+        Assert.Equal(3, system.DeadLetterCount);
+        Assert.Equal([1, 2, 3], letters.Select(l => (int)l.Message!));
+        Assert.All(letters, l => Assert.Equal("held", l.Recipient));
+    }
+
+    [Fact]
     public async Task Failures_SubscriberThrows_TheTurnCarriesOnAndTheProcessLives()
     {
         // Run in the crash probe: before the fix the subscriber's exception left the turn and ended the process.

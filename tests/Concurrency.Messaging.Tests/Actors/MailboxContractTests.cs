@@ -169,6 +169,7 @@ public abstract class MailboxContractTests
         await actor.Termination.DefaultTimeout();
         Assert.Equal([0], handled);
         Assert.Equal(11, actor.DiscardedCount);
+        Assert.Equal(11, system.DeadLetterCount); // each discarded message is a dead letter
     }
 
     [Fact]
@@ -457,9 +458,10 @@ public abstract class MailboxContractTests
         await Assert.ThrowsAsync<ActorStoppedException>(() => ask.AsTask().DefaultTimeout());
         Assert.Empty(handled);
         Assert.Equal(6, actor.DiscardedCount);
+        Assert.Equal(6, system.DeadLetterCount); // what it discarded is dead letters too
         Assert.True(actor.IsStopped);
         actor.Tell(7);
-        Assert.Equal(1, system.DeadLetterCount);
+        Assert.Equal(7, system.DeadLetterCount);
     }
 
     [Fact]
