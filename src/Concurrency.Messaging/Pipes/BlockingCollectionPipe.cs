@@ -49,6 +49,7 @@ internal sealed class BlockingCollectionPipe<T> : PipeBase<T>
 
     public override void Post(T message, CancellationToken cancellationToken = default)
     {
+        cancellationToken.ThrowIfCancellationRequested();
         if (TryWriteNow(message, out var closed))
         {
             return;
@@ -60,7 +61,6 @@ internal sealed class BlockingCollectionPipe<T> : PipeBase<T>
         }
 
         // Full: only a bounded pipe gets here.
-        cancellationToken.ThrowIfCancellationRequested();
         ThrowIfWaitingOnItself();
         _room!.Reserve(cancellationToken);
         if (!WriteReserved(message))

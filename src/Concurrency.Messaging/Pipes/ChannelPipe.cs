@@ -119,6 +119,7 @@ internal sealed class ChannelPipe<T> : PipeBase<T>
 
     public override void Post(T message, CancellationToken cancellationToken = default)
     {
+        cancellationToken.ThrowIfCancellationRequested();
         if (_gate is not null)
         {
             if (TryWriteAllNow(message, out var closed))

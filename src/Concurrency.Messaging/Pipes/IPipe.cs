@@ -30,9 +30,11 @@ public interface IPipe<T> : IAsyncDisposable
 
     /// <summary>Posts a message, blocking the calling thread while a bounded pipe is full.</summary>
     /// <param name="message">The message.</param>
-    /// <param name="cancellationToken">Cancels the wait for room.</param>
+    /// <param name="cancellationToken">Cancels the post: one already cancelled is refused before anything is posted, as
+    /// <see cref="PostAsync"/> refuses it, bounded or not; one cancelled later cancels the wait for room.</param>
     /// <exception cref="PipeClosedException">The pipe no longer accepts messages.</exception>
-    /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was cancelled while waiting for room.</exception>
+    /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was cancelled before the call or while
+    /// waiting for room; the message was not posted.</exception>
     void Post(T message, CancellationToken cancellationToken = default);
 
     /// <summary>Posts a message, waiting asynchronously while a bounded pipe is full.</summary>

@@ -43,9 +43,13 @@ internal abstract class PipeBase<T> : IPipe<T>
 
     public abstract bool TryPost(T message);
 
-    /// <summary>Unbounded pipes: a refused post means the pipe is closed. Bounded pipes override to wait for room.</summary>
+    /// <summary>
+    /// Unbounded pipes: a token already cancelled is refused first, as every post does; then a refused post means the pipe
+    /// is closed. Bounded pipes override to wait for room.
+    /// </summary>
     public virtual void Post(T message, CancellationToken cancellationToken = default)
     {
+        cancellationToken.ThrowIfCancellationRequested();
         if (!TryPost(message))
         {
             throw new PipeClosedException();

@@ -62,6 +62,7 @@ internal sealed class RingPipe<T> : PipeBase<T>
 
     public override void Post(T message, CancellationToken cancellationToken = default)
     {
+        cancellationToken.ThrowIfCancellationRequested(); // one branch, never taken for a token that cannot be cancelled
         if (!TryPostCore(message))
         {
             PostSlow(message, cancellationToken);

@@ -312,6 +312,21 @@ public abstract class PipeContractTests
     }
 
     [Fact]
+    public async Task Post_CancelledToken_ThrowsOperationCanceledAndDeliversNothing()
+    {
+        var handled = 0L;
+        var pipe = Create(_ => Interlocked.Increment(ref handled));
+        using var cancelled = new CancellationTokenSource();
+        await cancelled.CancelAsync();
+
+        Assert.ThrowsAny<OperationCanceledException>(() => pipe.Post(1, cancelled.Token));
+        pipe.Complete();
+        await pipe.Completion.DefaultTimeout();
+
+        Assert.Equal(0, Interlocked.Read(ref handled));
+    }
+
+    [Fact]
     public async Task PostAsync_BoundedAndFull_WaitsForRoomThenDelivers()
     {
         if (!IsBounded)
