@@ -11,16 +11,29 @@ internal sealed class AskPromise<TReply> : AskPromise, IValueTaskSource<TReply>
 {
     private ManualResetValueTaskSourceCore<TReply> _core = new() { RunContinuationsAsynchronously = true };
     private int _completed;                         // 0 → 1 once (Interlocked) by whoever completes the promise
-    private ITimer? _timeout;                       // set before the request is sent; disposed by whoever completes
-    private CancellationTokenRegistration _cancel;  // likewise
+    private ITimer? _timeout;                       // set by Arm; released by whoever completes, or by Arm if that came first
+    private CancellationTokenRegistration _cancel;  // likewise (a torn read by a racing completer only fails to unregister; Arm then does)
 
     public override Type ReplyType => typeof(TReply);
 
     public ValueTask<TReply> Task => new(this, _core.Version);
 
     /// <summary>Arms the timeout and the cancellation; call before the request can reach the actor.</summary>
+    /// <remarks>
+    /// The timer may fire (or the token be cancelled) before this returns, and the completer then releases only what was
+    /// stored by then. So arming stores each, then looks at the flag: a store before a full fence, a read after it, against
+    /// the completer's flag set by an Interlocked exchange before it reads the fields. Either the completer sees the field and
+    /// releases it, or this sees the flag and does; releasing twice is harmless.
+    /// </remarks>
     public void Arm(TimeProvider time, TimeSpan timeout, CancellationToken cancellationToken)
     {
+        if (cancellationToken.CanBeCanceled)
+        {
+            _cancel = cancellationToken.UnsafeRegister(
+                static (state, token) => ((AskPromise<TReply>)state!).TryFail(new OperationCanceledException(token)),
+                this);
+        }
+
         if (timeout != Timeout.InfiniteTimeSpan)
         {
             _timeout = time.CreateTimer(
@@ -34,11 +47,10 @@ internal sealed class AskPromise<TReply> : AskPromise, IValueTaskSource<TReply>
                 Timeout.InfiniteTimeSpan);
         }
 
-        if (cancellationToken.CanBeCanceled)
+        Interlocked.MemoryBarrier();
+        if (Volatile.Read(ref _completed) != 0)
         {
-            _cancel = cancellationToken.UnsafeRegister(
-                static (state, token) => ((AskPromise<TReply>)state!).TryFail(new OperationCanceledException(token)),
-                this);
+            Release(); // completed while arming: what the completer could not see yet is released here
         }
     }
 
@@ -78,9 +90,15 @@ internal sealed class AskPromise<TReply> : AskPromise, IValueTaskSource<TReply>
             return false;
         }
 
-        // Neither waits: Unregister does not wait for a running callback, and a timer's Dispose does not wait either.
-        _timeout?.Dispose();
-        _cancel.Unregister();
+        Release();
         return true;
+    }
+
+    /// <summary>Releases the timer and the token registration. Neither waits: Unregister does not wait for a running callback,
+    /// and a timer's Dispose does not wait either.</summary>
+    private void Release()
+    {
+        Volatile.Read(ref _timeout)?.Dispose();
+        _cancel.Unregister();
     }
 }
