@@ -85,8 +85,7 @@ public sealed class BoundedMailboxFullTests
 
         await HoldAndFillAsync(actor, gate);
 
-        var sender = Task.Factory.StartNew(() => actor.Tell(Capacity + 1), Cancellation, TaskCreationOptions.LongRunning, TaskScheduler.Default);
-        Assert.False(sender.IsCompleted);
+        var sender = await BlockedThread.StartAsync(() => actor.Tell(Capacity + 1)); // returns once the Tell waits for room
         gate.Open();
         await sender.DefaultTimeout();
         await actor.StopAsync(ActorStopMode.Drain, Cancellation).DefaultTimeout();

@@ -38,11 +38,8 @@ public sealed class GateTests
             next++;
         }
 
-        var waiting = Task.Factory.StartNew(
-            () => pipe.Post(-1, TestContext.Current.CancellationToken),
-            TestContext.Current.CancellationToken,
-            TaskCreationOptions.LongRunning,
-            TaskScheduler.Default);
+        // Returns once the Post is parked waiting for room, so the TryPost below really runs beside a waiting Post.
+        var waiting = await BlockedThread.StartAsync(() => pipe.Post(-1, TestContext.Current.CancellationToken));
 
         // With a Ring the second poster is a concurrent producer: it may be refused with that error, never blocked.
         var tryPost = Task.Factory.StartNew(
