@@ -1,26 +1,42 @@
+using System.CommandLine;
+using System.Diagnostics;
 using Concurrency.Benchmarks.Cli;
 using Xunit;
 
 namespace Concurrency.Benchmarks.Tests;
 
-/// <summary>A bad command line costs one clear line on stderr and exit code 2, before anything runs.</summary>
+/// <summary>A bad command line costs one clear line on stderr and exit code 2, before anything runs; every command has --help.</summary>
 public sealed class CommandLineTests
 {
+    public static TheoryData<string> CommandNames => ["report", "loop", "footprint", "lab", "serve", "idle"];
+
     [Theory]
     [InlineData("--cores", "abc")]
+    [InlineData("--cores", "x")]
     [InlineData("--cores", "0")]
+    [InlineData("--cores", "99")]
     [InlineData("--cores", "1,,2")]
     [InlineData("--cores")]
     [InlineData("--job", "fastest")]
+    [InlineData("reprot")]
+    [InlineData("nosuchcommand", "--filter", "*")]
     [InlineData("report", "--bogus")]
     [InlineData("report", "--results")]
     [InlineData("lab", "--cores", "abc")]
+    [InlineData("lab", "--cores", "99")]
+    [InlineData("lab", "--launches", "0")]
     [InlineData("lab", "--bogus")]
     [InlineData("lab", "no-such-experiment")]
     [InlineData("lab", "--out")]
     [InlineData("loop", "--launches", "0")]
     [InlineData("loop", "--launches", "abc")]
+    [InlineData("loop", "--messages", "-5")]
     [InlineData("loop", "--child")]
+    [InlineData("loop", "stray")]
+    [InlineData("footprint", "--actors", "-1")]
+    [InlineData("footprint", "--runs", "0")]
+    [InlineData("idle", "--seconds", "0")]
+    [InlineData("serve", "--proto-remote-port", "70000")]
     public void Run_BadArgument_OneLineOnStderrAndExitCode2(params string[] args)
     {
         var (output, error) = (new StringWriter(), new StringWriter());
@@ -33,41 +49,109 @@ public sealed class CommandLineTests
         Assert.Empty(output.ToString());
     }
 
-    [Fact]
-    public void Run_CoresAbc_SaysWhatIsWrong()
+    [Theory]
+    [InlineData(new[] { "--cores", "abc" }, "--cores: 'abc' is not a whole number; give core counts such as --cores 1,2,4.")]
+    [InlineData(new[] { "loop", "--launches", "0" }, "loop: --launches needs a whole number from 1 to 20, not '0'.")]
+    [InlineData(new[] { "lab", "--launches", "0" }, "lab: --launches needs a whole number from 1 to 20, not '0'.")]
+    [InlineData(new[] { "footprint", "--actors", "-1" }, "footprint: --actors needs a whole number from 1 to 10,000,000, not '-1'.")]
+    public void Run_BadValue_SaysWhatIsWrong(string[] args, string expected)
     {
         var error = new StringWriter();
 
-        Program.Run(["--cores", "abc"], new StringWriter(), error);
+        Program.Run(args, new StringWriter(), error);
 
-        Assert.Equal("--cores: 'abc' is not a whole number; give core counts such as --cores 1,2,4.", error.ToString().Trim());
+        Assert.Equal(expected, error.ToString().Trim());
+    }
+
+    [Fact]
+    public void Run_CoresAboveTheMachine_RefusedNotCapped()
+    {
+        var error = new StringWriter();
+
+        var exit = Program.Run(["--cores", "1,99"], new StringWriter(), error);
+
+        Assert.Equal(UsageException.ExitCode, exit);
+        Assert.StartsWith("--cores: 99 is not a core count of this machine; each must be from 1 to ", error.ToString(), StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void Run_UnknownCommand_OneLineWithTheNearestCommandAndNothingRuns()
+    {
+        var (output, error) = (new StringWriter(), new StringWriter());
+        var watch = Stopwatch.StartNew();
+
+        var exit = Program.Run(["reprot"], output, error);
+
+        Assert.Equal(UsageException.ExitCode, exit);
+        Assert.True(watch.Elapsed < TimeSpan.FromSeconds(10), $"took {watch.Elapsed}"); // a fall-through into a benchmark run takes minutes
+        var line = Assert.Single(error.ToString().Split('\n', StringSplitOptions.RemoveEmptyEntries));
+        Assert.StartsWith("unknown command 'reprot'; did you mean 'report'? Commands: report, loop, footprint, lab, serve, idle", line, StringComparison.Ordinal);
+        Assert.Empty(output.ToString());
+    }
+
+    [Theory]
+    [MemberData(nameof(CommandNames))]
+    public void Run_CommandHelp_ExitsZeroAndListsItsOptions(string command)
+    {
+        var (output, error) = (new StringWriter(), new StringWriter());
+
+        var exit = Program.Run([command, "--help"], output, error);
+
+        Assert.Equal(0, exit);
+        Assert.Contains($"Usage:", output.ToString(), StringComparison.Ordinal);
+        Assert.Contains($" {command} [options]", output.ToString().Replace(" [<NAME>...]", string.Empty, StringComparison.Ordinal), StringComparison.Ordinal);
+        Assert.Contains("--help", output.ToString(), StringComparison.Ordinal);
+        Assert.Empty(error.ToString());
+    }
+
+    [Fact]
+    public void Run_RootHelp_ListsOurOptionsAndCommands()
+    {
+        var output = new StringWriter();
+
+        Assert.Equal(0, Program.Run(["--help"], output, new StringWriter()));
+
+        Assert.Contains("--cores <LIST>", output.ToString(), StringComparison.Ordinal);
+        Assert.Contains("-j, --job <NAME>", output.ToString(), StringComparison.Ordinal);
+        Assert.All(CommandNames, c => Assert.Contains($"  {c.Data}", output.ToString(), StringComparison.Ordinal));
+    }
+
+    [Fact]
+    public void Run_ReportHelp_ListsItsOptionsWithDefaults()
+    {
+        var output = new StringWriter();
+
+        Assert.Equal(0, Program.Run(["report", "--help"], output, new StringWriter()));
+        Assert.Contains("--out <DIR>", output.ToString(), StringComparison.Ordinal);
+        Assert.Contains("results/reports/", output.ToString(), StringComparison.Ordinal);
+        Assert.Contains("[default: BenchmarkDotNet.Artifacts/results]", output.ToString(), StringComparison.Ordinal);
+        Assert.Contains("--allow-mixed-commits", output.ToString(), StringComparison.Ordinal);
     }
 
     [Fact]
     public void Parse_NoArguments_HeadlineAtOneAndAllCores()
     {
-        var options = RunArguments.Parse([], machineCores: 8);
+        var options = ParseRun([], machineCores: 8);
 
         Assert.Equal([1, 8], options.Cores);
         Assert.Equal(["--filter", RunArguments.DefaultFilter], options.BenchmarkDotNetArguments);
     }
 
     [Fact]
-    public void Parse_CoresAboveTheMachine_CappedAndDeduplicated()
+    public void Parse_CoresAndBenchmarkDotNetOptions_OursTakenTheRestPassedThroughInOrder()
     {
-        var options = RunArguments.Parse(["--cores", "4,1,16,2", "--filter", "*Topology*"], machineCores: 4);
+        var options = ParseRun(["--cores", "4,1,2,2", "--filter", "*Topology*", "--job", "dry", "--list", "flat"], machineCores: 4);
 
         Assert.Equal([1, 2, 4], options.Cores);
-        Assert.Equal(["--filter", "*Topology*"], options.BenchmarkDotNetArguments);
+        Assert.Equal(["--filter", "*Topology*", "--list", "flat"], options.BenchmarkDotNetArguments);
     }
 
-    [Fact]
-    public void Run_ReportHelp_ListsOurOptions()
+    // The root command's own options, as Commands builds them, parsed without running anything.
+    private static RunOptions ParseRun(string[] args, int machineCores)
     {
-        var output = new StringWriter();
-
-        Assert.Equal(0, Program.Run(["report", "--help"], output, new StringWriter()));
-        Assert.Contains("--cores LIST", output.ToString(), StringComparison.Ordinal);
-        Assert.Contains("--allow-mixed-commits", output.ToString(), StringComparison.Ordinal);
+        var symbols = new RunArguments.Symbols(machineCores);
+        var root = new RootCommand { symbols.Cores, symbols.Job };
+        root.TreatUnmatchedTokensAsErrors = false;
+        return RunArguments.From(root.Parse(args), symbols, machineCores);
     }
 }

@@ -26,10 +26,10 @@ public sealed class LabCommandTests
         Assert.Equal(0, Program.Run(["lab", "--help"], output, new StringWriter()));
 
         Assert.Contains("--quick", output.ToString(), StringComparison.Ordinal);
-        Assert.Contains("--cores LIST", output.ToString(), StringComparison.Ordinal);
-        Assert.Contains("--launches N", output.ToString(), StringComparison.Ordinal);
+        Assert.Contains("--cores <LIST>", output.ToString(), StringComparison.Ordinal);
+        Assert.Contains("--launches <N>", output.ToString(), StringComparison.Ordinal);
         Assert.Contains("--in-process", output.ToString(), StringComparison.Ordinal);
-        Assert.Contains("--gc MODE", output.ToString(), StringComparison.Ordinal);
+        Assert.Contains("--gc <MODE>", output.ToString(), StringComparison.Ordinal);
     }
 
     [Fact]
@@ -80,6 +80,32 @@ public sealed class LabCommandTests
         Assert.Equal(2, Program.Run(["lab", .. args], new StringWriter(), error));
 
         Assert.Single(error.ToString().Split('\n', StringSplitOptions.RemoveEmptyEntries));
+    }
+
+    [Fact]
+    public void Fit_LongStepIn80Columns_LabelLeavesRoomForTheBarPercentageAndTime()
+    {
+        var label = LabProgress.Fit("pool-shrink, 1 core", "launch 2/3: " + new string('x', 200), 80 - 36);
+
+        Assert.Equal(80 - 36, label.Length);
+        Assert.EndsWith("…", label, StringComparison.Ordinal);
+        Assert.StartsWith("pool-shrink, 1 core: launch 2/3: ", label, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void Show_OutputNotTheConsole_OnePlainLinePerStepChange()
+    {
+        var output = new StringWriter();
+
+        LabProgress.Show(output, ["logs, 1 core", "logs, 2 cores"], rows =>
+        {
+            rows[0](0.1, "warm-up");
+            rows[0](0.2, "warm-up");
+            rows[0](1, "done");
+            rows[1](1, "done");
+        });
+
+        Assert.Equal(["logs, 1 core: warm-up (10%)", "logs, 1 core: done (100%)", "logs, 2 cores: done (100%)"], output.ToString().Split(Environment.NewLine, StringSplitOptions.RemoveEmptyEntries));
     }
 
     [Fact]

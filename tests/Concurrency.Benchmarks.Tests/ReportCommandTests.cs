@@ -105,6 +105,25 @@ public sealed class ReportCommandTests
     }
 
     [Fact]
+    public void Report_NoOut_WritesANewFolderUnderResultsReportsAndLeavesTheCommittedReport()
+    {
+        using var results = new ResultsFixture();
+        results.AddHeadline("only", ResultsFixture.Commit('c'), Headline);
+        var committed = Directory.CreateDirectory(Path.Combine(results.Output, "results")).FullName;
+        File.WriteAllText(Path.Combine(committed, "REPORT.md"), "committed");
+        var output = new StringWriter();
+
+        var exit = Reporting.ReportCommand.Run(new Cli.ReportOptions(results.Results, OutputDirectory: null, AllowMixedCommits: false), output, new StringWriter(), baseDirectory: results.Output);
+
+        Assert.Equal(0, exit);
+        Assert.Equal("committed", File.ReadAllText(Path.Combine(committed, "REPORT.md")));
+        var written = Assert.Single(Directory.GetDirectories(Path.Combine(committed, "reports")));
+        Assert.Matches(@"^\d{4}-\d{2}-\d{2}-\d{6}$", Path.GetFileName(written));
+        Assert.True(File.Exists(Path.Combine(written, "REPORT.md")));
+        Assert.Contains(Path.Combine(written, "REPORT.md"), output.ToString(), StringComparison.Ordinal); // it says where
+    }
+
+    [Fact]
     public void Report_NoResults_ExitCode1()
     {
         using var results = new ResultsFixture();

@@ -1,6 +1,8 @@
 using System.Diagnostics;
 using System.Globalization;
+using System.CommandLine;
 using System.Text;
+using Concurrency.Benchmarks.Cli;
 using Concurrency.Benchmarks.Runs;
 using Concurrency.Messaging.Actors;
 
@@ -11,7 +13,8 @@ namespace Concurrency.Benchmarks.Actors;
 /// its own (a system's threads outlive its shutdown), --runs times: it creates N actors (default 100,000) that never
 /// got a message, lets them start (2 s), and reports the managed heap they added per actor (after a full collection, before and after); then it
 /// creates 10,000 more, sends each one message, waits until all were handled, and reports the process's threads.
-/// Writes results/FOOTPRINT.md with the machine and commit; the medians are published, with the lowest and highest run.
+/// Writes FOOTPRINT.md with the machine and commit (into a new folder under results/footprints unless <c>--out</c> says
+/// where); the medians are published, with the lowest and highest run. Each child speaks <see cref="BenchmarkProcess"/>'s protocol.
 /// </summary>
 public static class FootprintCommand
 {
@@ -19,43 +22,38 @@ public static class FootprintCommand
 
     private static readonly TimeSpan Settle = TimeSpan.FromSeconds(2);
 
-    public static int Run(IReadOnlyList<string> args, TextWriter output)
+    private static readonly TimeSpan ChildLimit = TimeSpan.FromMinutes(5);
+
+    public static Command Create()
     {
-        var actors = 100_000;
-        var runs = 3;
-        var outDirectory = "results";
-        string? only = null;
-        for (var i = 0; i < args.Count; i++)
+        var actors = CommonOptions.WholeNumber("--actors", "N", 100_000, 1, 10_000_000, "idle actors whose heap is measured, per contender");
+        var runs = CommonOptions.WholeNumber("--runs", "N", 3, 1, 100, "fresh processes per contender; the table gives the median with the lowest and highest");
+        var outDirectory = CommonOptions.Out("where FOOTPRINT.md goes (default: a new folder results/footprints/yyyy-MM-dd-HHmmss; the published one is --out results/actors)");
+        var contender = new Option<ActorContenderKind?>("--contender") { Hidden = true };
+        var result = CommonOptions.Result();
+        var command = new Command("footprint", "What an idle actor costs, for our actors and the peers, each in a process of its own, --runs times: the managed heap per actor of N actors that never got a message, and the process's threads once 10,000 actors each handled one. Writes FOOTPRINT.md.")
         {
-            switch (args[i])
+            actors, runs, outDirectory, contender, result,
+        };
+        command.SetAction(parse =>
+        {
+            var output = parse.InvocationConfiguration.Output;
+            if (parse.GetValue(result) is { } resultFile)
             {
-                case "--actors" when i + 1 < args.Count && int.TryParse(args[i + 1], NumberStyles.None, CultureInfo.InvariantCulture, out var a) && a > 0:
-                    actors = a;
-                    i++;
-                    break;
-                case "--runs" when i + 1 < args.Count && int.TryParse(args[i + 1], NumberStyles.None, CultureInfo.InvariantCulture, out var r) && r > 0:
-                    runs = r;
-                    i++;
-                    break;
-                case "--out" when i + 1 < args.Count:
-                    outDirectory = args[++i];
-                    break;
-                case "--contender" when i + 1 < args.Count && Enum.TryParse<ActorContenderKind>(args[i + 1], out _):
-                    only = args[++i];
-                    break;
-                default:
-                    throw new Cli.UsageException($"footprint: unknown or incomplete option '{args[i]}'; see --help.");
+                var kind = parse.GetValue(contender) ?? throw new UsageException("footprint child: --contender is missing.");
+                BenchmarkProcess.WriteResult(resultFile, Measure(kind, parse.GetValue(actors)));
+                return 0;
             }
-        }
 
-        if (only is not null)
-        {
-            // The child process: one contender, one line of results for the parent.
-            output.WriteLine(Measure(Enum.Parse<ActorContenderKind>(only), actors));
-            return 0;
-        }
+            return Run(parse.GetValue(actors), parse.GetValue(runs), parse.GetValue(outDirectory) ?? StampedFolder.Create("footprints"), Commands.Arguments(parse), output);
+        });
+        return command;
+    }
 
-        var provenance = RunProvenance.Capture(["footprint", .. args]);
+    /// <summary>In the parent: each contender in --runs child processes, then FOOTPRINT.md.</summary>
+    private static int Run(int actors, int runs, string outDirectory, IReadOnlyList<string> arguments, TextWriter output)
+    {
+        var provenance = RunProvenance.Capture(arguments);
         var table = new StringBuilder()
             .AppendLine(CultureInfo.InvariantCulture, $"| actor system | bytes per idle actor ({actors:N0} actors) | process threads with {TouchedActors:N0} actors | thread-pool threads |")
             .AppendLine("|---|---:|---:|---:|");
@@ -71,8 +69,8 @@ public static class FootprintCommand
         return 0;
     }
 
-    /// <summary>In this process: bytes per idle actor, process threads, thread-pool threads, space-separated.</summary>
-    private static string Measure(ActorContenderKind kind, int actors)
+    /// <summary>In this process: bytes per idle actor, process threads, thread-pool threads.</summary>
+    private static double[] Measure(ActorContenderKind kind, int actors)
     {
         var handled = 0;
         void Received() => Interlocked.Increment(ref handled);
@@ -94,22 +92,16 @@ public static class FootprintCommand
         }
 
         using var process = Process.GetCurrentProcess();
-        return string.Create(CultureInfo.InvariantCulture, $"{bytesPerActor:0} {process.Threads.Count} {ThreadPool.ThreadCount}");
+        return [Math.Round(bytesPerActor), process.Threads.Count, ThreadPool.ThreadCount];
     }
 
     private static double[] RunChild(ActorContenderKind kind, int actors)
-    {
-        var start = BenchmarkProcess.StartInfo(["footprint", "--contender", kind.ToString(), "--actors", actors.ToString(CultureInfo.InvariantCulture)]);
-        using var child = Process.Start(start) ?? throw new InvalidOperationException($"Could not start the {kind} footprint process.");
-        var lines = child.StandardOutput.ReadToEnd();
-        if (!child.WaitForExit(TimeSpan.FromMinutes(5)) || child.ExitCode != 0)
-        {
-            throw new InvalidOperationException($"The {kind} footprint process failed (exit {(child.HasExited ? child.ExitCode : -1)}): {lines}");
-        }
-
-        var last = lines.Split('\n', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries)[^1];
-        return [.. last.Split(' ').Select(v => double.Parse(v, CultureInfo.InvariantCulture))];
-    }
+        => BenchmarkProcess.RunForResult<double[]>(
+            ["footprint", "--contender", kind.ToString(), "--actors", actors.ToString(CultureInfo.InvariantCulture)],
+            environment: null,
+            (_, _) => { },
+            ChildLimit,
+            $"The {kind} footprint process");
 
     private static string Median(List<double> values)
     {

@@ -8,10 +8,9 @@ namespace Concurrency.Benchmarks.Cli;
 /// <param name="Cores">The core counts to run at, one job each.</param>
 /// <param name="BaseJob">The measurement settings every core count's job starts from.</param>
 /// <param name="BenchmarkDotNetArguments">Everything else, passed through.</param>
-/// <param name="Help">Whether to print the help instead of running.</param>
 /// <param name="CommandLine">The arguments as given, which the run's provenance records so the report can print the exact command.</param>
-public sealed record RunOptions(IReadOnlyList<int> Cores, Job BaseJob, IReadOnlyList<string> BenchmarkDotNetArguments, bool Help, IReadOnlyList<string> CommandLine)
+public sealed record RunOptions(IReadOnlyList<int> Cores, Job BaseJob, IReadOnlyList<string> BenchmarkDotNetArguments, IReadOnlyList<string> CommandLine)
 {
     /// <summary>Gets whether BenchmarkDotNet will run benchmarks (rather than list them or print its information).</summary>
-    public bool Runs => !Help && !BenchmarkDotNetArguments.Any(a => a is "--list" or "--info" or "--version");
+    public bool Runs => !BenchmarkDotNetArguments.Any(a => a is "--list" or "--info" or "--version");
 }

@@ -1,3 +1,4 @@
+using System.CommandLine;
 using System.Globalization;
 using System.Runtime.InteropServices;
 using Concurrency.Benchmarks.Cli;
@@ -18,36 +19,26 @@ internal static class ServeCommand
     public const string ProtoRemotePrefix = "proto-remote ";
     public const string Ready = "ready";
 
-    public static int Run(IReadOnlyList<string> args, TextWriter output)
+    public static Command Create()
     {
-        var urls = new List<string>();
-        var protoRemotePort = 0;
-        string? token = null;
-        for (var i = 0; i < args.Count; i++)
+        var urls = new Option<string[]>("--urls")
         {
-            switch (args[i])
-            {
-                case "--urls":
-                    urls.Add(Value(args, ref i));
-                    break;
-                case "--proto-remote-port" when i + 1 < args.Count && int.TryParse(args[i + 1], NumberStyles.None, CultureInfo.InvariantCulture, out var port) && port < 65536:
-                    protoRemotePort = port;
-                    i++;
-                    break;
-                case "--proto-remote-port":
-                    throw new UsageException("serve: --proto-remote-port needs a port number (0 for any free port).");
-                case "--token":
-                    token = Value(args, ref i);
-                    break;
-                case "--help" or "-h":
-                    output.Write(HelpText.Serve);
-                    return 0;
-                default:
-                    throw new UsageException($"serve: unknown option '{args[i]}'; see serve --help.");
-            }
-        }
-
-        return ServeAsync(urls.Count == 0 ? ["http://127.0.0.1:0"] : urls, protoRemotePort, token, output).GetAwaiter().GetResult();
+            HelpName = "URL",
+            Description = "where our peer listens (default http://127.0.0.1:0, a free port); for other machines e.g. --urls http://0.0.0.0:5000",
+            Arity = ArgumentArity.OneOrMore,
+        };
+        var protoRemotePort = CommonOptions.WholeNumber("--proto-remote-port", "N", 0, 0, 65_535, "the Proto.Remote peer's port, on the host of the first URL (0: any free port)");
+        var token = new Option<string?>("--token") { HelpName = "T", Description = "ask every client for this bearer token" };
+        var command = new Command("serve", "The peers the gRPC experiment (lab grpc) measures against, our PeerServer echoing and a Proto.Remote echo actor. Prints \"peer URL\", \"proto-remote HOST:PORT\" and \"ready\", then serves until standard input closes or Ctrl+C. On the client machine: lab grpc --server http://HOST:5000 --proto-remote HOST:PORT")
+        {
+            urls, protoRemotePort, token,
+        };
+        command.SetAction(parse =>
+        {
+            var given = parse.GetValue(urls) is { Length: > 0 } list ? list.ToList() : ["http://127.0.0.1:0"];
+            return ServeAsync(given, parse.GetValue(protoRemotePort), parse.GetValue(token), parse.InvocationConfiguration.Output).GetAwaiter().GetResult();
+        });
+        return command;
     }
 
     private static async Task<int> ServeAsync(List<string> urls, int protoRemotePort, string? token, TextWriter output)
@@ -72,15 +63,5 @@ internal static class ServeCommand
         await Task.WhenAny(inputClosed, Task.Delay(Timeout.Infinite, stop.Token)).ConfigureAwait(false);
         output.WriteLine(string.Create(CultureInfo.InvariantCulture, $"served: {server.HandledCount:N0} handled, {server.DuplicateCount:N0} duplicates answered from memory"));
         return 0;
-    }
-
-    private static string Value(IReadOnlyList<string> args, ref int i)
-    {
-        if (i + 1 >= args.Count || args[i + 1].StartsWith('-'))
-        {
-            throw new UsageException($"serve: {args[i]} needs a value.");
-        }
-
-        return args[++i];
     }
 }

@@ -1,5 +1,7 @@
+using System.CommandLine;
 using System.Globalization;
 using System.Text;
+using Concurrency.Benchmarks.Cli;
 using Concurrency.Benchmarks.Runs;
 
 namespace Concurrency.Benchmarks.Idle;
@@ -20,28 +22,22 @@ public static class IdleCommand
     /// <summary>Long enough for every contender's idle wait (spin, yield, then park) to have run out.</summary>
     private static readonly TimeSpan Settle = TimeSpan.FromSeconds(1);
 
-    public static int Run(IReadOnlyList<string> args, TextWriter output)
+    public static Command Create()
     {
-        var seconds = 2.0;
-        var outDirectory = "results";
-        for (var i = 0; i < args.Count; i++)
+        var seconds = CommonOptions.Seconds("--seconds", 2, "the length of each of the 3 windows CPU time is read over");
+        var outDirectory = CommonOptions.Out("where IDLE.md goes (default: results, the committed results)");
+        var command = new Command("idle", "What an idle consumer costs. Builds 1 and 100 of each pipe, operator and peer, hands each one message, then reads process CPU time over 3 windows of N seconds and writes IDLE.md.")
         {
-            switch (args[i])
-            {
-                case "--seconds" when i + 1 < args.Count && double.TryParse(args[i + 1], NumberStyles.Float, CultureInfo.InvariantCulture, out var s) && s > 0:
-                    seconds = s;
-                    i++;
-                    break;
-                case "--out" when i + 1 < args.Count:
-                    outDirectory = args[++i];
-                    break;
-                default:
-                    throw new Cli.UsageException($"idle: unknown or incomplete option '{args[i]}'; see --help.");
-            }
-        }
+            seconds, outDirectory,
+        };
+        command.SetAction(parse => Run(parse.GetValue(seconds), parse.GetValue(outDirectory) ?? "results", Commands.Arguments(parse), parse.InvocationConfiguration.Output));
+        return command;
+    }
 
+    private static int Run(double seconds, string outDirectory, IReadOnlyList<string> arguments, TextWriter output)
+    {
         var window = TimeSpan.FromSeconds(seconds);
-        var provenance = RunProvenance.Capture(["idle", .. args]);
+        var provenance = RunProvenance.Capture(arguments);
         var table = new StringBuilder();
         table.AppendLine("| idle consumers | 1 instance, % of one core | 100 instances, % of one core | threads added by 100 instances |");
         table.AppendLine("|---|---:|---:|---:|");

@@ -1,19 +1,17 @@
 using System.Diagnostics;
 using System.Globalization;
 using System.Runtime;
-using System.Text.Json;
 using Concurrency.Benchmarks.Runs;
 
 namespace Concurrency.Benchmarks.Lab;
 
 /// <summary>
 /// One experiment at one core count in a process of its own, so its pinning, its thread pool and its garbage do not leak
-/// into the next. The child prints progress lines ("@progress FRACTION STEP") and writes its outcome as JSON to a file.
+/// into the next, through the program's one child protocol (<see cref="BenchmarkProcess"/>): <c>lab NAME --cores N
+/// --gc MODE [--quick] [--contender NAME] --result FILE</c>.
 /// </summary>
 internal static class LabChild
 {
-    private const string ProgressPrefix = "@progress ";
-
     private static readonly TimeSpan Limit = TimeSpan.FromMinutes(60);
 
     /// <summary>In the child: pins, runs, writes the outcome. Returns the exit code.</summary>
@@ -34,15 +32,11 @@ internal static class LabChild
             var context = new LabContext(
                 cores,
                 options.Quick,
-                (fraction, step) =>
-                {
-                    output.WriteLine(string.Create(CultureInfo.InvariantCulture, $"{ProgressPrefix}{fraction:0.000} {step}"));
-                    output.Flush();
-                },
+                (fraction, step) => BenchmarkProcess.ReportProgress(output, fraction, step),
                 peers: options.Peers,
                 contender: options.Contender);
             var outcome = experiment.Run(context);
-            File.WriteAllText(options.ResultFile!, JsonSerializer.Serialize(outcome));
+            BenchmarkProcess.WriteResult(options.ResultFile!, outcome);
             return 0;
         }
         catch (LabVerificationException failure)
@@ -62,7 +56,7 @@ internal static class LabChild
     /// <exception cref="InvalidOperationException">The child failed or ran past the limit; the message carries its error output.</exception>
     public static LabOutcome Start(ILabExperiment experiment, int cores, bool quick, LabPeers peers, Action<double, string> progress, bool serverGc = false, string? contender = null)
     {
-        string[] arguments = ["lab", "--child", experiment.Name, "--cores", cores.ToString(CultureInfo.InvariantCulture), "--gc", Collector(serverGc), .. contender is null ? Array.Empty<string>() : ["--contender", contender]];
+        string[] arguments = ["lab", experiment.Name, "--cores", cores.ToString(CultureInfo.InvariantCulture), "--gc", Collector(serverGc), .. contender is null ? Array.Empty<string>() : ["--contender", contender]];
 
         // The runtime sizes its thread pool and spin waits from this; the benchmark jobs set the same tiering knob.
         var environment = new Dictionary<string, string>
@@ -76,18 +70,7 @@ internal static class LabChild
         return BenchmarkProcess.RunForResult<LabOutcome>(
             [.. arguments, .. quick ? ["--quick"] : Array.Empty<string>(), .. peers.Arguments()],
             environment,
-            line =>
-            {
-                if (line.StartsWith(ProgressPrefix, StringComparison.Ordinal))
-                {
-                    var rest = line[ProgressPrefix.Length..];
-                    var space = rest.IndexOf(' ', StringComparison.Ordinal);
-                    if (space > 0 && double.TryParse(rest[..space], NumberStyles.Float, CultureInfo.InvariantCulture, out var fraction))
-                    {
-                        progress(fraction, rest[(space + 1)..]);
-                    }
-                }
-            },
+            progress,
             Limit,
             string.Create(CultureInfo.InvariantCulture, $"{experiment.Name} at {cores} cores"));
     }

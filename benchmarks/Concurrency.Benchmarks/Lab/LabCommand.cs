@@ -1,7 +1,6 @@
+using System.CommandLine;
 using System.Globalization;
-using Concurrency.Benchmarks.Cli;
 using Concurrency.Benchmarks.Runs;
-using Spectre.Console;
 
 namespace Concurrency.Benchmarks.Lab;
 
@@ -13,18 +12,34 @@ namespace Concurrency.Benchmarks.Lab;
 /// </summary>
 public static class LabCommand
 {
-    public static int Run(IReadOnlyList<string> args, TextWriter output, TextWriter error)
+    public static Command Create(int machineCores)
     {
-        var options = LabOptions.Parse(args, Environment.ProcessorCount);
+        var symbols = new LabOptions.Symbols(machineCores);
+        var command = new Command("lab", "The workload lab: experiments that ask when concurrency pays, each beside the seed's figures. Each experiment runs in a process of its own, pinned to each core count in turn (or once on all cores, for those that sweep threads), one at a time; it verifies what it did and the lab exits 1 if any run failed. Writes NAME.md per experiment, its charts, and LAB.md. Without --server and --proto-remote the grpc experiment starts its own peers on loopback.");
+        foreach (var symbol in symbols.All)
+        {
+            switch (symbol)
+            {
+                case Argument argument:
+                    command.Add(argument);
+                    break;
+                case Option option:
+                    command.Add(option);
+                    break;
+            }
+        }
+
+        command.SetAction(parse => Run(LabOptions.From(parse, symbols, machineCores), Cli.Commands.Arguments(parse), parse.InvocationConfiguration.Output, parse.InvocationConfiguration.Error));
+        return command;
+    }
+
+    /// <param name="arguments">The command line as given, which the sections record so that it can be run again.</param>
+    public static int Run(LabOptions options, IReadOnlyList<string> arguments, TextWriter output, TextWriter error)
+    {
+        ArgumentNullException.ThrowIfNull(options);
         if (options.Child)
         {
             return LabChild.RunHere(options, output, error);
-        }
-
-        if (options.Help)
-        {
-            output.Write(HelpText.Lab);
-            return 0;
         }
 
         if (options.List)
@@ -37,68 +52,46 @@ public static class LabCommand
             return 0;
         }
 
-        if (options.Experiments.Count == 0)
-        {
-            throw new UsageException("lab: no experiment is registered.");
-        }
-
-        var provenance = RunProvenance.Capture(["lab", .. args]);
-        var console = AnsiConsole.Create(new AnsiConsoleSettings
-        {
-            Out = new AnsiConsoleOutput(output),
-            Interactive = ReferenceEquals(output, Console.Out) && !Console.IsOutputRedirected ? InteractionSupport.Yes : InteractionSupport.No,
-        });
+        var provenance = RunProvenance.Capture(arguments);
+        var plan = options.Experiments
+            .SelectMany(e => (e.PerCoreCount ? options.Cores : [Environment.ProcessorCount]).Select(c => (Experiment: e, Cores: c)))
+            .ToList();
         var failures = new List<string>();
         var written = new List<string>();
-        console.Progress()
-            .AutoClear(false)
-            .Columns(new TaskDescriptionColumn { Alignment = Justify.Left }, new ProgressBarColumn(), new PercentageColumn(), new ElapsedTimeColumn())
-            .Start(progress =>
+        LabProgress.Show(output, [.. plan.Select(run => $"{run.Experiment.Name}, {LabReport.CoreCount(run.Cores)}")], rows =>
+        {
+            foreach (var experiment in options.Experiments)
             {
-                var plan = options.Experiments
-                    .SelectMany(e => (e.PerCoreCount ? options.Cores : [Environment.ProcessorCount]).Select(c => (Experiment: e, Cores: c)))
-                    .Select(run => (run.Experiment, run.Cores, Task: progress.AddTask(Label(run.Experiment, run.Cores, "waiting"), autoStart: false, maxValue: 1)))
-                    .ToList();
-                foreach (var experiment in options.Experiments)
+                var outcomes = new List<(int Cores, LabOutcome Outcome)>();
+                foreach (var (row, cores) in plan.Select((run, i) => (Row: rows[i], run.Cores, run.Experiment)).Where(p => p.Experiment == experiment).Select(p => (p.Row, p.Cores)))
                 {
-                    var outcomes = new List<(int Cores, LabOutcome Outcome)>();
-                    foreach (var (_, cores, task) in plan.Where(p => p.Experiment == experiment))
+                    try
                     {
-                        task.StartTask();
-                        try
+                        // Each launch is a fresh child process; the published value is the median of the launches.
+                        var launches = new List<LabOutcome>(options.Launches);
+                        for (var launch = 1; launch <= options.Launches; launch++)
                         {
-                            // Each launch is a fresh child process; the published value is the median of the launches.
-                            var launches = new List<LabOutcome>(options.Launches);
-                            for (var launch = 1; launch <= options.Launches; launch++)
-                            {
-                                var prefix = options.Launches == 1 ? string.Empty : string.Create(CultureInfo.InvariantCulture, $"launch {launch}/{options.Launches}: ");
-                                var done = (double)(launch - 1) / options.Launches;
-                                launches.Add(LabChild.Start(experiment, cores, options.Quick, options.Peers, (fraction, step) =>
-                                {
-                                    task.Value = done + (fraction / options.Launches);
-                                    task.Description = Label(experiment, cores, prefix + step);
-                                }, options.ServerGc));
-                            }
-
-                            outcomes.Add((cores, LabLaunches.Merge(launches)));
-                            task.Description = Label(experiment, cores, "done");
-                        }
-                        catch (InvalidOperationException failure)
-                        {
-                            failures.Add(failure.Message);
-                            task.Description = Label(experiment, cores, "FAILED");
+                            var prefix = options.Launches == 1 ? string.Empty : string.Create(CultureInfo.InvariantCulture, $"launch {launch}/{options.Launches}: ");
+                            var done = (double)(launch - 1) / options.Launches;
+                            launches.Add(LabChild.Start(experiment, cores, options.Quick, options.Peers, (fraction, step) => row(Math.Min(done + (fraction / options.Launches), 0.999), prefix + step), options.ServerGc));
                         }
 
-                        task.Value = 1;
-                        task.StopTask();
+                        outcomes.Add((cores, LabLaunches.Merge(launches)));
+                        row(1, "done");
                     }
-
-                    if (outcomes.Count > 0)
+                    catch (InvalidOperationException failure)
                     {
-                        written.Add(LabReport.WriteSection(options.OutDirectory, experiment, outcomes, provenance with { FinishedUtc = DateTime.UtcNow }, options.Quick, options.Launches, options.ServerGc));
+                        failures.Add(failure.Message);
+                        row(1, "FAILED");
                     }
                 }
-            });
+
+                if (outcomes.Count > 0)
+                {
+                    written.Add(LabReport.WriteSection(options.OutDirectory, experiment, outcomes, provenance with { FinishedUtc = DateTime.UtcNow }, options.Quick, options.Launches, options.ServerGc));
+                }
+            }
+        });
 
         foreach (var path in written)
         {
@@ -117,7 +110,4 @@ public static class LabCommand
 
         return failures.Count == 0 ? 0 : 1;
     }
-
-    private static string Label(ILabExperiment experiment, int cores, string step)
-        => Markup.Escape(string.Create(CultureInfo.InvariantCulture, $"{experiment.Name} @ {cores} cores: {(step.Length > 64 ? step[..64] : step)}"));
 }

@@ -1,15 +1,16 @@
-using System.Globalization;
+using System.CommandLine;
 using Concurrency.Benchmarks.Cli;
+using Concurrency.Benchmarks.Runs;
 
 namespace Concurrency.Benchmarks.Lab;
 
 /// <summary>
-/// The lab's command line: <c>lab [NAME...] [--cores LIST] [--launches N] [--gc MODE] [--quick] [--out DIR] [--list] [--help]</c>
-/// (and the gRPC peers' <c>--server</c>, <c>--proto-remote</c>, <c>--in-process</c>), and the child process's
-/// <c>lab --child NAME --cores N --result FILE [--quick] [--contender NAME]</c> (the contender: an experiment that runs
+/// The lab's command line: <c>lab [NAME...] [--cores LIST] [--launches N] [--gc MODE] [--quick] [--out DIR] [--list]</c>
+/// (and the gRPC peers' <c>--server</c>, <c>--proto-remote</c>, <c>--in-process</c>), and its child process's
+/// <c>lab NAME --cores N --gc MODE [--quick] [--contender NAME] --result FILE</c> (the contender: an experiment that runs
 /// each contender in a fresh process of its own names the one this child runs).
 /// </summary>
-public sealed record LabOptions(IReadOnlyList<ILabExperiment> Experiments, IReadOnlyList<int> Cores, bool Quick, string OutDirectory, bool List, bool Help, string? ResultFile, LabPeers Peers, int Launches = 1, bool ServerGc = false, string? Contender = null)
+public sealed record LabOptions(IReadOnlyList<ILabExperiment> Experiments, IReadOnlyList<int> Cores, bool Quick, string OutDirectory, bool List, string? ResultFile, LabPeers Peers, int Launches = 1, bool ServerGc = false, string? Contender = null)
 {
     public const string DefaultOut = "results/lab";
 
@@ -19,91 +20,69 @@ public sealed record LabOptions(IReadOnlyList<ILabExperiment> Experiments, IRead
     /// <summary>Gets whether this process is a child that runs one experiment at one core count.</summary>
     public bool Child => ResultFile is not null;
 
-    /// <exception cref="UsageException">An option is unknown, incomplete or bad, or an experiment name is unknown.</exception>
-    public static LabOptions Parse(IReadOnlyList<string> args, int machineCores)
+    /// <summary>The lab's symbols, for <see cref="LabCommand.Create"/> to add and <see cref="From"/> to read.</summary>
+    internal sealed class Symbols(int machineCores)
     {
-        var names = new List<string>();
-        string? cores = null;
-        string? result = null;
-        var quick = false;
-        var list = false;
-        var help = false;
-        var outDirectory = DefaultOut;
-        string? server = null;
-        string? protoRemote = null;
-        var inProcess = false;
-        var launches = 1;
-        var serverGc = false;
-        string? contender = null;
-        for (var i = 0; i < args.Count; i++)
+        public Argument<string[]> Names { get; } = new("NAME")
         {
-            switch (args[i])
+            Arity = ArgumentArity.ZeroOrMore,
+            Description = "the experiments to run (default: all; lab --list names them)",
+        };
+
+        public Option<IReadOnlyList<int>?> Cores { get; } = CommonOptions.Cores(machineCores, "core counts for the per-core experiments, e.g. --cores 1,2 (default: 1 and all)");
+
+        public Option<int> Launches { get; } = CommonOptions.Launches(1, MaxLaunches, "run each experiment N times, a fresh process each, and publish the median of the launches with the lowest and highest");
+
+        public Option<string> Collector { get; } = new("--gc")
+        {
+            HelpName = "MODE",
+            Description = "the garbage collector of the experiments' processes (and of the gRPC peer process they start): workstation (the program's setting) or server",
+            DefaultValueFactory = _ => LabChild.Collector(server: false),
+            CustomParser = result =>
             {
-                case "--cores":
-                    cores = Value(args, ref i, "a list of core counts, for example --cores 1,2");
-                    break;
-                case "--out":
-                    outDirectory = Value(args, ref i, "a folder");
-                    break;
-                case "--server":
-                    server = Value(args, ref i, "a peer's address, for example --server http://10.0.0.2:5000");
-                    break;
-                case "--proto-remote":
-                    protoRemote = Value(args, ref i, "a Proto.Remote peer's HOST:PORT, for example --proto-remote 10.0.0.2:5001");
-                    break;
-                case "--in-process":
-                    inProcess = true;
-                    break;
-                case "--launches":
-                    var text = Value(args, ref i, "a number of launches, for example --launches 3");
-                    if (!int.TryParse(text, NumberStyles.None, CultureInfo.InvariantCulture, out launches) || launches is < 1 or > MaxLaunches)
-                    {
-                        throw new UsageException(string.Create(CultureInfo.InvariantCulture, $"lab: --launches needs a whole number from 1 to {MaxLaunches}, not '{text}'."));
-                    }
+                var mode = result.Tokens is [var token] ? token.Value : LabChild.Collector(server: false);
+                if (mode != LabChild.Collector(server: true) && mode != LabChild.Collector(server: false))
+                {
+                    result.AddError($"--gc needs server or workstation, not '{mode}'.");
+                }
 
-                    break;
-                case "--gc":
-                    serverGc = Value(args, ref i, "a collector, server or workstation") switch
-                    {
-                        "server" => true,
-                        "workstation" => false,
-                        var other => throw new UsageException($"lab: --gc needs server or workstation, not '{other}'."),
-                    };
-                    break;
-                case "--quick":
-                    quick = true;
-                    break;
-                case "--list":
-                    list = true;
-                    break;
-                case "--help" or "-h" or "-?":
-                    help = true;
-                    break;
-                case "--child":
-                    names.Add(Value(args, ref i, "an experiment name"));
-                    break;
-                case "--result":
-                    result = Value(args, ref i, "a file");
-                    break;
-                case "--contender":
-                    contender = Value(args, ref i, "a contender's name");
-                    break;
-                case var option when option.StartsWith('-'):
-                    throw new UsageException($"lab: unknown option '{option}'; see lab --help.");
-                default:
-                    names.Add(args[i]);
-                    break;
-            }
-        }
+                return mode;
+            },
+        };
 
-        var experiments = names.Count == 0
+        public Option<bool> Quick { get; } = CommonOptions.Quick("smoke-test sizes, one repetition: to check a change, not to publish (without --out it writes into a new folder under results/quick)");
+
+        public Option<string?> Out { get; } = CommonOptions.Out($"where the sections, charts and LAB.md go (default: {DefaultOut}, the committed results)");
+
+        public Option<bool> List { get; } = new("--list") { Description = "the experiments, one per line" };
+
+        public Option<string?> Server { get; } = new("--server") { HelpName = "URL", Description = "our peer server on another machine (start it there with serve), e.g. --server http://10.0.0.2:5000" };
+
+        public Option<string?> ProtoRemote { get; } = new("--proto-remote") { HelpName = "HOST:PORT", Description = "the Proto.Remote echo peer on another machine, e.g. --proto-remote 10.0.0.2:5001" };
+
+        public Option<bool> InProcess { get; } = new("--in-process") { Description = "host both gRPC peers in the lab's own process on loopback: a smoke option (no peer process, no restart run), not for publishing" };
+
+        public Option<string?> Contender { get; } = new("--contender") { Hidden = true };
+
+        public Option<string?> Result { get; } = CommonOptions.Result();
+
+        public IEnumerable<Symbol> All => [Names, Cores, Launches, Collector, Quick, Out, List, Server, ProtoRemote, InProcess, Contender, Result];
+    }
+
+    /// <exception cref="UsageException">An experiment name is unknown, or the options do not go together.</exception>
+    internal static LabOptions From(ParseResult parse, Symbols symbols, int machineCores)
+    {
+        var names = parse.GetValue(symbols.Names) ?? [];
+        var experiments = names.Length == 0
             ? LabExperiments.All
             : [.. names.Distinct(StringComparer.OrdinalIgnoreCase).Select(n => LabExperiments.Named(n)
                 ?? throw new UsageException($"lab: no experiment is named '{n}'; lab --list shows them ({string.Join(", ", LabExperiments.All.Select(e => e.Name))})."))];
-        var coreCounts = RunArguments.ParseCores(cores, machineCores);
-        if (result is not null && (experiments.Count != 1 || coreCounts.Count != 1))
+        var cores = parse.GetValue(symbols.Cores) ?? CommonOptions.ParseCores(null, machineCores);
+        var result = parse.GetValue(symbols.Result);
+        var contender = parse.GetValue(symbols.Contender);
+        if (result is not null && (experiments.Count != 1 || cores.Count != 1))
         {
-            throw new UsageException("lab --child: one experiment and one core count.");
+            throw new UsageException("lab child: one experiment and one core count.");
         }
 
         if (contender is not null && result is null)
@@ -111,16 +90,9 @@ public sealed record LabOptions(IReadOnlyList<ILabExperiment> Experiments, IRead
             throw new UsageException("lab: --contender is for the child processes an experiment starts.");
         }
 
-        return new LabOptions(experiments, coreCounts, quick, outDirectory, list, help, result, LabPeers.Parse(server, protoRemote, inProcess), launches, serverGc, contender);
-    }
-
-    private static string Value(IReadOnlyList<string> args, ref int i, string expected)
-    {
-        if (i + 1 >= args.Count || args[i + 1].StartsWith('-'))
-        {
-            throw new UsageException(string.Create(CultureInfo.InvariantCulture, $"lab: {args[i]} needs {expected}."));
-        }
-
-        return args[++i];
+        var quick = parse.GetValue(symbols.Quick);
+        var outDirectory = parse.GetValue(symbols.Out) ?? (quick ? StampedFolder.Create("quick") : DefaultOut);
+        var peers = LabPeers.Parse(parse.GetValue(symbols.Server), parse.GetValue(symbols.ProtoRemote), parse.GetValue(symbols.InProcess));
+        return new LabOptions(experiments, cores, quick, outDirectory, parse.GetValue(symbols.List), result, peers, parse.GetValue(symbols.Launches), parse.GetValue(symbols.Collector) == LabChild.Collector(server: true), contender);
     }
 }

@@ -14,6 +14,9 @@ internal static class LabReport
 {
     public const string FileName = "LAB.md";
 
+    /// <summary>"1 core", "2 cores".</summary>
+    public static string CoreCount(int cores) => string.Create(CultureInfo.InvariantCulture, $"{cores} {(cores == 1 ? "core" : "cores")}");
+
     /// <summary>Writes the section of <paramref name="experiment"/> from its outcome at each core count, then LAB.md.</summary>
     public static string WriteSection(string directory, ILabExperiment experiment, IReadOnlyList<(int Cores, LabOutcome Outcome)> runs, RunProvenance provenance, bool quick, int launches = 1, bool serverGc = false)
     {
@@ -53,7 +56,7 @@ internal static class LabReport
             foreach (var chart in outcome.Charts)
             {
                 var file = perCore ? string.Create(CultureInfo.InvariantCulture, $"{chart.Name}-{cores}c.png") : $"{chart.Name}.png";
-                Draw(Path.Combine(directory, file), perCore ? string.Create(CultureInfo.InvariantCulture, $"{chart.Title} ({cores} cores)") : chart.Title, chart);
+                Draw(Path.Combine(directory, file), perCore ? $"{chart.Title} ({CoreCount(cores)})" : chart.Title, chart);
                 text.AppendLine(CultureInfo.InvariantCulture, $"![{chart.Title}]({file})").AppendLine();
             }
         }

@@ -2,7 +2,7 @@ using System.Diagnostics;
 using System.Globalization;
 using System.Runtime;
 using System.Text;
-using System.Text.Json;
+using System.CommandLine;
 using Concurrency.Benchmarks.Cli;
 using Concurrency.Benchmarks.Harness;
 using Concurrency.Benchmarks.Lab;
@@ -15,7 +15,7 @@ using Concurrency.Messaging.Pipes;
 namespace Concurrency.Benchmarks.PlainLoop;
 
 /// <summary>
-/// <c>-- loop [--messages N] [--runs N] [--launches N] [--out DIR]</c>: the headline contenders measured the plain way,
+/// <c>-- loop [--messages N] [--runs N] [--launches N] [--quick] [--out DIR]</c>: the headline contenders measured the plain way,
 /// outside BenchmarkDotNet, as a user would try them: one producer thread posts N messages (10,000,000 by default) in one
 /// loop, the run ends when the consumer has handled the last one, every run is verified; warm-up runs until the runtime
 /// has settled on its code, then the median of the runs. Each launch (3 by default) is a fresh process; the table gives
@@ -29,9 +29,9 @@ public static class LoopCommand
 {
     private const int MinWarmupRuns = 2;
 
-    private static readonly TimeSpan MinWarmupTime = TimeSpan.FromSeconds(3);
+    private static readonly Warmup FullWarmup = new(TimeSpan.FromSeconds(3), TimeSpan.FromSeconds(20));
 
-    private static readonly TimeSpan MaxWarmupTime = TimeSpan.FromSeconds(20);
+    private static readonly Warmup QuickWarmup = new(TimeSpan.Zero, TimeSpan.FromSeconds(1));
 
     private static readonly TimeSpan LaunchLimit = TimeSpan.FromMinutes(30);
 
@@ -64,61 +64,52 @@ public static class LoopCommand
     // Rounds of the head-to-head: its design for these 6 paths and RawRing has 14 rounds, run this many times per launch.
     private const int HeadToHeadRepeats = 1;
 
-    public static int Run(IReadOnlyList<string> args, TextWriter output)
+    // A quick run (--quick): a smoke test of the whole command, not a measurement.
+    private const int QuickMessages = 100_000;
+
+    public static Command Create()
     {
-        var messages = 10_000_000;
-        var runs = 5;
-        var launches = 3;
-        var outDirectory = "results";
-        var child = false;
-        string? resultFile = null;
-        for (var i = 0; i < args.Count; i++)
+        var messages = CommonOptions.WholeNumber("--messages", "N", 10_000_000, 1, int.MaxValue, $"messages per run ({QuickMessages:N0} with --quick)");
+        var runs = CommonOptions.WholeNumber("--runs", "N", 5, 1, 1_000, "measured runs per path after the warm-up; the table gives their median (1 with --quick)");
+        var launches = CommonOptions.Launches(3, LabOptions.MaxLaunches, "fresh processes that each measure everything; the table gives the median launch with the lowest and highest (1 with --quick)");
+        var outDirectory = CommonOptions.Out("where LOOP-<cores>.md goes (default: results, the committed results; with --quick a new folder under results/quick)");
+        var quick = CommonOptions.Quick("a smoke test: small message counts, one run, one launch, a short warm-up; not for publishing");
+        var result = CommonOptions.Result();
+        var command = new Command("loop", "The headline contenders as a plain loop outside BenchmarkDotNet: one producer posts N messages in one loop; warm-up runs until the runtime has settled on its code (at least 3 s, and a run that compiled no method), then the median of --runs. Each launch is a fresh process. Then Ring and ObserveOnRing of capacity 16 and 64 beside their default capacity; on one core each with its ceiling, capacity / (2 x the time one thread takes to hand the core to another). Last, the speed goals head to head, each goal's ratio taken within each of 14 rounds. Prefix taskset -c 0 for one core. Writes LOOP-<cores>.md.")
         {
-            switch (args[i])
-            {
-                case "--messages" when i + 1 < args.Count && int.TryParse(args[i + 1], CultureInfo.InvariantCulture, out var m) && m > 0:
-                    messages = m;
-                    i++;
-                    break;
-                case "--runs" when i + 1 < args.Count && int.TryParse(args[i + 1], CultureInfo.InvariantCulture, out var r) && r > 0:
-                    runs = r;
-                    i++;
-                    break;
-                case "--launches" when i + 1 < args.Count && int.TryParse(args[i + 1], CultureInfo.InvariantCulture, out var l) && l > 0:
-                    launches = l;
-                    i++;
-                    break;
-                case "--out" when i + 1 < args.Count:
-                    outDirectory = args[++i];
-                    break;
-                case "--child":
-                    child = true;
-                    break;
-                case "--result" when i + 1 < args.Count:
-                    resultFile = args[++i];
-                    break;
-                default:
-                    throw new UsageException($"loop: unknown or incomplete option '{args[i]}'; see --help.");
-            }
-        }
-
-        if (child)
+            messages, runs, launches, outDirectory, quick, result,
+        };
+        command.SetAction(parse =>
         {
-            if (resultFile is null)
+            var isQuick = parse.GetValue(quick);
+            bool Given(Option option) => parse.GetResult(option) is { Implicit: false };
+            var settings = new LoopSettings(
+                isQuick && !Given(messages) ? QuickMessages : parse.GetValue(messages),
+                isQuick && !Given(runs) ? 1 : parse.GetValue(runs),
+                isQuick && !Given(launches) ? 1 : parse.GetValue(launches),
+                isQuick);
+            var output = parse.InvocationConfiguration.Output;
+            if (parse.GetValue(result) is { } resultFile)
             {
-                throw new UsageException("loop: --child needs --result FILE.");
+                BenchmarkProcess.WriteResult(resultFile, MeasureAll(settings, output));
+                return 0;
             }
 
-            File.WriteAllText(resultFile, JsonSerializer.Serialize(MeasureAll(messages, runs, output)));
-            return 0;
-        }
+            return Run(settings, parse.GetValue(outDirectory) ?? (isQuick ? StampedFolder.Create("quick") : "results"), Commands.Arguments(parse), output);
+        });
+        return command;
+    }
 
-        var provenance = RunProvenance.Capture(["loop", .. args]);
+    /// <summary>In the parent: the launches, each a child process, then LOOP-&lt;cores&gt;.md.</summary>
+    private static int Run(LoopSettings settings, string outDirectory, IReadOnlyList<string> arguments, TextWriter output)
+    {
+        var (messages, runs, launches, quick) = settings;
+        var provenance = RunProvenance.Capture(arguments);
         var measured = new List<LoopLaunch>(launches);
         for (var launch = 1; launch <= launches; launch++)
         {
             output.WriteLine(string.Create(CultureInfo.InvariantCulture, $"Launch {launch} of {launches}:"));
-            measured.Add(StartLaunch(launch, messages, runs, output));
+            measured.Add(StartLaunch(launch, settings, output));
         }
 
         var results = LoopSummary.Merge([.. measured.Select(l => l.Paths)]);
@@ -129,9 +120,10 @@ public static class LoopCommand
             ? $"the median of {runs} runs [lowest, highest]; ratios divide medians, and their bracket divides the extremes (lowest ÷ highest, highest ÷ lowest)"
             : $"in each of {launches} launches (each a fresh process) the median of {runs} runs; the table gives the median of the launches' medians [lowest, highest launch], and each ratio as the ratio of medians within each launch, then the median of the launches [lowest, highest]";
         var text = new StringBuilder()
-            .AppendLine(CultureInfo.InvariantCulture, $"# Plain loop, {cores} {(cores == 1 ? "core" : "cores")}")
+            .AppendLine(CultureInfo.InvariantCulture, $"# Plain loop, {LabReport.CoreCount(cores)}")
             .AppendLine()
-            .AppendLine(CultureInfo.InvariantCulture, $"One producer thread posts {messages:N0} preallocated messages in one loop; a run ends when the consumer handled the last one, and is verified (count, checksum, order). Each path first runs warm-up runs until at least {MinWarmupRuns} runs and {MinWarmupTime.TotalSeconds:0} s have passed and the last run compiled no method (tiered compilation has replaced the first, unoptimized code; at most {MaxWarmupTime.TotalSeconds:0} s), then {spread}. The last column says how many warm-up runs that took and the most methods still compiled during one launch's measured runs. CPU is this process's CPU time over the run ÷ messages (median). The core round trip is how long a cache line took to go from one core to the other and back, measured just before and just after each path's runs (two threads handing a counter back and forth): on a VM it changes as the hypervisor moves the virtual CPUs, and every hand-off between cores pays it.")
+            .Append(quick ? $"**Quick run (--quick): smoke-test sizes, one run, a short warm-up. These numbers are not for publishing.**{Environment.NewLine}{Environment.NewLine}" : string.Empty)
+            .AppendLine(CultureInfo.InvariantCulture, $"One producer thread posts {messages:N0} preallocated messages in one loop; a run ends when the consumer handled the last one, and is verified (count, checksum, order). Each path first runs warm-up runs until at least {MinWarmupRuns} runs and {FullWarmup.Least.TotalSeconds:0} s have passed and the last run compiled no method (tiered compilation has replaced the first, unoptimized code; at most {FullWarmup.Most.TotalSeconds:0} s), then {spread}. The last column says how many warm-up runs that took and the most methods still compiled during one launch's measured runs. CPU is this process's CPU time over the run ÷ messages (median). The core round trip is how long a cache line took to go from one core to the other and back, measured just before and just after each path's runs (two threads handing a counter back and forth): on a VM it changes as the hypervisor moves the virtual CPUs, and every hand-off between cores pays it.")
             .AppendLine()
             .AppendLine(CultureInfo.InvariantCulture, $"Machine: {provenance.Cpu}, {provenance.LogicalCores} logical cores ({cores} usable by this process), {provenance.Os}, {provenance.Runtime}. Commit {provenance.CommitLabel}.")
             .AppendLine(CultureInfo.InvariantCulture, $"Command: `{(cores == 1 ? "taskset -c 0 " : string.Empty)}dotnet run -c Release --project benchmarks/Concurrency.Benchmarks -- {provenance.Arguments}`")
@@ -178,28 +170,29 @@ public static class LoopCommand
     }
 
     /// <summary>In a launch's own process: every headline path, then the small rings, one after another; then the goals head to head.</summary>
-    private static LoopLaunch MeasureAll(int messages, int runs, TextWriter output)
+    private static LoopLaunch MeasureAll(LoopSettings settings, TextWriter output)
     {
-        var block = Message.Preallocate(messages);
+        var block = Message.Preallocate(settings.Messages);
+        var warmup = settings.Quick ? QuickWarmup : FullWarmup;
         var results = new List<LoopResult>();
+        var steps = Enum.GetValues<HeadlinePath>().Length + (2 * SmallCapacities.Length) + 1;
         foreach (var path in Enum.GetValues<HeadlinePath>())
         {
-            Report(Measure(path.ToString(), capacity: null, () => HeadlineBenchmarks.Create(path), block, runs));
+            Report(Measure(path.ToString(), capacity: null, () => HeadlineBenchmarks.Create(path), block, settings.Runs, warmup));
         }
 
         foreach (var capacity in SmallCapacities)
         {
-            Report(Measure($"{HeadlinePath.Ring}, capacity {capacity}", capacity, () => new PipePath(PipeKind.Ring, new PipeOptions { Capacity = capacity }), block, runs));
-            Report(Measure($"{HeadlinePath.ObserveOnRing}, capacity {capacity}", capacity, () => new ObservablePath(s => s.ObserveOnRing(capacity)), block, runs));
+            Report(Measure($"{HeadlinePath.Ring}, capacity {capacity}", capacity, () => new PipePath(PipeKind.Ring, new PipeOptions { Capacity = capacity }), block, settings.Runs, warmup));
+            Report(Measure($"{HeadlinePath.ObserveOnRing}, capacity {capacity}", capacity, () => new ObservablePath(s => s.ObserveOnRing(capacity)), block, settings.Runs, warmup));
         }
 
-        return new LoopLaunch(results, HeadToHeadRatios(block, output));
+        return new LoopLaunch(results, HeadToHeadRatios(block, (double)results.Count / steps, output));
 
         void Report(LoopResult result)
         {
             results.Add(result);
-            output.WriteLine(string.Create(CultureInfo.InvariantCulture, $"  {result.Path}: {result.Rate}, core round trip {result.RoundTrip}, thread hand-off {result.HandOff}"));
-            output.Flush();
+            BenchmarkProcess.ReportProgress(output, (double)results.Count / steps, string.Create(CultureInfo.InvariantCulture, $"{result.Path}: {result.Rate}, core round trip {result.RoundTrip}, thread hand-off {result.HandOff}"));
         }
     }
 
@@ -209,7 +202,7 @@ public static class LoopCommand
     /// for each of its runs because its consumer never parks (left idle it would take time from the others' runs); each goal
     /// of <see cref="HeadToHeadGoals"/> as its ratio in every round.
     /// </summary>
-    private static List<LoopRatio> HeadToHeadRatios(Message[] block, TextWriter output)
+    private static List<LoopRatio> HeadToHeadRatios(Message[] block, double fractionDone, TextWriter output)
     {
         var paths = new List<IMessagePath>(HeadToHeadPaths.Length);
         try
@@ -238,7 +231,7 @@ public static class LoopCommand
                 .ToList();
             foreach (var ratio in ratios)
             {
-                output.WriteLine(string.Create(CultureInfo.InvariantCulture, $"  head to head, {ratio.Name}: {LoopRatio.Summarize([ratio]).Ratio}"));
+                BenchmarkProcess.ReportProgress(output, fractionDone, $"head to head, {ratio.Name}: {LoopRatio.Summarize([ratio]).Ratio}");
             }
 
             return ratios;
@@ -286,21 +279,21 @@ public static class LoopCommand
     }
 
     /// <summary>Runs one launch as a child process (this program again, with the same pinning), passing its lines on.</summary>
-    private static LoopLaunch StartLaunch(int launch, int messages, int runs, TextWriter output)
+    private static LoopLaunch StartLaunch(int launch, LoopSettings settings, TextWriter output)
         => BenchmarkProcess.RunForResult<LoopLaunch>(
-            ["loop", "--child", "--messages", messages.ToString(CultureInfo.InvariantCulture), "--runs", runs.ToString(CultureInfo.InvariantCulture)],
+            ["loop", "--messages", settings.Messages.ToString(CultureInfo.InvariantCulture), "--runs", settings.Runs.ToString(CultureInfo.InvariantCulture), .. settings.Quick ? ["--quick"] : Array.Empty<string>()],
             environment: null,
-            output.WriteLine,
+            (_, step) => output.WriteLine("  " + step),
             LaunchLimit,
             string.Create(CultureInfo.InvariantCulture, $"Loop launch {launch}"));
 
-    private static LoopResult Measure(string name, int? capacity, Func<IMessagePath> create, Message[] block, int runs)
+    private static LoopResult Measure(string name, int? capacity, Func<IMessagePath> create, Message[] block, int runs, Warmup warmup)
     {
         var path = create();
         try
         {
             var label = $"Loop {name}";
-            var warmups = WarmUp(path, label, block);
+            var warmups = WarmUp(path, label, block, warmup);
             var roundTripBefore = CoreRoundTrip.Measure();
             var handOffBefore = ThreadHandOff.Measure();
             var compiledBefore = JitInfo.GetCompiledMethodCount();
@@ -329,12 +322,12 @@ public static class LoopCommand
 
     /// <summary>
     /// Runs the path until the runtime has settled on its code: at least <see cref="MinWarmupRuns"/> runs and
-    /// <see cref="MinWarmupTime"/>, and the last run compiled no method, so the measured runs start after tiered compilation
+    /// <see cref="Warmup.Least"/>, and the last run compiled no method, so the measured runs start after tiered compilation
     /// has replaced the hot path's first (unoptimized) code. On one core that took 1–2 s of runs here, and until it happened
-    /// a ring's post cost up to four times as much. Gives up waiting after <see cref="MaxWarmupTime"/>.
+    /// a ring's post cost up to four times as much. Gives up waiting after <see cref="Warmup.Most"/>.
     /// </summary>
     /// <returns>The number of warm-up runs.</returns>
-    private static int WarmUp(IMessagePath path, string label, Message[] block)
+    private static int WarmUp(IMessagePath path, string label, Message[] block, Warmup warmup)
     {
         var watch = Stopwatch.StartNew();
         var warmups = 0;
@@ -344,7 +337,7 @@ public static class LoopCommand
             RunOnce(path, label, block);
             warmups++;
             var settled = JitInfo.GetCompiledMethodCount() == compiledBefore;
-            if ((warmups >= MinWarmupRuns && watch.Elapsed >= MinWarmupTime && settled) || watch.Elapsed >= MaxWarmupTime)
+            if ((warmups >= MinWarmupRuns && watch.Elapsed >= warmup.Least && settled) || watch.Elapsed >= warmup.Most)
             {
                 return warmups;
             }
@@ -365,4 +358,10 @@ public static class LoopCommand
         path.Consumers.VerifyBlock(label);
         return (block.Length / watch.Elapsed.TotalSeconds, cpuUsed.TotalNanoseconds / block.Length);
     }
+
+    /// <summary>What one launch measures: messages per run, measured runs per path, launches, and whether it is a quick smoke run.</summary>
+    private sealed record LoopSettings(int Messages, int Runs, int Launches, bool Quick);
+
+    /// <summary>How long a path's warm-up runs at least (once its code has settled) and at most.</summary>
+    private sealed record Warmup(TimeSpan Least, TimeSpan Most);
 }

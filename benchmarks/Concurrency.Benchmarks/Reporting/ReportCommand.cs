@@ -1,3 +1,4 @@
+using System.CommandLine;
 using Concurrency.Benchmarks.Cli;
 using Concurrency.Benchmarks.Runs;
 
@@ -6,12 +7,33 @@ namespace Concurrency.Benchmarks.Reporting;
 /// <summary>
 /// <c>-- report [--results DIR] [--out DIR] [--allow-mixed-commits]</c>: merges BenchmarkDotNet's full JSON results and
 /// our side files into REPORT.md, README-table.md and PNG charts. Refuses (exit 1) to merge results measured at different
-/// commits unless told to, because a table mixing them would credit the code with changes it did not make.
+/// commits unless told to, because a table mixing them would credit the code with changes it did not make. Without
+/// <c>--out</c> it writes a new folder, results/reports/yyyy-MM-dd-HHmmss, never over the committed results.
 /// </summary>
 public static class ReportCommand
 {
-    public static int Run(ReportOptions options, TextWriter output, TextWriter error)
+    public static Command Create()
     {
+        var results = new Option<string>("--results")
+        {
+            HelpName = "DIR",
+            Description = "BenchmarkDotNet's results",
+            DefaultValueFactory = _ => ReportOptions.DefaultResults,
+        };
+        var outDirectory = CommonOptions.Out("where REPORT.md, README-table.md and the charts go (default: a new folder results/reports/yyyy-MM-dd-HHmmss; --out results updates the committed report)");
+        var allowMixed = new Option<bool>("--allow-mixed-commits") { Description = "merge results measured at different commits (REPORT.md says so)" };
+        var command = new Command("report", "Turns BenchmarkDotNet's results into REPORT.md, README-table.md and charts.") { results, outDirectory, allowMixed };
+        command.SetAction(parse => Run(
+            new ReportOptions(parse.GetValue(results) ?? ReportOptions.DefaultResults, parse.GetValue(outDirectory), parse.GetValue(allowMixed)),
+            parse.InvocationConfiguration.Output,
+            parse.InvocationConfiguration.Error));
+        return command;
+    }
+
+    /// <param name="baseDirectory">What a report written without <c>--out</c> goes under (results/reports/...); the current directory by default.</param>
+    public static int Run(ReportOptions options, TextWriter output, TextWriter error, string baseDirectory = "")
+    {
+        ArgumentNullException.ThrowIfNull(options);
         var files = Directory.Exists(options.ResultsDirectory)
             ? Directory.GetFiles(options.ResultsDirectory, "*" + ResultFiles.FullJsonSuffix).Order(StringComparer.Ordinal).ToList()
             : [];
@@ -35,11 +57,12 @@ public static class ReportCommand
             return 1;
         }
 
-        Directory.CreateDirectory(options.OutputDirectory);
-        var command = Command(options);
-        var reportPath = Path.Combine(options.OutputDirectory, "REPORT.md");
-        File.WriteAllText(reportPath, ReportWriter.Write(merged, options.OutputDirectory, command));
-        var tablePath = Path.Combine(options.OutputDirectory, ReadmeTable.FileName);
+        var outDirectory = options.OutputDirectory ?? StampedFolder.Create(ReportOptions.ReportsKind, baseDirectory);
+        Directory.CreateDirectory(outDirectory);
+        var command = CommandText(options);
+        var reportPath = Path.Combine(outDirectory, "REPORT.md");
+        File.WriteAllText(reportPath, ReportWriter.Write(merged, outDirectory, command));
+        var tablePath = Path.Combine(outDirectory, ReadmeTable.FileName);
         if (ReadmeTable.Write(merged, command) is { } table)
         {
             File.WriteAllText(tablePath, table);
@@ -59,7 +82,7 @@ public static class ReportCommand
     }
 
     /// <summary>This report's own command line, for the report to print beside the run's.</summary>
-    private static string Command(ReportOptions options)
+    private static string CommandText(ReportOptions options)
     {
         var parts = new List<string> { MergedResults.Command, "--", "report" };
         if (options.ResultsDirectory != ReportOptions.DefaultResults)
@@ -67,7 +90,7 @@ public static class ReportCommand
             parts.AddRange(["--results", options.ResultsDirectory]);
         }
 
-        if (options.OutputDirectory != ReportOptions.DefaultOutput)
+        if (options.OutputDirectory is not null)
         {
             parts.AddRange(["--out", options.OutputDirectory]);
         }

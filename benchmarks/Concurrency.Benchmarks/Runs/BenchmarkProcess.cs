@@ -1,15 +1,38 @@
 using System.Diagnostics;
+using System.Globalization;
 using System.Text.Json;
 
 namespace Concurrency.Benchmarks.Runs;
 
 /// <summary>
-/// Starts this benchmark program again, as a child process with <paramref name="arguments"/>: this process when it is the
-/// program, its app host beside the assembly (when another process, such as a test host, loaded it), or the dotnet host
-/// with the assembly. Standard output is redirected; the caller reads it.
+/// The one protocol between this program and the child processes it starts to measure in (the lab's experiments, the
+/// loop's launches, the footprint's contenders). The parent runs the program again with the command's own options and
+/// the hidden <c>--result FILE</c>; that option is what makes a process a child. The child prints progress as lines
+/// "@progress FRACTION STEP" (FRACTION from 0 to 1, invariant culture), writes its result as JSON to FILE, and exits 0;
+/// on failure it prints one line to standard error and exits non-zero. The parent passes the progress on, reads FILE
+/// and deletes it. Other lines on the child's standard output are not part of the protocol and are dropped.
+/// (<c>serve</c>, which the gRPC experiment starts as its peer, is a server rather than a measurement: it says where it
+/// listens and "ready", and runs until its standard input closes; see <see cref="Grpc.PeerProcess"/>.)
 /// </summary>
 public static class BenchmarkProcess
 {
+    /// <summary>The hidden option that names the child's result file.</summary>
+    public const string ResultOption = "--result";
+
+    private const string ProgressPrefix = "@progress ";
+
+    /// <summary>In the child: one progress line for the parent.</summary>
+    public static void ReportProgress(TextWriter output, double fraction, string step)
+    {
+        ArgumentNullException.ThrowIfNull(output);
+        output.WriteLine(string.Create(CultureInfo.InvariantCulture, $"{ProgressPrefix}{Math.Clamp(fraction, 0, 1):0.000} {step}"));
+        output.Flush();
+    }
+
+    /// <summary>In the child: the result for the parent, as JSON in the file it named.</summary>
+    public static void WriteResult<TResult>(string resultFile, TResult result)
+        => File.WriteAllText(resultFile, JsonSerializer.Serialize(result));
+
     public static ProcessStartInfo StartInfo(IEnumerable<string> arguments)
     {
         ArgumentNullException.ThrowIfNull(arguments);
@@ -38,8 +61,8 @@ public static class BenchmarkProcess
     }
 
     /// <summary>
-    /// Runs this program again as a child with <paramref name="arguments"/> and <c>--result FILE</c>, hands each line the
-    /// child prints to <paramref name="onLine"/>, and returns what the child wrote to FILE, as JSON.
+    /// Runs this program again as a child with <paramref name="arguments"/> and <c>--result FILE</c>, hands each progress
+    /// line the child prints to <paramref name="progress"/> (fraction done, step), and returns what the child wrote to FILE.
     /// </summary>
     /// <param name="environment">Variables set for the child only, if any.</param>
     /// <param name="what">Names the child in errors ("the lab's logs at 2 cores").</param>
@@ -48,15 +71,15 @@ public static class BenchmarkProcess
     public static TResult RunForResult<TResult>(
         IEnumerable<string> arguments,
         IReadOnlyDictionary<string, string>? environment,
-        Action<string> onLine,
+        Action<double, string> progress,
         TimeSpan limit,
         string what)
     {
-        ArgumentNullException.ThrowIfNull(onLine);
+        ArgumentNullException.ThrowIfNull(progress);
         var resultFile = Path.GetTempFileName();
         try
         {
-            var start = StartInfo([.. arguments, "--result", resultFile]);
+            var start = StartInfo([.. arguments, ResultOption, resultFile]);
             start.RedirectStandardError = true;
             foreach (var (name, value) in environment ?? new Dictionary<string, string>())
             {
@@ -67,7 +90,10 @@ public static class BenchmarkProcess
             var errors = child.StandardError.ReadToEndAsync();
             while (child.StandardOutput.ReadLine() is { } line)
             {
-                onLine(line);
+                if (TryParseProgress(line, out var fraction, out var step))
+                {
+                    progress(fraction, step);
+                }
             }
 
             if (!child.WaitForExit(limit))
@@ -88,5 +114,25 @@ public static class BenchmarkProcess
         {
             File.Delete(resultFile);
         }
+    }
+
+    private static bool TryParseProgress(string line, out double fraction, out string step)
+    {
+        fraction = 0;
+        step = string.Empty;
+        if (!line.StartsWith(ProgressPrefix, StringComparison.Ordinal))
+        {
+            return false;
+        }
+
+        var rest = line[ProgressPrefix.Length..];
+        var space = rest.IndexOf(' ', StringComparison.Ordinal);
+        if (space <= 0 || !double.TryParse(rest[..space], NumberStyles.Float, CultureInfo.InvariantCulture, out fraction))
+        {
+            return false;
+        }
+
+        step = rest[(space + 1)..];
+        return true;
     }
 }

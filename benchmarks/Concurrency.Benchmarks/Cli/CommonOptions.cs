@@ -1,0 +1,134 @@
+using System.CommandLine;
+using System.CommandLine.Parsing;
+using System.Globalization;
+
+namespace Concurrency.Benchmarks.Cli;
+
+/// <summary>
+/// The options several commands share, made once here so each reads and fails the same way everywhere: a bad value is
+/// one parse error naming the option, the rule and the value given ("--launches needs a whole number from 1 to 20, not '0'").
+/// </summary>
+public static class CommonOptions
+{
+    /// <summary>The most cores an affinity mask of the lab's pinning (and BenchmarkDotNet's) can hold.</summary>
+    public const int MostCores = 62;
+
+    /// <summary><c>--cores LIST</c>: core counts such as 1,2,4; refused above this machine's count. Null when not given.</summary>
+    public static Option<IReadOnlyList<int>?> Cores(int machineCores, string description) => new("--cores")
+    {
+        HelpName = "LIST",
+        Description = description,
+        CustomParser = result => result.Tokens is [var list] ? Report(result, () => ParseCores(list.Value, machineCores)) : null,
+    };
+
+    /// <summary><c>--launches N</c>: how many fresh processes measure the same thing, 1 to <paramref name="most"/>.</summary>
+    public static Option<int> Launches(int defaultValue, int most, string description)
+        => WholeNumber("--launches", "N", defaultValue, 1, most, description);
+
+    /// <summary><c>--out DIR</c>: where the command writes; null when not given, so the command picks its own default.</summary>
+    public static Option<string?> Out(string description) => new("--out")
+    {
+        HelpName = "DIR",
+        Description = description,
+    };
+
+    /// <summary><c>--quick</c>: smoke-test sizes, to check a change, never to publish.</summary>
+    public static Option<bool> Quick(string description) => new("--quick") { Description = description };
+
+    /// <summary>
+    /// The child protocol's hidden <c>--result FILE</c>: given, this process is a child that writes its result there (see
+    /// <see cref="Runs.BenchmarkProcess"/>).
+    /// </summary>
+    public static Option<string?> Result() => new(Runs.BenchmarkProcess.ResultOption) { Hidden = true, HelpName = "FILE" };
+
+    /// <summary>A whole-number option from <paramref name="least"/> to <paramref name="most"/>.</summary>
+    public static Option<int> WholeNumber(string name, string helpName, int defaultValue, int least, int most, string description) => new(name)
+    {
+        HelpName = helpName,
+        Description = description,
+        DefaultValueFactory = _ => defaultValue,
+        CustomParser = result =>
+        {
+            if (result.Tokens is not [var token])
+            {
+                return defaultValue;
+            }
+
+            var text = token.Value;
+            if (int.TryParse(text, NumberStyles.None, CultureInfo.InvariantCulture, out var value) && value >= least && value <= most)
+            {
+                return value;
+            }
+
+            result.AddError(string.Create(CultureInfo.InvariantCulture, $"{name} needs a whole number from {least:N0} to {most:N0}, not '{text}'."));
+            return defaultValue;
+        },
+    };
+
+    /// <summary>A positive number of seconds (fractions allowed).</summary>
+    public static Option<double> Seconds(string name, double defaultValue, string description) => new(name)
+    {
+        HelpName = "N",
+        Description = description,
+        DefaultValueFactory = _ => defaultValue,
+        CustomParser = result =>
+        {
+            if (result.Tokens is not [var token])
+            {
+                return defaultValue;
+            }
+
+            var text = token.Value;
+            if (double.TryParse(text, NumberStyles.Float, CultureInfo.InvariantCulture, out var value) && value > 0 && double.IsFinite(value))
+            {
+                return value;
+            }
+
+            result.AddError($"{name} needs a number of seconds above 0, not '{text}'.");
+            return defaultValue;
+        },
+    };
+
+    /// <summary>Core counts from "1,2,4", sorted and distinct; 1 and all cores when <paramref name="list"/> is null.</summary>
+    /// <exception cref="UsageException">An entry is not a whole number from 1 to this machine's count (at most <see cref="MostCores"/>).</exception>
+    public static IReadOnlyList<int> ParseCores(string? list, int machineCores)
+    {
+        var most = Math.Min(machineCores, MostCores);
+        if (list is null)
+        {
+            return [.. new[] { 1, most }.Distinct()];
+        }
+
+        var requested = new List<int>();
+        foreach (var entry in list.Split(',', StringSplitOptions.TrimEntries))
+        {
+            if (!int.TryParse(entry, NumberStyles.None, CultureInfo.InvariantCulture, out var count))
+            {
+                throw new UsageException($"--cores: '{entry}' is not a whole number; give core counts such as --cores 1,2,4.");
+            }
+
+            if (count < 1 || count > most)
+            {
+                throw new UsageException(string.Create(CultureInfo.InvariantCulture, $"--cores: {count} is not a core count of this machine; each must be from 1 to {most}."));
+            }
+
+            requested.Add(count);
+        }
+
+        return [.. requested.Distinct().Order()];
+    }
+
+    /// <summary>Runs a parse that throws <see cref="UsageException"/>, turning its message into the option's parse error.</summary>
+    private static T? Report<T>(ArgumentResult result, Func<T> parse)
+    {
+        try
+        {
+            return parse();
+        }
+        catch (UsageException usage)
+        {
+            result.AddError(usage.Message);
+            return default;
+        }
+    }
+}
