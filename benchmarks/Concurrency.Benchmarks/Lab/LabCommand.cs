@@ -65,6 +65,7 @@ public static class LabCommand
                 var outcomes = new List<(int Cores, LabOutcome Outcome)>();
                 foreach (var (row, cores) in plan.Select((run, i) => (Row: rows[i], run.Cores, run.Experiment)).Where(p => p.Experiment == experiment).Select(p => (p.Row, p.Cores)))
                 {
+                    row(0, "starting");
                     try
                     {
                         // Each launch is a fresh child process; the published value is the median of the launches.
