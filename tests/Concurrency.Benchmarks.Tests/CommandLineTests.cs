@@ -140,10 +140,13 @@ public sealed class CommandLineTests
     [Fact]
     public void Parse_CoresAndBenchmarkDotNetOptions_OursTakenTheRestPassedThroughInOrder()
     {
-        var options = ParseRun(["--cores", "4,1,2,2", "--filter", "*Topology*", "--job", "dry", "--list", "flat"], machineCores: 4);
+        string[] args = ["--cores", "4,1,2,2", "--filter", "*Topology*", "--job", "dry", "--list", "flat"];
+
+        var options = ParseRun(args, machineCores: 4);
 
         Assert.Equal([1, 2, 4], options.Cores);
         Assert.Equal(["--filter", "*Topology*", "--list", "flat"], options.BenchmarkDotNetArguments);
+        Assert.Equal(args, options.CommandLine); // the provenance records the command as given
     }
 
     // The root command's own options, as Commands builds them, parsed without running anything.
