@@ -1,7 +1,7 @@
-using System.Collections;
 using System.Collections.Concurrent;
 using System.Reflection;
 using Concurrency.Messaging.Pipes;
+using Concurrency.Messaging.Tests.Pipes;
 
 namespace Concurrency.Messaging.CrashProbe;
 
@@ -36,37 +36,5 @@ internal static class QueueThreadCrash
 
         Console.Error.WriteLine($"The pipe did not fault within {wait.TotalSeconds} s: {pipe.Completion.Status}.");
         return 3;
-    }
-
-    /// <summary>Says yes to every add and keeps nothing: the state in which the collection's count and contents disagree.</summary>
-    private sealed class LosingCollection : IProducerConsumerCollection<long>
-    {
-        public int Count => 0;
-
-        public bool IsSynchronized => false;
-
-        public object SyncRoot => this;
-
-        public bool TryAdd(long item) => true;
-
-        public bool TryTake(out long item)
-        {
-            item = 0;
-            return false;
-        }
-
-        public long[] ToArray() => [];
-
-        public void CopyTo(long[] array, int index)
-        {
-        }
-
-        public void CopyTo(Array array, int index)
-        {
-        }
-
-        public IEnumerator<long> GetEnumerator() => Enumerable.Empty<long>().GetEnumerator();
-
-        IEnumerator IEnumerable.GetEnumerator() => GetEnumerator();
     }
 }

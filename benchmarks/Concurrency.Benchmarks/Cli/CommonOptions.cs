@@ -42,7 +42,25 @@ public static class CommonOptions
     public static Option<string?> Result() => new(Runs.BenchmarkProcess.ResultOption) { Hidden = true, HelpName = "FILE" };
 
     /// <summary>A whole-number option from <paramref name="least"/> to <paramref name="most"/>.</summary>
-    public static Option<int> WholeNumber(string name, string helpName, int defaultValue, int least, int most, string description) => new(name)
+    public static Option<int> WholeNumber(string name, string helpName, int defaultValue, int least, int most, string description) => Bounded(
+        name,
+        helpName,
+        defaultValue,
+        description,
+        (string text, out int value) => int.TryParse(text, NumberStyles.None, CultureInfo.InvariantCulture, out value) && value >= least && value <= most,
+        string.Create(CultureInfo.InvariantCulture, $"a whole number from {least:N0} to {most:N0}"));
+
+    /// <summary>A positive number of seconds (fractions allowed).</summary>
+    public static Option<double> Seconds(string name, double defaultValue, string description) => Bounded(
+        name,
+        "N",
+        defaultValue,
+        description,
+        (string text, out double value) => double.TryParse(text, NumberStyles.Float, CultureInfo.InvariantCulture, out value) && value > 0 && double.IsFinite(value),
+        "a number of seconds above 0");
+
+    // One value checked by one rule; a bad value is one line naming the option, what it needs and what was given.
+    private static Option<T> Bounded<T>(string name, string helpName, T defaultValue, string description, TryParse<T> parse, string needs) => new(name)
     {
         HelpName = helpName,
         Description = description,
@@ -54,37 +72,12 @@ public static class CommonOptions
                 return defaultValue;
             }
 
-            var text = token.Value;
-            if (int.TryParse(text, NumberStyles.None, CultureInfo.InvariantCulture, out var value) && value >= least && value <= most)
+            if (parse(token.Value, out var value))
             {
                 return value;
             }
 
-            result.AddError(string.Create(CultureInfo.InvariantCulture, $"{name} needs a whole number from {least:N0} to {most:N0}, not '{text}'."));
-            return defaultValue;
-        },
-    };
-
-    /// <summary>A positive number of seconds (fractions allowed).</summary>
-    public static Option<double> Seconds(string name, double defaultValue, string description) => new(name)
-    {
-        HelpName = "N",
-        Description = description,
-        DefaultValueFactory = _ => defaultValue,
-        CustomParser = result =>
-        {
-            if (result.Tokens is not [var token])
-            {
-                return defaultValue;
-            }
-
-            var text = token.Value;
-            if (double.TryParse(text, NumberStyles.Float, CultureInfo.InvariantCulture, out var value) && value > 0 && double.IsFinite(value))
-            {
-                return value;
-            }
-
-            result.AddError($"{name} needs a number of seconds above 0, not '{text}'.");
+            result.AddError($"{name} needs {needs}, not '{token.Value}'.");
             return defaultValue;
         },
     };
@@ -131,4 +124,6 @@ public static class CommonOptions
             return default;
         }
     }
+
+    private delegate bool TryParse<T>(string text, out T value);
 }
