@@ -219,7 +219,8 @@ internal sealed class PeerStream
         foreach (var request in batch.Envelopes)
         {
             Envelope? answer;
-            if (request.Sequence <= session.HandledThrough)
+            var resend = request.Sequence <= session.HandledThrough;
+            if (resend)
             {
                 // A resend: answer from memory; if the client already acknowledged it, it needs nothing.
                 _state.CountDuplicate();
@@ -236,10 +237,13 @@ internal sealed class PeerStream
                 var pending = TooLarge(request) ?? Invoke(request, _stop);
                 answer = pending.IsCompletedSuccessfully ? pending.Result : await pending.ConfigureAwait(false);
                 session.HandledThrough = request.Sequence;
-                session.Remember(answer, EnvelopeSize(answer) + PeerSession.EntryOverhead);
             }
 
             var size = EnvelopeSize(answer);
+            if (!resend)
+            {
+                session.Remember(answer, size + PeerSession.EntryOverhead);
+            }
             if (reply.Envelopes.Count > 0 && (reply.Envelopes.Count == _state.Options.MaxBatchCount || bytes + size > _state.Options.MaxBatchBytes))
             {
                 _answers.Add(new Outgoing(reply, bytes));

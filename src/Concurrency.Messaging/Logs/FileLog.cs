@@ -240,7 +240,7 @@ internal sealed class FileLog : IAppendLog
         var entry = new byte[record.Length];
         if (record.End <= Volatile.Read(ref _written))
         {
-            ReadExactly(record.PayloadOffset, entry);
+            _storage.ReadExactly(entry, record.PayloadOffset, _path);
             return entry;
         }
 
@@ -255,7 +255,7 @@ internal sealed class FileLog : IAppendLog
         }
 
         // Written out between the check and the lock.
-        ReadExactly(record.PayloadOffset, entry);
+        _storage.ReadExactly(entry, record.PayloadOffset, _path);
         return entry;
     }
 
@@ -507,21 +507,6 @@ internal sealed class FileLog : IAppendLog
             {
                 // See above: the original error is reported; open cuts a torn tail.
             }
-        }
-    }
-
-    private void ReadExactly(long offset, Span<byte> destination)
-    {
-        while (!destination.IsEmpty)
-        {
-            var read = _storage.Read(destination, offset);
-            if (read == 0)
-            {
-                throw new IOException($"The log file '{_path}' ended before a record it holds.");
-            }
-
-            destination = destination[read..];
-            offset += read;
         }
     }
 

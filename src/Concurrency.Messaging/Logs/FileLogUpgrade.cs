@@ -46,7 +46,7 @@ internal static class FileLogUpgrade
                 leftOver = FileLogRepair.CopyTail(storage, path, scan.ValidEnd, length);
             }
 
-            CopyRecords(storage, records, upgrading);
+            CopyRecords(storage, path, records, upgrading);
             FileLogRepair.CopyBytes(storage, path, original, 0, length);
         }
 
@@ -55,7 +55,7 @@ internal static class FileLogUpgrade
         return new FileLogRepair(records.Count, leftOverBytes, 0, leftOver);
     }
     // Writes the new file: the header, then each record with its marker, the same length and checksum, the same bytes.
-    private static void CopyRecords(FileLogStorage storage, List<RecordLocation> records, string upgrading)
+    private static void CopyRecords(ILogStorage storage, string path, List<RecordLocation> records, string upgrading)
     {
         using var target = File.OpenHandle(upgrading, FileMode.Create, FileAccess.Write, FileShare.None);
         Span<byte> header = stackalloc byte[LogRecord.FileHeaderSize];
@@ -71,16 +71,7 @@ internal static class FileLogUpgrade
             }
 
             var payload = entry.AsSpan(0, record.Length);
-            for (var read = 0; read < payload.Length;)
-            {
-                var got = storage.Read(payload[read..], record.Offset + LogRecord.LegacyHeaderSize + read);
-                if (got == 0)
-                {
-                    throw new IOException("The log file ended before a record it holds.");
-                }
-
-                read += got;
-            }
+            storage.ReadExactly(payload, record.Offset + LogRecord.LegacyHeaderSize, path);
 
             LogRecord.WriteHeader(header, record.Length, LogRecord.Checksum(payload));
             RandomAccess.Write(target, header[..LogRecord.HeaderSize], offset);

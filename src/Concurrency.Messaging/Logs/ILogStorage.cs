@@ -23,6 +23,23 @@ internal interface ILogStorage : IDisposable
 
     /// <summary>Forces what was written to the disk (fsync).</summary>
     void Flush();
+
+    /// <summary>Fills <paramref name="destination"/> from <paramref name="offset"/>, or throws if the file ends first.</summary>
+    /// <exception cref="IOException">The file ended before a record it holds (<paramref name="path"/> names it).</exception>
+    void ReadExactly(Span<byte> destination, long offset, string path)
+    {
+        while (!destination.IsEmpty)
+        {
+            var read = Read(destination, offset);
+            if (read == 0)
+            {
+                throw new IOException($"The log file '{path}' ended before a record it holds.");
+            }
+
+            destination = destination[read..];
+            offset += read;
+        }
+    }
 }
 
 /// <summary>

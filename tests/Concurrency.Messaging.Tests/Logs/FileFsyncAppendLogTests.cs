@@ -9,9 +9,5 @@ namespace Concurrency.Messaging.Tests.Logs;
 /// </summary>
 public sealed class FileFsyncAppendLogTests : AppendLogContractTests
 {
-    protected override IAppendLog Open()
-        => FileLog.Open(
-            Path.Combine(Place, "entries.log"),
-            new FileLogOptions { FlushPolicy = FileFlushPolicy.Fsync, BufferSize = 4096 },
-            path => new TestLogStorage(FileLogStorage.Open(path)) { RealFlush = false });
+    protected override IAppendLog Open() => TestLogStorage.OpenLog(Path.Combine(Place, "entries.log"), FileFlushPolicy.Fsync, realFlush: false, out _);
 }

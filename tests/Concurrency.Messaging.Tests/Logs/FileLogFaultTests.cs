@@ -218,13 +218,5 @@ public sealed class FileLogFaultTests : IDisposable
     }
 
     private FileLog Open(FileFlushPolicy policy, out TestLogStorage storage)
-    {
-        TestLogStorage? opened = null;
-        var log = FileLog.Open(
-            LogPath,
-            new FileLogOptions { FlushPolicy = policy, BufferSize = 4096 },
-            path => opened = new TestLogStorage(FileLogStorage.Open(path)) { RealFlush = false });
-        storage = opened!;
-        return log;
-    }
+        => TestLogStorage.OpenLog(LogPath, policy, realFlush: false, out storage);
 }

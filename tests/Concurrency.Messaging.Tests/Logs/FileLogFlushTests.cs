@@ -134,13 +134,5 @@ public sealed class FileLogFlushTests : IDisposable
     }
 
     private FileLog Open(FileFlushPolicy policy, out TestLogStorage storage)
-    {
-        TestLogStorage? opened = null;
-        var log = FileLog.Open(
-            Path.Combine(_place, "entries.log"),
-            new FileLogOptions { FlushPolicy = policy, BufferSize = 4096 },
-            path => opened = new TestLogStorage(FileLogStorage.Open(path)));
-        storage = opened!;
-        return log;
-    }
+        => TestLogStorage.OpenLog(Path.Combine(_place, "entries.log"), policy, realFlush: true, out storage);
 }

@@ -36,6 +36,18 @@ internal sealed class TestLogStorage(ILogStorage inner) : ILogStorage
 
     public static IOException DiskFull() => new("No space left on device", NoSpaceLeft);
 
+    /// <summary>Opens a file log (4,096-byte buffer) on <paramref name="path"/> with this storage under it.</summary>
+    public static FileLog OpenLog(string path, FileFlushPolicy policy, bool realFlush, out TestLogStorage storage)
+    {
+        TestLogStorage? opened = null;
+        var log = FileLog.Open(
+            path,
+            new FileLogOptions { FlushPolicy = policy, BufferSize = 4096 },
+            file => opened = new TestLogStorage(FileLogStorage.Open(file)) { RealFlush = realFlush });
+        storage = opened!;
+        return log;
+    }
+
     /// <summary>
     /// Later writes succeed for <paramref name="bytesFirst"/> bytes in all; the write that goes past them writes the bytes
     /// left (a short write) and throws <paramref name="error"/>, as does every write after it.
