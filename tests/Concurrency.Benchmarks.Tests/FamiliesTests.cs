@@ -1,3 +1,4 @@
+using Concurrency.Benchmarks.Contenders;
 using Concurrency.Benchmarks.Reporting;
 using Xunit;
 

@@ -1,3 +1,4 @@
+using Concurrency.Benchmarks.Contenders;
 using Concurrency.Benchmarks.Lab;
 using Concurrency.Benchmarks.Lab.Logs;
 using Xunit;
@@ -30,7 +31,7 @@ public sealed class LogsExperimentTests
     [Fact]
     public void Measure_LogThatLosesAnAppend_ThrowsLabVerification()
     {
-        var lossy = new LogContender("lossy", LogContenders.Baseline, "none", _ => new LossyRun());
+        var lossy = new Contender<LogBuild>("lossy", ContenderFamily.Baseline, _ => new LossyRun()) { Note = "none" };
 
         Assert.Throws<LabVerificationException>(() => LogAppendRun.Measure(lossy, 2, 100));
     }

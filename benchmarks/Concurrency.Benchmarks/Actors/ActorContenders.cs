@@ -1,31 +1,28 @@
+using Concurrency.Benchmarks.Contenders;
 using Concurrency.Messaging.Actors;
 
 namespace Concurrency.Benchmarks.Actors;
 
-/// <summary>Builds actor contenders, and names those the actor scenarios measure.</summary>
+/// <summary>How the actor game builds a contender: an actor system for the games, and one for the footprint command.</summary>
+internal sealed record ActorBuild(Func<IActorContender> Create, Func<IFootprintContender> Footprint);
+
+/// <summary>
+/// The actor game's contenders: our actors on each mailbox, each at its default dispatcher throughput, then the peers.
+/// BenchmarkDotNet's actor scenarios and the footprint command enumerate it.
+/// </summary>
 internal static class ActorContenders
 {
-    /// <summary>Gets the contenders every actor scenario runs (its [ParamsSource]).</summary>
-    public static IReadOnlyList<ActorContenderKind> Measured { get; } =
-        [ActorContenderKind.BatchDrainMailbox, ActorContenderKind.ChannelMailbox, ActorContenderKind.AkkaNet, ActorContenderKind.ProtoActor];
+    public static ContenderRegistry<ActorBuild> Registry { get; } = new("actors",
+    [
+        Ours("BatchDrainMailbox", MailboxKind.BatchDrain),
+        Ours("ChannelMailbox", MailboxKind.BoundedChannel),
+        new("AkkaNet", ContenderFamily.ActorSystem, new ActorBuild(() => new AkkaContender(), () => new AkkaFootprint())) { Note = "Akka.NET" },
+        new("ProtoActor", ContenderFamily.ActorSystem, new ActorBuild(() => new ProtoActorContender(), () => new ProtoActorFootprint())) { Note = "Proto.Actor" },
+    ]);
 
-    /// <summary>A new actor system of the given kind, each at its own default dispatcher throughput.</summary>
-    public static IActorContender Create(ActorContenderKind kind) => kind switch
-    {
-        ActorContenderKind.AkkaNet => new AkkaContender(),
-        ActorContenderKind.ProtoActor => new ProtoActorContender(),
-        ActorContenderKind.BatchDrainMailbox => new MessagingActorsContender(MailboxKind.BatchDrain),
-        ActorContenderKind.ChannelMailbox => new MessagingActorsContender(MailboxKind.BoundedChannel),
-        _ => throw new ArgumentOutOfRangeException(nameof(kind), kind, "Unknown actor contender."),
-    };
+    /// <summary>Gets every contender's name: the actor scenarios' [ParamsSource].</summary>
+    public static IEnumerable<string> Names => Registry.Names;
 
-    /// <summary>A new actor system of the given kind for the footprint command.</summary>
-    public static IFootprintContender CreateFootprint(ActorContenderKind kind) => kind switch
-    {
-        ActorContenderKind.BatchDrainMailbox => new MessagingFootprint(MailboxKind.BatchDrain),
-        ActorContenderKind.ChannelMailbox => new MessagingFootprint(MailboxKind.BoundedChannel),
-        ActorContenderKind.AkkaNet => new AkkaFootprint(),
-        ActorContenderKind.ProtoActor => new ProtoActorFootprint(),
-        _ => throw new ArgumentOutOfRangeException(nameof(kind), kind, "Unknown actor contender."),
-    };
+    private static Contender<ActorBuild> Ours(string name, MailboxKind mailbox)
+        => new(name, ContenderFamily.Ours, new ActorBuild(() => new MessagingActorsContender(mailbox), () => new MessagingFootprint(mailbox)));
 }

@@ -3,6 +3,7 @@ using System.Globalization;
 using System.CommandLine;
 using System.Text;
 using Concurrency.Benchmarks.Cli;
+using Concurrency.Benchmarks.Contenders;
 using Concurrency.Benchmarks.Runs;
 using Concurrency.Messaging.Actors;
 
@@ -29,7 +30,7 @@ public static class FootprintCommand
         var actors = CommonOptions.WholeNumber("--actors", "N", 100_000, 1, 10_000_000, "idle actors whose heap is measured, per contender");
         var runs = CommonOptions.WholeNumber("--runs", "N", 3, 1, 100, "fresh processes per contender; the table gives the median with the lowest and highest");
         var outDirectory = CommonOptions.Out("where FOOTPRINT.md goes (default: a new folder results/footprints/yyyy-MM-dd-HHmmss; the published one is --out results/actors)");
-        var contender = new Option<ActorContenderKind?>("--contender") { Hidden = true };
+        var contender = new Option<string?>("--contender") { Hidden = true };
         var result = CommonOptions.Result();
         var command = new Command("footprint", "What an idle actor costs, for our actors and the peers, each in a process of its own, --runs times: the managed heap per actor of N actors that never got a message, and the process's threads once 10,000 actors each handled one. Writes FOOTPRINT.md.")
         {
@@ -57,25 +58,28 @@ public static class FootprintCommand
         var table = new StringBuilder()
             .AppendLine(CultureInfo.InvariantCulture, $"| actor system | bytes per idle actor ({actors:N0} actors) | process threads with {TouchedActors:N0} actors | thread-pool threads |")
             .AppendLine("|---|---:|---:|---:|");
-        foreach (var kind in Enum.GetValues<ActorContenderKind>())
+        var measurements = new List<Measurement>();
+        foreach (var kind in ActorContenders.Names)
         {
             var samples = Enumerable.Range(0, runs).Select(_ => RunChild(kind, actors)).ToList();
+            measurements.Add(Measurement.Of("footprint", kind, ActorContenders.Registry[kind].Family, string.Create(CultureInfo.InvariantCulture, $"Actors={actors}"), Phase.Cold, Environment.ProcessorCount, Measurement.BytesPerIdleActor, [.. samples.Select(s => s[0])]));
             var cells = Enumerable.Range(0, 3).Select(column => Median(samples.Select(s => s[column]).ToList()));
             table.AppendLine(CultureInfo.InvariantCulture, $"| {kind} | {string.Join(" | ", cells)} |");
             output.WriteLine($"{kind}: {string.Join(", ", samples.Select(s => string.Join('/', s)))}");
         }
 
-        MeasurementFile.Write(output, outDirectory, "FOOTPRINT.md", "What an idle actor costs", $"Each contender in a process of its own, {runs} runs: the managed heap added by {actors:N0} actors that never got a message, per actor (full collection before and after); then {TouchedActors:N0} more actors each handle one message, and the process's threads are counted. Median [lowest, highest].", provenance, table);
+        var file = MeasurementFile.Write(output, outDirectory, "FOOTPRINT.md", "What an idle actor costs", $"Each contender in a process of its own, {runs} runs: the managed heap added by {actors:N0} actors that never got a message, per actor (full collection before and after); then {TouchedActors:N0} more actors each handle one message, and the process's threads are counted. Median [lowest, highest].", provenance, table);
+        output.WriteLine($"Wrote {new ResultSet("footprint", provenance, measurements).WriteBeside(file)}.");
         return 0;
     }
 
     /// <summary>In this process: bytes per idle actor, process threads, thread-pool threads.</summary>
-    private static double[] Measure(ActorContenderKind kind, int actors)
+    private static double[] Measure(string kind, int actors)
     {
         var handled = 0;
         void Received() => Interlocked.Increment(ref handled);
 
-        using var idle = ActorContenders.CreateFootprint(kind);
+        using var idle = ActorContenders.Registry[kind].Build.Footprint();
         var before = GC.GetTotalMemory(forceFullCollection: true);
         idle.Spawn(actors, Received);
         Thread.Sleep(Settle); // the peers start their actors asynchronously: let every actor be created and started
@@ -83,7 +87,7 @@ public static class FootprintCommand
         var bytesPerActor = (after - before) / (double)actors;
         GC.KeepAlive(idle);
 
-        using var touched = ActorContenders.CreateFootprint(kind);
+        using var touched = ActorContenders.Registry[kind].Build.Footprint();
         touched.Spawn(TouchedActors, Received);
         touched.TellEach();
         if (!SpinWait.SpinUntil(() => Volatile.Read(ref handled) == TouchedActors, TimeSpan.FromSeconds(60)))
@@ -95,9 +99,9 @@ public static class FootprintCommand
         return [Math.Round(bytesPerActor), process.Threads.Count, ThreadPool.ThreadCount];
     }
 
-    private static double[] RunChild(ActorContenderKind kind, int actors)
+    private static double[] RunChild(string kind, int actors)
         => BenchmarkProcess.RunForResult<double[]>(
-            ["footprint", "--contender", kind.ToString(), "--actors", actors.ToString(CultureInfo.InvariantCulture)],
+            ["footprint", "--contender", kind, "--actors", actors.ToString(CultureInfo.InvariantCulture)],
             environment: null,
             (_, _) => { },
             ChildLimit,

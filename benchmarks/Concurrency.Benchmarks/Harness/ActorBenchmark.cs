@@ -21,7 +21,7 @@ public abstract class ActorBenchmark
     private RunTotals _totals;           // what the verified runs delivered, added up: likewise
 
     [ParamsSource(nameof(Contenders))]
-    public ActorContenderKind Contender { get; set; }
+    public string Contender { get; set; } = "BatchDrainMailbox";
 
     /// <summary>Gets how many invocations ran the game and passed verification (the CI test checks it).</summary>
     public int VerifiedRuns { get; private set; }
@@ -36,12 +36,12 @@ public abstract class ActorBenchmark
     private protected abstract RunTotals Expected { get; }
 
     /// <summary>The contenders every actor scenario measures.</summary>
-    public static IEnumerable<ActorContenderKind> Contenders() => ActorContenders.Measured;
+    public static IEnumerable<string> Contenders() => ActorContenders.Names;
 
     [GlobalSetup]
     public void BuildSystem()
     {
-        var contender = ActorContenders.Create(Contender);
+        var contender = ActorContenders.Registry[Contender].Build.Create();
         try
         {
             SetUp(contender);

@@ -2,6 +2,7 @@ using System.CommandLine;
 using System.Globalization;
 using System.Text;
 using Concurrency.Benchmarks.Cli;
+using Concurrency.Benchmarks.Contenders;
 using Concurrency.Benchmarks.Runs;
 
 namespace Concurrency.Benchmarks.Idle;
@@ -15,6 +16,9 @@ namespace Concurrency.Benchmarks.Idle;
 /// </summary>
 public static class IdleCommand
 {
+    /// <summary>The scenario the idle command's measurements are filed under.</summary>
+    public const string Scenario = "idle";
+
     private static readonly int[] Counts = [1, 100];
 
     private const int Windows = 3;
@@ -38,27 +42,31 @@ public static class IdleCommand
     {
         var window = TimeSpan.FromSeconds(seconds);
         var provenance = RunProvenance.Capture(arguments);
+        var cores = Environment.ProcessorCount;
+        var measurements = new List<Measurement>();
         var table = new StringBuilder();
         table.AppendLine("| idle consumers | 1 instance, % of one core | 100 instances, % of one core | threads added by 100 instances |");
         table.AppendLine("|---|---:|---:|---:|");
-        table.AppendLine(CultureInfo.InvariantCulture, $"| none (this process's baseline) | {Measure(window)} | | |");
-        foreach (var contender in IdleContender.All)
+        table.AppendLine(CultureInfo.InvariantCulture, $"| none (this process's baseline) | {Format(Measure(window))} | | |");
+        foreach (var contender in HandOffContenders.Idle)
         {
             var cells = Counts.Select(count => MeasureIdle(contender, count, window)).ToList();
-            var row = cells.Select(c => c.Cpu).Append(cells[^1].ThreadsAdded.ToString(CultureInfo.InvariantCulture)).ToList();
+            var row = cells.Select(c => Format(c.Shares)).Append(cells[^1].ThreadsAdded.ToString(CultureInfo.InvariantCulture)).ToList();
             table.AppendLine(CultureInfo.InvariantCulture, $"| {contender.Name} | {string.Join(" | ", row)} |");
             output.WriteLine($"{contender.Name}: {string.Join(", ", row)}");
+            measurements.Add(Measurement.Of(Scenario, contender.Name, contender.Family, string.Empty, Phase.Steady, cores, Measurement.IdleCorePercent, cells[^1].Shares));
         }
 
-        MeasurementFile.Write(output, outDirectory, "IDLE.md", "What an idle consumer costs", $"Process CPU time over {Windows} windows of {seconds:0.#} s each, after each instance handled one message and {Settle.TotalSeconds:0} s passed; the median window as a share of one core, [lowest, highest].", provenance, table);
+        var file = MeasurementFile.Write(output, outDirectory, "IDLE.md", "What an idle consumer costs", $"Process CPU time over {Windows} windows of {seconds:0.#} s each, after each instance handled one message and {Settle.TotalSeconds:0} s passed; the median window as a share of one core, [lowest, highest].", provenance, table);
+        output.WriteLine($"Wrote {new ResultSet(Scenario, provenance, measurements).WriteBeside(file)}.");
         return 0;
     }
 
-    private static (string Cpu, int ThreadsAdded) MeasureIdle(IdleContender contender, int count, TimeSpan window)
+    private static (double[] Shares, int ThreadsAdded) MeasureIdle(Contender<HandOff> contender, int count, TimeSpan window)
     {
         var threadsBefore = ProcessThreads();
         var handled = 0;
-        var instances = Enumerable.Range(0, count).Select(_ => contender.Create(() => Interlocked.Increment(ref handled))).ToList();
+        var instances = Enumerable.Range(0, count).Select(_ => contender.Build.Idle!(() => Interlocked.Increment(ref handled))).ToList();
         try
         {
             if (!SpinWait.SpinUntil(() => Volatile.Read(ref handled) == count, TimeSpan.FromSeconds(30)))
@@ -84,8 +92,8 @@ public static class IdleCommand
         return process.Threads.Count;
     }
 
-    /// <summary>The median, lowest and highest share of one core this process used over <see cref="Windows"/> windows.</summary>
-    private static string Measure(TimeSpan window)
+    /// <summary>The share of one core this process used in each of <see cref="Windows"/> windows, in %.</summary>
+    private static double[] Measure(TimeSpan window)
     {
         var shares = new List<double>();
         for (var i = 0; i < Windows; i++)
@@ -95,7 +103,13 @@ public static class IdleCommand
             shares.Add(100 * (Environment.CpuUsage.TotalTime - before).TotalSeconds / window.TotalSeconds);
         }
 
-        shares.Sort();
-        return string.Create(CultureInfo.InvariantCulture, $"{shares[Windows / 2]:0.00}% [{shares[0]:0.00}, {shares[^1]:0.00}]");
+        return [.. shares];
+    }
+
+    /// <summary>The median window with the lowest and highest.</summary>
+    private static string Format(double[] shares)
+    {
+        var sorted = shares.Order().ToArray();
+        return string.Create(CultureInfo.InvariantCulture, $"{sorted[sorted.Length / 2]:0.00}% [{sorted[0]:0.00}, {sorted[^1]:0.00}]");
     }
 }

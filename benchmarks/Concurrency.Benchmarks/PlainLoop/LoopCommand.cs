@@ -4,9 +4,11 @@ using System.Runtime;
 using System.Text;
 using System.CommandLine;
 using Concurrency.Benchmarks.Cli;
+using Concurrency.Benchmarks.Contenders;
 using Concurrency.Benchmarks.Harness;
 using Concurrency.Benchmarks.Lab;
 using Concurrency.Benchmarks.Paths;
+using Concurrency.Benchmarks.Reporting;
 using Concurrency.Benchmarks.Runs;
 using Concurrency.Benchmarks.Scenarios;
 using Concurrency.Messaging.Linq;
@@ -27,6 +29,9 @@ namespace Concurrency.Benchmarks.PlainLoop;
 /// </summary>
 public static class LoopCommand
 {
+    /// <summary>The scenario the loop's measurements are filed under.</summary>
+    public const string Scenario = "loop";
+
     private const int MinWarmupRuns = 2;
 
     private static readonly Warmup FullWarmup = new(TimeSpan.FromSeconds(3), TimeSpan.FromSeconds(20));
@@ -38,28 +43,22 @@ public static class LoopCommand
     // The small rings of the issue's capacity goal, measured beside the headline paths' default capacity.
     private static readonly int[] SmallCapacities = [16, 64];
 
-    // The paths the speed goals compare, run head to head; HeadToHeadGoals names them by these positions.
-    private static readonly HeadlinePath[] HeadToHeadPaths =
+    // The speed goals, judged head to head: the paths they name run back to back in rounds, each ratio taken within each
+    // round. RawRing's ratio to Rx is a yardstick: what 3× Rx asks of any hand-off.
+    private static readonly Goal[] HeadToHeadGoals =
     [
-        HeadlinePath.Ring,
-        HeadlinePath.BatchDrainQueue,
-        HeadlinePath.ObserveOnRing,
-        HeadlinePath.DataflowActionBlock,
-        HeadlinePath.RxObserveOnTaskPool,
-        HeadlinePath.ChannelUnbounded,
+        new("ObserveOnRing ÷ Rx ObserveOn (TaskPool)", ["ObserveOnRing"], "RxObserveOnTaskPool", 3),
+        new("RawRing (the ceiling; not a goal: what 3× Rx asks of any hand-off) ÷ Rx ObserveOn (TaskPool)", ["RawRing"], "RxObserveOnTaskPool", 3) { IsYardstick = true },
+        new("best pipe (the faster of Ring and BatchDrainQueue that round) ÷ Dataflow ActionBlock", ["Ring", "BatchDrainQueue"], "DataflowActionBlock", 1.2),
+        new("Ring ÷ Dataflow ActionBlock", ["Ring"], "DataflowActionBlock", 1.2),
+        new("BatchDrainQueue ÷ Dataflow ActionBlock", ["BatchDrainQueue"], "DataflowActionBlock", 1.2),
+        new("BatchDrainQueue ÷ Channel, unbounded", ["BatchDrainQueue"], "ChannelUnbounded", 1.5),
     ];
 
-    // The issue's speed goals as ratios of one round's rates (indexes into HeadToHeadPaths; the last, RawRing, follows
-    // them), with the goal each is held to. The ceiling's own ratio to Rx says what the drop-in's goal asks of a hand-off.
-    private static readonly (string Name, double Goal, Func<double[], double> Ratio)[] HeadToHeadGoals =
-    [
-        ("ObserveOnRing ÷ Rx ObserveOn (TaskPool)", 3, r => r[2] / r[4]),
-        ("RawRing (the ceiling; not a goal: what 3× Rx asks of any hand-off) ÷ Rx ObserveOn (TaskPool)", 3, r => r[6] / r[4]),
-        ("best pipe (the faster of Ring and BatchDrainQueue that round) ÷ Dataflow ActionBlock", 1.2, r => Math.Max(r[0], r[1]) / r[3]),
-        ("Ring ÷ Dataflow ActionBlock", 1.2, r => r[0] / r[3]),
-        ("BatchDrainQueue ÷ Dataflow ActionBlock", 1.2, r => r[1] / r[3]),
-        ("BatchDrainQueue ÷ Channel, unbounded", 1.5, r => r[1] / r[5]),
-    ];
+    // The contenders the goals name, in the registry's order: those that park when idle are built side by side, those
+    // that never park afresh for each run.
+    private static readonly Contender<HandOff>[] HeadToHeadContenders =
+        [.. HandOffContenders.Registry.All.Where(c => HeadToHeadGoals.Any(g => g.Contenders.Contains(c.Name)))];
 
     // Rounds of the head-to-head: its design for these 6 paths and RawRing has 14 rounds, run this many times per launch.
     private const int HeadToHeadRepeats = 1;
@@ -114,8 +113,8 @@ public static class LoopCommand
 
         var results = LoopSummary.Merge([.. measured.Select(l => l.Paths)]);
         var cores = Environment.ProcessorCount;
-        var rx = results.Single(r => r.Path == nameof(HeadlinePath.RxObserveOnTaskPool));
-        var dataflow = results.Single(r => r.Path == nameof(HeadlinePath.DataflowActionBlock));
+        var rx = results.Single(r => r.Path == "RxObserveOnTaskPool");
+        var dataflow = results.Single(r => r.Path == "DataflowActionBlock");
         var spread = launches == 1
             ? $"the median of {runs} runs [lowest, highest]; ratios divide medians, and their bracket divides the extremes (lowest ÷ highest, highest ÷ lowest)"
             : $"in each of {launches} launches (each a fresh process) the median of {runs} runs; the table gives the median of the launches' medians [lowest, highest launch], and each ratio as the ratio of medians within each launch, then the median of the launches [lowest, highest]";
@@ -151,22 +150,45 @@ public static class LoopCommand
         text.AppendLine()
             .AppendLine("## The speed goals, head to head")
             .AppendLine()
-            .AppendLine(CultureInfo.InvariantCulture, $"Paths measured a minute apart see a different machine on a time-sliced VM, so the ratios above, taken between paths measured one after another, move with it. Here the paths the goals compare ({string.Join(", ", HeadToHeadPaths)}) are built side by side once the loop above has compiled their code, and with them RawRing, the best hand-off we can write, built afresh for each of its runs (its consumer never parks); they run {HeadToHeadRepeats * HeadToHead.Design(HeadToHeadPaths.Length + 1).Length} rounds per launch, each round every path once ({messages:N0} messages, verified), back to back in a balanced order (each right after each other equally often), after a full collection; each goal's ratio is taken within each round (\"best pipe\" takes the faster of Ring and BatchDrainQueue in each round, which favours it over either alone). Ratio: the median of the launches' median rounds [lowest, highest launch] (one launch: its median round [lowest, highest round]); rounds at goal: over every round of every launch.")
+            .AppendLine(CultureInfo.InvariantCulture, $"Paths measured a minute apart see a different machine on a time-sliced VM, so the ratios above, taken between paths measured one after another, move with it. Here the paths the goals compare ({string.Join(", ", HeadToHeadContenders.Where(c => !c.Build.NeverParks).Select(c => c.Name))}) are built side by side once the loop above has compiled their code, and with them {string.Join(", ", HeadToHeadContenders.Where(c => c.Build.NeverParks).Select(c => c.Name))}, built afresh for each of its runs (its consumer never parks); they run {HeadToHeadRepeats * HeadToHead.Design(HeadToHeadContenders.Length).Length} rounds per launch, each round every path once ({messages:N0} messages, verified), back to back in a balanced order (each right after each other equally often), after a full collection; each goal's ratio is taken within each round (\"best pipe\" takes the faster of Ring and BatchDrainQueue in each round, which favours it over either alone). Ratio: the median of the launches' median rounds [lowest, highest launch] (one launch: its median round [lowest, highest round]); rounds at goal: over every round of every launch. A goal is met when the median of at least {HeadToHeadGoals[0].MinLaunches} launches reaches it, in two runs of this command: the verdict speaks for this run.")
             .AppendLine()
-            .AppendLine("| goal | × | at least | rounds at goal |")
-            .AppendLine("|---|---:|---:|---:|");
-        foreach (var (name, goal, _) in HeadToHeadGoals)
+            .AppendLine("| goal | × | at least | rounds at goal | verdict |")
+            .AppendLine("|---|---:|---:|---:|---|");
+        foreach (var goal in HeadToHeadGoals)
         {
-            var (ratio, atGoal) = LoopRatio.Summarize([.. measured.Select(l => l.HeadToHead.Single(r => r.Name == name))]);
-            text.AppendLine(CultureInfo.InvariantCulture, $"| {name} | {ratio} | {goal:0.0}× | {atGoal} |");
+            var verdict = goal.Judge([.. measured.Select(l => l.HeadToHead.Single(r => r.Name == goal.Name).Rounds)]);
+            text.AppendLine(CultureInfo.InvariantCulture, $"| {goal.Name} | {verdict.Ratio} | {goal.Threshold:0.0}× | {verdict.AtGoal} | {verdict.Verdict} |");
         }
 
         Directory.CreateDirectory(outDirectory);
         var file = Path.Combine(outDirectory, string.Create(CultureInfo.InvariantCulture, $"LOOP-{cores}.md"));
         File.WriteAllText(file, text.ToString());
+        var json = new ResultSet("loop", provenance, Measurements(results, cores)).WriteBeside(file);
         output.WriteLine(text.ToString());
-        output.WriteLine($"Wrote {file}.");
+        output.WriteLine($"Wrote {file} and {json}.");
         return 0;
+    }
+
+    /// <summary>
+    /// Each path's rate and CPU per message as measurements: the launches' medians (one launch: its runs' median, lowest
+    /// and highest). A small ring is its path under the condition "Capacity=C".
+    /// </summary>
+    private static List<Measurement> Measurements(IReadOnlyList<LoopSummary> results, int cores)
+    {
+        var measurements = new List<Measurement>();
+        foreach (var result in results)
+        {
+            var contender = result.Capacity is null ? result.Path : result.Path.Split(',')[0];
+            var conditions = result.Capacity is { } capacity ? string.Create(CultureInfo.InvariantCulture, $"Capacity={capacity}") : string.Empty;
+            var family = Families.Of(contender);
+            var rate = result.Launches.Count == 1
+                ? new Measurement(Scenario, contender, family, conditions, Phase.Steady, cores, Measurement.MessagesPerSecond, result.Median, result.Lowest, result.Highest) { Samples = [result.Median] }
+                : Measurement.Of(Scenario, contender, family, conditions, Phase.Steady, cores, Measurement.MessagesPerSecond, [.. result.Launches.Select(l => l.Median)]);
+            measurements.Add(rate);
+            measurements.Add(Measurement.Of(Scenario, contender, family, conditions, Phase.Steady, cores, Measurement.CpuNanosecondsPerMessage, [.. result.Launches.Select(l => l.CpuPerMessage)]));
+        }
+
+        return measurements;
     }
 
     /// <summary>In a launch's own process: every headline path, then the small rings, one after another; then the goals head to head.</summary>
@@ -175,16 +197,17 @@ public static class LoopCommand
         var block = Message.Preallocate(settings.Messages);
         var warmup = settings.Quick ? QuickWarmup : FullWarmup;
         var results = new List<LoopResult>();
-        var steps = Enum.GetValues<HeadlinePath>().Length + (2 * SmallCapacities.Length) + 1;
-        foreach (var path in Enum.GetValues<HeadlinePath>())
+        var paths = HandOffContenders.Paths.ToList();
+        var steps = paths.Count + (2 * SmallCapacities.Length) + 1;
+        foreach (var path in paths)
         {
-            Report(Measure(path.ToString(), capacity: null, () => HeadlineBenchmarks.Create(path), block, settings.Runs, warmup));
+            Report(Measure(path, capacity: null, () => HandOffContenders.CreatePath(path), block, settings.Runs, warmup));
         }
 
         foreach (var capacity in SmallCapacities)
         {
-            Report(Measure($"{HeadlinePath.Ring}, capacity {capacity}", capacity, () => new PipePath(PipeKind.Ring, new PipeOptions { Capacity = capacity }), block, settings.Runs, warmup));
-            Report(Measure($"{HeadlinePath.ObserveOnRing}, capacity {capacity}", capacity, () => new ObservablePath(s => s.ObserveOnRing(capacity)), block, settings.Runs, warmup));
+            Report(Measure($"Ring, capacity {capacity}", capacity, () => new PipePath(PipeKind.Ring, new PipeOptions { Capacity = capacity }), block, settings.Runs, warmup));
+            Report(Measure($"ObserveOnRing, capacity {capacity}", capacity, () => new ObservablePath(s => s.ObserveOnRing(capacity)), block, settings.Runs, warmup));
         }
 
         return new LoopLaunch(results, HeadToHeadRatios(block, (double)results.Count / steps, output));
@@ -197,52 +220,50 @@ public static class LoopCommand
     }
 
     /// <summary>
-    /// The paths of <see cref="HeadToHeadPaths"/> built side by side (an idle one parks, costing the others nothing), two
-    /// runs each to settle, then the rounds of <see cref="HeadToHead"/>, with RawRing as one more contender, built afresh
-    /// for each of its runs because its consumer never parks (left idle it would take time from the others' runs); each goal
-    /// of <see cref="HeadToHeadGoals"/> as its ratio in every round.
+    /// The contenders of <see cref="HeadToHeadContenders"/> that park when idle, built side by side (an idle one costs the
+    /// others nothing), two runs each to settle; those that never park are built afresh for each run; then the rounds of
+    /// <see cref="HeadToHead"/>, and each goal of <see cref="HeadToHeadGoals"/> as its ratio in every round.
     /// </summary>
     private static List<LoopRatio> HeadToHeadRatios(Message[] block, double fractionDone, TextWriter output)
     {
-        var paths = new List<IMessagePath>(HeadToHeadPaths.Length);
+        var kept = new Dictionary<string, IMessagePath>();
         try
         {
-            foreach (var path in HeadToHeadPaths)
+            foreach (var contender in HeadToHeadContenders.Where(c => !c.Build.NeverParks))
             {
-                paths.Add(HeadlineBenchmarks.Create(path));
-                RunOnce(paths[^1], Label(path), block);
-                RunOnce(paths[^1], Label(path), block);
+                var path = contender.Build.Path!();
+                kept.Add(contender.Name, path);
+                RunOnce(path, Label(contender.Name), block);
+                RunOnce(path, Label(contender.Name), block);
             }
 
             var rates = HeadToHead.Run(
-                [
-                    .. HeadToHeadPaths.Select((path, i) => new HeadToHead.Contender(path.ToString(), () => RunOnce(paths[i], Label(path), block).Rate)),
-                    new HeadToHead.Contender(nameof(HeadlinePath.RawRing), () => RunRawRing(block)),
-                ],
+                [.. HeadToHeadContenders.Select(c => new HeadToHead.Contender(c.Name, () => kept.TryGetValue(c.Name, out var path) ? RunOnce(path, Label(c.Name), block).Rate : RunAfresh(c, block)))],
                 HeadToHeadRepeats,
                 (_, _, _) => { });
-            foreach (var path in paths)
+            foreach (var path in kept.Values)
             {
                 path.Complete();
             }
 
+            var index = HeadToHeadContenders.Select((c, i) => (c.Name, i)).ToDictionary(p => p.Name, p => p.i);
             var ratios = HeadToHeadGoals
-                .Select(goal => new LoopRatio(goal.Name, goal.Goal, [.. Enumerable.Range(0, rates[0].Length).Select(round => goal.Ratio([.. rates.Select(r => r[round])]))]))
+                .Select(goal => new LoopRatio(goal.Name, [.. Enumerable.Range(0, rates[0].Length).Select(round => goal.RatioOf(name => rates[index[name]][round]))]))
                 .ToList();
-            foreach (var ratio in ratios)
+            foreach (var (goal, ratio) in HeadToHeadGoals.Zip(ratios))
             {
-                BenchmarkProcess.ReportProgress(output, fractionDone, $"head to head, {ratio.Name}: {LoopRatio.Summarize([ratio]).Ratio}");
+                BenchmarkProcess.ReportProgress(output, fractionDone, $"head to head, {goal.Name}: {goal.Judge([ratio.Rounds]).Ratio}");
             }
 
             return ratios;
         }
         finally
         {
-            DisposeAll(paths);
+            DisposeAll([.. kept.Values]);
         }
-
-        static string Label(HeadlinePath path) => $"Loop {path} (head to head)";
     }
+
+    private static string Label(string contender) => $"Loop {contender} (head to head)";
 
     /// <summary>Disposes every path, even when one throws; then throws what they threw.</summary>
     private static void DisposeAll(List<IMessagePath> paths)
@@ -267,14 +288,14 @@ public static class LoopCommand
     }
 
     /// <summary>
-    /// A fresh <see cref="RawRingPath"/>, one run, closed: its rate. Its loops are fully optimized from the start, and the
-    /// counting consumer's handler was compiled by the runs before.
+    /// A fresh path of a contender whose consumer never parks, one run, closed: its rate. The counting consumer's handler
+    /// was compiled by the runs before.
     /// </summary>
-    private static double RunRawRing(Message[] block)
+    private static double RunAfresh(Contender<HandOff> contender, Message[] block)
     {
-        using var ring = new RawRingPath();
-        var rate = RunOnce(ring, $"Loop {HeadlinePath.RawRing} (head to head)", block).Rate;
-        ring.Complete();
+        using var path = contender.Build.Path!();
+        var rate = RunOnce(path, Label(contender.Name), block).Rate;
+        path.Complete();
         return rate;
     }
 

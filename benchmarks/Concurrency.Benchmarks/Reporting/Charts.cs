@@ -1,6 +1,7 @@
 using System.Globalization;
 using ScottPlot;
 using ScottPlot.TickGenerators;
+using Concurrency.Benchmarks.Contenders;
 
 namespace Concurrency.Benchmarks.Reporting;
 

@@ -1,14 +1,28 @@
+using Concurrency.Benchmarks.Actors;
+using Concurrency.Benchmarks.Contenders;
+
 namespace Concurrency.Benchmarks.Reporting;
 
 /// <summary>
 /// A contender's family from its own name (the Path, Case, Kind or Contender parameter), never from a table label, whose first word
-/// may be another parameter. "ObserveOn 2->1" in the topologies is Rx's ObserveOn behind the pipe interface, so Rx; our
-/// operators are named ObserveOnRing, ObserveOnChannel, … and stay ours.
+/// may be another parameter: the registries' word first, then the naming rules for the scenarios without a registry.
+/// "ObserveOn 2->1" in the topologies is Rx's ObserveOn behind the pipe interface, so Rx; our operators are named
+/// ObserveOnRing, ObserveOnChannel, … and stay ours.
 /// </summary>
 public static class Families
 {
     public static ContenderFamily Of(string contender)
     {
+        if (HandOffContenders.Registry.TryFind(contender, out var handOff))
+        {
+            return handOff.Family;
+        }
+
+        if (ActorContenders.Registry.TryFind(contender, out var actors))
+        {
+            return actors.Family;
+        }
+
         var name = contender.Split(' ', 2)[0];
         return name switch
         {
@@ -16,7 +30,6 @@ public static class Families
             "ObserveOn" => ContenderFamily.Rx,
             _ when name.StartsWith("Rx", StringComparison.Ordinal) => ContenderFamily.Rx,
             _ when name.StartsWith("Dataflow", StringComparison.Ordinal) => ContenderFamily.Dataflow,
-            "AkkaNet" or "ProtoActor" => ContenderFamily.ActorSystem,
             _ => ContenderFamily.Ours,
         };
     }

@@ -1,5 +1,6 @@
 using System.Globalization;
 using System.Text;
+using Concurrency.Benchmarks.Contenders;
 
 namespace Concurrency.Benchmarks.Reporting;
 

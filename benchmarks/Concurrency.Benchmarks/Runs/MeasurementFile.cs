@@ -9,7 +9,8 @@ namespace Concurrency.Benchmarks.Runs;
 /// </summary>
 public static class MeasurementFile
 {
-    public static void Write(TextWriter output, string directory, string fileName, string title, string method, RunProvenance provenance, StringBuilder table)
+    /// <returns>The path written.</returns>
+    public static string Write(TextWriter output, string directory, string fileName, string title, string method, RunProvenance provenance, StringBuilder table)
     {
         var text = new StringBuilder()
             .AppendLine(CultureInfo.InvariantCulture, $"# {title}")
@@ -25,5 +26,6 @@ public static class MeasurementFile
         File.WriteAllText(path, text);
         output.WriteLine(text);
         output.WriteLine($"Wrote {path}.");
+        return path;
     }
 }

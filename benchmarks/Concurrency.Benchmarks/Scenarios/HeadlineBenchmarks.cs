@@ -1,10 +1,7 @@
-using System.Reactive.Concurrency;
-using System.Reactive.Linq;
 using BenchmarkDotNet.Attributes;
+using Concurrency.Benchmarks.Contenders;
 using Concurrency.Benchmarks.Harness;
 using Concurrency.Benchmarks.Paths;
-using Concurrency.Messaging.Linq;
-using Concurrency.Messaging.Pipes;
 
 namespace Concurrency.Benchmarks.Scenarios;
 
@@ -15,40 +12,16 @@ namespace Concurrency.Benchmarks.Scenarios;
 /// </summary>
 public class HeadlineBenchmarks : PathBenchmark
 {
-    [ParamsAllValues]
-    public HeadlinePath Path { get; set; }
+    [ParamsSource(nameof(Paths))]
+    public string Path { get; set; } = "Ring";
+
+    /// <summary>The hand-off game's headline paths (<see cref="HandOffContenders"/>), a user's own among them.</summary>
+    public static IEnumerable<string> Paths() => HandOffContenders.Paths;
 
     protected override string Scenario => $"Headline {Path}";
 
     [Benchmark(OperationsPerInvoke = DefaultMessageCount)]
     public void OneToOne() => Transfer();
 
-    protected override IMessagePath CreatePath() => Create(Path);
-
-    /// <summary>Builds a headline contender; the loop command builds them the same way.</summary>
-    public static IMessagePath Create(HeadlinePath path) => path switch
-    {
-        HeadlinePath.DirectCall => new DirectCallPath(),
-        HeadlinePath.RawRing => new RawRingPath(),
-        HeadlinePath.RxObserveOnTaskPool => new ObservablePath(s => s.ObserveOn(TaskPoolScheduler.Default)),
-        HeadlinePath.RxObserveOnThreadPool => new ObservablePath(s => s.ObserveOn(ThreadPoolScheduler.Instance)),
-        HeadlinePath.RxObserveOnEventLoop => EventLoop(),
-        HeadlinePath.ObserveOnRing => new ObservablePath(s => s.ObserveOnRing(Capacities.Bounded)),
-        HeadlinePath.ObserveOnLockedQueue => new ObservablePath(s => s.ObserveOnLockedQueue()),
-        HeadlinePath.ObserveOnChannel => new ObservablePath(s => s.ObserveOnChannel()),
-        HeadlinePath.ReaderWriterLockQueue => new PipePath(PipeKind.ReaderWriterLockQueue, new PipeOptions()),
-        HeadlinePath.BatchDrainQueue => new PipePath(PipeKind.BatchDrainQueue, new PipeOptions()),
-        HeadlinePath.Ring => new PipePath(PipeKind.Ring, new PipeOptions { Capacity = Capacities.Bounded }),
-        HeadlinePath.ChannelUnbounded => new PipePath(PipeKind.Channel, new PipeOptions()),
-        HeadlinePath.ChannelBounded => new PipePath(PipeKind.Channel, new PipeOptions { Capacity = Capacities.Bounded }),
-        HeadlinePath.BlockingCollection => new PipePath(PipeKind.BlockingCollection, new PipeOptions()),
-        HeadlinePath.DataflowActionBlock => new ActionBlockPath(),
-        _ => throw new ArgumentOutOfRangeException(nameof(path), path, "Unknown headline path."),
-    };
-
-    private static ObservablePath EventLoop()
-    {
-        var loop = new EventLoopScheduler();
-        return new ObservablePath(s => s.ObserveOn(loop), loop);
-    }
+    protected override IMessagePath CreatePath() => HandOffContenders.CreatePath(Path);
 }

@@ -1,4 +1,5 @@
 using System.Diagnostics;
+using Concurrency.Benchmarks.Contenders;
 using Concurrency.Benchmarks.Lab;
 
 namespace Concurrency.Benchmarks.Lab.Logs;
@@ -17,7 +18,7 @@ public static class LogAppendRun
     /// optimized tier only after about 100 ms without new compilation, so a short warm-up would leave the first measured
     /// cell (1 thread, which sets w) slower than the rest, and every % of theoretical too high.
     /// </summary>
-    public static void WarmUp(LogContender contender, int appends, TimeSpan atLeast)
+    public static void WarmUp(Contender<LogBuild> contender, int appends, TimeSpan atLeast)
     {
         var warming = Stopwatch.StartNew();
         do
@@ -29,7 +30,7 @@ public static class LogAppendRun
     }
 
     /// <summary>Runs <paramref name="contender"/> once in a fresh directory and returns the wall time in seconds.</summary>
-    public static double Measure(LogContender contender, int threads, int total)
+    public static double Measure(Contender<LogBuild> contender, int threads, int total)
     {
         var perThread = total / threads;
 
@@ -43,7 +44,7 @@ public static class LogAppendRun
         var directory = Directory.CreateTempSubdirectory("concurrency-lab-logs-");
         try
         {
-            using var run = contender.Open(directory.FullName);
+            using var run = contender.Build(directory.FullName);
             var firsts = new long[threads];
             var lasts = new long[threads];
             var failures = new Exception?[threads];
@@ -96,7 +97,7 @@ public static class LogAppendRun
     }
 
     /// <summary>The count must be every append; each sampled entry must be one a writer appended, each writer's in its order.</summary>
-    private static void Verify(LogContender contender, LogReadBack readBack, int threads, int perThread)
+    private static void Verify(Contender<LogBuild> contender, LogReadBack readBack, int threads, int perThread)
     {
         if (readBack.Count != (long)threads * perThread)
         {

@@ -1,4 +1,5 @@
 using System.Globalization;
+using Concurrency.Benchmarks.Contenders;
 using Concurrency.Benchmarks.Lab;
 
 namespace Concurrency.Benchmarks.Lab.Logs;
@@ -20,7 +21,7 @@ public sealed class LogsExperiment : ILabExperiment
     private static readonly int[] QuickThreads = [1, 2];
 
     // The logs the "% of theoretical at the most threads" goals compare, the peer last.
-    private static readonly LogContender[] GoalLogs = [LogContenders.InMemory, LogContenders.FileBuffered, LogContenders.Faster];
+    private static readonly Contender<LogBuild>[] GoalLogs = [LogContenders.InMemory, LogContenders.FileBuffered, LogContenders.Faster];
 
     public string Name => "logs";
 
@@ -72,7 +73,7 @@ public sealed class LogsExperiment : ILabExperiment
         var total = context.Quick ? QuickAppends : FullAppends;
         var runs = context.Quick ? 1 : FullRuns;
         var contenders = LogContenders.All;
-        var results = new Dictionary<(LogContender, int), LabSample>();
+        var results = new Dictionary<(Contender<LogBuild>, int), LabSample>();
         var cells = contenders.Count * threads.Length;
         var done = 0;
         foreach (var contender in contenders)
@@ -124,7 +125,7 @@ public sealed class LogsExperiment : ILabExperiment
     private static int Appends(int total, int threads) => total - (total % threads);
 
     /// <summary>w: the log's median single-thread time per append, in ns.</summary>
-    private static double W(Dictionary<(LogContender, int), LabSample> results, LogContender contender, int total)
+    private static double W(Dictionary<(Contender<LogBuild>, int), LabSample> results, Contender<LogBuild> contender, int total)
         => NsPerOp(results[(contender, 1)].Median, total);
 
     private static LabSample Scale(LabSample seconds, Func<double, double> f)
@@ -133,14 +134,14 @@ public sealed class LogsExperiment : ILabExperiment
         return new LabSample(f(seconds.Median), Math.Min(a, b), Math.Max(a, b), seconds.Count);
     }
 
-    private static LabSample PercentOfTheoretical(Dictionary<(LogContender, int), LabSample> results, LogContender contender, int threads, int total)
+    private static LabSample PercentOfTheoretical(Dictionary<(Contender<LogBuild>, int), LabSample> results, Contender<LogBuild> contender, int threads, int total)
     {
         var oneThread = results[(contender, 1)].Median;
         var appends = Appends(total, threads);
         return Scale(results[(contender, threads)], seconds => Percent(oneThread, Appends(total, 1), seconds, appends));
     }
 
-    private static LabTable CellTable(IReadOnlyList<LogContender> contenders, int[] threads, int total, Dictionary<(LogContender, int), LabSample> results)
+    private static LabTable CellTable(IReadOnlyList<Contender<LogBuild>> contenders, int[] threads, int total, Dictionary<(Contender<LogBuild>, int), LabSample> results)
     {
         var rows = new List<IReadOnlyList<string>>();
         foreach (var contender in contenders)
@@ -152,8 +153,8 @@ public sealed class LogsExperiment : ILabExperiment
                 rows.Add(
                 [
                     contender.Name,
-                    contender.Role,
-                    contender.Durability,
+                    contender.Family.ToString().ToLowerInvariant(),
+                    contender.Note,
                     t.ToString(CultureInfo.InvariantCulture),
                     Scale(seconds, s => NsPerOp(s, appends)).Format("N0"),
                     Scale(seconds, s => appends / s).Format("N0"),
@@ -170,7 +171,7 @@ public sealed class LogsExperiment : ILabExperiment
             $"{total:N0} appends of {LogEntry.Size} B in all; ns/op = wall / appends; % of theoretical = w × appends / wall with w the log's median ns/op at 1 thread.");
     }
 
-    private static LabTable GoalTable(int[] threads, int total, Dictionary<(LogContender, int), LabSample> results, double[][] percents)
+    private static LabTable GoalTable(int[] threads, int total, Dictionary<(Contender<LogBuild>, int), LabSample> results, double[][] percents)
     {
         var most = threads[^1];
         var ours = W(results, LogContenders.InMemory, total);
@@ -222,7 +223,7 @@ public sealed class LogsExperiment : ILabExperiment
 
     private static string Met(bool met) => met ? "yes" : "no";
 
-    private static IReadOnlyList<LabChart> Charts(IReadOnlyList<LogContender> contenders, int[] threads, int total, Dictionary<(LogContender, int), LabSample> results)
+    private static IReadOnlyList<LabChart> Charts(IReadOnlyList<Contender<LogBuild>> contenders, int[] threads, int total, Dictionary<(Contender<LogBuild>, int), LabSample> results)
     {
         var x = threads.Select(t => (double)t).ToArray();
         return

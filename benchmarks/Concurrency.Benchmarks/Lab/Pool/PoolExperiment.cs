@@ -47,14 +47,9 @@ public sealed class PoolExperiment : ILabExperiment
         PoolLoad[] loads = context.Quick
             ? [new("steady", 1, 2_000, TimeSpan.Zero), new("spiky", 4, 250, TimeSpan.FromMilliseconds(1))]
             : [new("steady", 1, 200_000, TimeSpan.Zero), new("spiky", 40, 2_500, TimeSpan.FromMilliseconds(10))];
-        Func<IPoolContender>[] contenders =
-        [
-            () => new ElasticPoolContender(),
-            () => new ThreadPoolContender(),
-            () => new FixedPoolContender(context.Cores),
-        ];
+        var contenders = PoolContenders.Registry.All;
         var work = CpuWork.IterationsFor(TaskMicroseconds);
-        var steps = (double)(loads.Length * contenders.Length * (runs + 1));
+        var steps = (double)(loads.Length * contenders.Count * (runs + 1));
         var step = 0;
 
         var tables = new List<LabTable>();
@@ -63,9 +58,9 @@ public sealed class PoolExperiment : ILabExperiment
         {
             var rows = new List<IReadOnlyList<string>>();
             var series = new List<LabSeries>();
-            foreach (var create in contenders)
+            foreach (var entry in contenders)
             {
-                using var contender = create();
+                using var contender = entry.Build(context.Cores);
                 context.Report(step++ / steps, $"{load.Name}: {contender.Name}, warm-up");
                 Measure(contender, warmUp, work, context.Cancellation);
                 var results = new List<PoolRunResult>();

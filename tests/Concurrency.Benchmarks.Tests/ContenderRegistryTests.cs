@@ -1,0 +1,75 @@
+using Concurrency.Benchmarks.Actors;
+using Concurrency.Benchmarks.Contenders;
+using Concurrency.Benchmarks.Harness;
+using Concurrency.Benchmarks.Reporting;
+using Concurrency.Benchmarks.Scenarios;
+using Xunit;
+
+namespace Concurrency.Benchmarks.Tests;
+
+public class ContenderRegistryTests
+{
+    [Fact]
+    public void HandOff_TheSampleInItsOwnFile_IsFoundAndJoinsTheHeadlineAndTheLoop()
+    {
+        var sample = HandOffContenders.Registry["SampleLockedQueue"];
+
+        Assert.Equal(ContenderFamily.User, sample.Family);
+        Assert.Contains("SampleLockedQueue", HeadlineBenchmarks.Paths());
+        Assert.Equal(ContenderFamily.User, Families.Of("SampleLockedQueue"));
+        Assert.Equal("SampleLockedQueue", HandOffContenders.Registry.All[^1].Name); // after every built-in contender
+    }
+
+    [Fact]
+    public async Task HandOff_TheSample_RunsAsAHeadlineBenchmarkAndVerifiesEveryBlock()
+    {
+        var headline = BenchmarkCase.All().Single(c => c.Type == typeof(HeadlineBenchmarks) && c.Parameters.Any(p => Equals(p.Value, "SampleLockedQueue")));
+
+        var instance = await Task.Run(headline.Run, TestContext.Current.CancellationToken)
+            .WaitAsync(TimeSpan.FromMinutes(1), TestContext.Current.CancellationToken);
+
+        var verified = Assert.IsAssignableFrom<PathBenchmark>(instance);
+        Assert.Equal(BenchmarkCase.Invocations, verified.VerifiedRuns);
+        Assert.True(verified.VerifiedCompletion);
+    }
+
+    [Fact]
+    public void HandOff_EveryHeadlinePathIsAContender_AndTheIdleOnesBuildNoPath()
+    {
+        Assert.Equal(
+            HandOffContenders.Registry.All.Where(c => c.Build.Path is not null).Select(c => c.Name),
+            HeadlineBenchmarks.Paths());
+        var idleOnly = HandOffContenders.Registry["Ring, pool runner"];
+        Assert.Null(idleOnly.Build.Path);
+        var refused = Assert.Throws<ArgumentException>(() => HandOffContenders.CreatePath("Ring, pool runner"));
+        Assert.Contains("idle only", refused.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void Indexer_UnknownName_SaysWhichGameAndListsItsContenders()
+    {
+        var refused = Assert.Throws<ArgumentException>(() => ActorContenders.Registry["Orleans"]);
+
+        Assert.Contains("actors game has no contender 'Orleans'", refused.Message, StringComparison.Ordinal);
+        Assert.Contains("BatchDrainMailbox, ChannelMailbox, AkkaNet, ProtoActor", refused.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void Constructor_TwoContendersOfOneName_IsRefused()
+    {
+        Contender<int>[] twins = [new("a", ContenderFamily.Ours, 1), new("a", ContenderFamily.Peer, 2)];
+
+        var refused = Assert.Throws<ArgumentException>(() => new ContenderRegistry<int>("twins", twins, discover: false));
+
+        Assert.Contains("two contenders named 'a'", refused.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void Contender_PeerAndOurs_FollowTheFamily()
+    {
+        Assert.True(new Contender<int>("x", ContenderFamily.Dataflow, 0).IsPeer);
+        Assert.True(new Contender<int>("x", ContenderFamily.Ours, 0).IsOurs);
+        Assert.False(new Contender<int>("x", ContenderFamily.Baseline, 0).IsPeer);
+        Assert.False(new Contender<int>("x", ContenderFamily.User, 0).IsOurs);
+    }
+}

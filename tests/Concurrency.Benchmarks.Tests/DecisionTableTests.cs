@@ -1,0 +1,131 @@
+using Concurrency.Benchmarks.Contenders;
+using Concurrency.Benchmarks.Reporting;
+using Concurrency.Benchmarks.Runs;
+using Xunit;
+
+namespace Concurrency.Benchmarks.Tests;
+
+public sealed class DecisionTableTests : IDisposable
+{
+    private static readonly DateTime Day = new(2026, 11, 26, 12, 0, 0, DateTimeKind.Utc);
+
+    private readonly string _place = Directory.CreateTempSubdirectory("decision-").FullName;
+
+    public void Dispose() => Directory.Delete(_place, recursive: true);
+
+    [Fact]
+    public void Write_SuiteAndPlainProgramAgree_OneWinnerWithTheRatiosInterval()
+    {
+        var sets = new[]
+        {
+            Set("loop", Rate("loop", "Ring", ContenderFamily.Ours, 2, 130e6, 120e6, 140e6), Rate("loop", "DataflowActionBlock", ContenderFamily.Dataflow, 2, 100e6, 95e6, 105e6), Rate("loop", "RawRing", ContenderFamily.Ceiling, 2, 900e6, 800e6, 1000e6)),
+        };
+
+        var table = DecisionTable.Write(sets, _place);
+
+        var row = Line(table, "One producer → one consumer, 2 cores");
+        Assert.Contains("**Ring** (130 M [120–140] msg/s)", row, StringComparison.Ordinal);
+        Assert.Contains("1.30× [1.14–1.47] beyond noise", row, StringComparison.Ordinal); // 120 ÷ 105, 140 ÷ 95
+        Assert.Contains("| DataflowActionBlock |", row, StringComparison.Ordinal);
+        Assert.DoesNotContain("RawRing", row, StringComparison.Ordinal); // a ceiling is a yardstick, never a winner
+    }
+
+    [Fact]
+    public void Write_SuiteAndPlainProgramPickDifferentWinners_TheRowSaysSoAndShowsBoth()
+    {
+        var sets = new[]
+        {
+            Set("loop", Rate("loop", "Ring", ContenderFamily.Ours, 2, 100e6, 90e6, 110e6), Rate("loop", "DataflowActionBlock", ContenderFamily.Dataflow, 2, 200e6, 190e6, 210e6)),
+            Set("report", Rate("HeadlineBenchmarks", "Ring", ContenderFamily.Ours, 2, 300e6, 290e6, 310e6), Rate("HeadlineBenchmarks", "DataflowActionBlock", ContenderFamily.Dataflow, 2, 150e6, 140e6, 160e6)),
+        };
+
+        var row = Line(DecisionTable.Write(sets, _place), "One producer → one consumer, 2 cores");
+
+        Assert.Contains("pick different winners", row, StringComparison.Ordinal);
+        Assert.Contains("suite: **Ring**", row, StringComparison.Ordinal);
+        Assert.Contains("plain program: **DataflowActionBlock**", row, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void Write_ACost_TheLowestWins_AndOverlappingIntervalsAreWithinNoise()
+    {
+        var sets = new[]
+        {
+            Set("idle", Cost("Ring", ContenderFamily.Ours, 0.5, 0.4, 0.7), Cost("RxObserveOnTaskPool", ContenderFamily.Rx, 0.6, 0.5, 0.8)),
+        };
+
+        var row = Line(DecisionTable.Write(sets, _place), "Many mostly idle pipes");
+
+        Assert.Contains("**Ring**", row, StringComparison.Ordinal);
+        Assert.Contains("1.20× [0.71–2.00] within noise", row, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void Write_NothingMeasured_SaysWhichCommandMeasuresIt()
+    {
+        var row = Line(DecisionTable.Write([], _place), "Across processes");
+
+        Assert.Contains("not measured yet", row, StringComparison.Ordinal);
+        Assert.Contains("`lab grpc`", row, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void Write_TheSameFigureMeasuredTwice_TheNewestCounts()
+    {
+        var older = Set("loop", Rate("loop", "Ring", ContenderFamily.Ours, 2, 300e6, 290e6, 310e6), Rate("loop", "DataflowActionBlock", ContenderFamily.Dataflow, 2, 100e6, 95e6, 105e6));
+        var newer = Set("loop", Day.AddDays(1), Rate("loop", "Ring", ContenderFamily.Ours, 2, 50e6, 45e6, 55e6));
+
+        var row = Line(DecisionTable.Write([older, newer], _place), "One producer → one consumer, 2 cores");
+
+        Assert.Contains("**DataflowActionBlock**", row, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void Splice_ReplacesOnlyTheMarkedBlock_AndRefusesAReadmeWithoutIt()
+    {
+        var readme = $"# Title\n{DecisionTable.Start}\nold table\n{DecisionTable.End}\nrest\n";
+
+        var spliced = DecisionTable.Splice(readme, "new table\n");
+
+        Assert.StartsWith($"# Title\n{DecisionTable.Start}", spliced, StringComparison.Ordinal);
+        Assert.Contains("new table", spliced, StringComparison.Ordinal);
+        Assert.DoesNotContain("old table", spliced, StringComparison.Ordinal);
+        Assert.EndsWith($"{DecisionTable.End}\nrest\n", spliced, StringComparison.Ordinal);
+        Assert.Throws<InvalidDataException>(() => DecisionTable.Splice("# no markers", "table"));
+    }
+
+    [Fact]
+    public void ResultSet_WrittenBesideATable_ReadsBack_AndAFileWithoutProvenanceIsRefused()
+    {
+        var (_, set) = Set("loop", Rate("loop", "Ring", ContenderFamily.Ours, 2, 1e8, 0.9e8, 1.1e8) with { Samples = [0.9e8, 1e8, 1.1e8] });
+        var table = Path.Combine(_place, "LOOP-2.md");
+
+        var written = set.WriteBeside(table);
+        var back = ResultSet.Read(written);
+
+        Assert.Equal(Path.Combine(_place, "LOOP-2.json"), written);
+        Assert.Equal(set.Provenance, back.Provenance);
+        var measurement = Assert.Single(back.Measurements);
+        Assert.Equal(set.Measurements[0] with { Samples = [] }, measurement with { Samples = [] });
+        Assert.Equal([0.9e8, 1e8, 1.1e8], measurement.Samples);
+
+        var bare = Path.Combine(_place, "bare.json");
+        File.WriteAllText(bare, """{ "Command": "loop", "Measurements": [] }""");
+        Assert.Throws<InvalidDataException>(() => ResultSet.Read(bare));
+        Assert.Equal([written], ResultSet.FindAll(_place).Select(s => s.Path));
+    }
+
+    private static string Line(string table, string situation)
+        => Assert.Single(table.Split('\n'), line => line.StartsWith($"| {situation}", StringComparison.Ordinal));
+
+    private static Measurement Rate(string scenario, string contender, ContenderFamily family, int cores, double median, double low, double high)
+        => new(scenario, contender, family, string.Empty, Phase.Steady, cores, Measurement.MessagesPerSecond, median, low, high);
+
+    private static Measurement Cost(string contender, ContenderFamily family, double median, double low, double high)
+        => new("idle", contender, family, string.Empty, Phase.Steady, 2, Measurement.IdleCorePercent, median, low, high);
+
+    private (string Path, ResultSet Set) Set(string command, params Measurement[] measurements) => Set(command, Day, measurements);
+
+    private (string Path, ResultSet Set) Set(string command, DateTime finished, params Measurement[] measurements)
+        => (Path.Combine(_place, command, "x.json"), new ResultSet(command, new RunProvenance(new string('a', 40), false, ".NET 10", "Linux", "cpu", 2, finished, finished, command), measurements));
+}
