@@ -1,5 +1,7 @@
 using System.Globalization;
+using Concurrency.Benchmarks.Contenders;
 using Concurrency.Benchmarks.Lab;
+using Concurrency.Benchmarks.Runs;
 using Concurrency.Messaging.Grpc;
 
 namespace Concurrency.Benchmarks.Grpc;
@@ -168,8 +170,27 @@ internal sealed class GrpcExperiment : ILabExperiment
                 [new LabSeries("async", [.. bySenders.Keys.Select(s => (double)s)], [.. bySenders.Values.Select(r => Rate(r).Median)])],
                 LogX: true, LogY: true),
         ];
-        return new LabOutcome(tables, charts);
+        List<LabFigure> figures =
+        [
+            Figure("PeerClient, async", ContenderFamily.Ours, Senders(senders), byMode[(PeerMode.Async, DefaultBuffer)]),
+            Figure("PeerClient, in order", ContenderFamily.Ours, Senders(senders), byMode[(PeerMode.InOrder, DefaultBuffer)]),
+            Figure("generated gRPC client, one stream, batches of 256", ContenderFamily.Baseline, string.Empty, raw256),
+            Figure("generated gRPC client, one stream, a message per write", ContenderFamily.Baseline, string.Empty, naive),
+        ];
+        if (protoRequest is not null && protoTell is not null)
+        {
+            figures.Add(Figure("Proto.Remote RequestAsync", ContenderFamily.Peer, Senders(senders), protoRequest));
+            figures.Add(Figure("Proto.Remote Tell", ContenderFamily.Peer, Senders(senders), protoTell));
+        }
+
+        return new LabOutcome(tables, charts, figures);
     }
+
+    /// <summary>A row's runs as a figure for the decision table: msg/s of each run, with the row's payload and conditions.</summary>
+    private static LabFigure Figure(string contender, ContenderFamily family, string conditions, List<PeerRunResult> runs)
+        => new(contender, family, string.Join(", ", [string.Create(CultureInfo.InvariantCulture, $"Payload={Payload}"), .. conditions.Length > 0 ? [conditions] : Array.Empty<string>()]), Measurement.MessagesPerSecond, [.. runs.Select(r => r.MessagesPerSecond)]);
+
+    private static string Senders(int senders) => string.Create(CultureInfo.InvariantCulture, $"Senders={senders}");
 
     /// <summary>A head-to-head contender that sends <paramref name="messages"/> per run and gives the run's rate.</summary>
     private static HeadToHead.Contender Contender(string label, int messages, Func<int, Task<PeerRunResult>> run)

@@ -30,8 +30,16 @@ internal static partial class LabLaunches
         var first = launches[0];
         return new LabOutcome(
             [.. first.Tables.Select((table, t) => MergeTable(table, [.. launches.Select(l => t < l.Tables.Count ? l.Tables[t] : null)]))],
-            [.. first.Charts.Select((chart, c) => MergeChart(chart, [.. launches.Select(l => c < l.Charts.Count ? l.Charts[c] : null)]))]);
+            [.. first.Charts.Select((chart, c) => MergeChart(chart, [.. launches.Select(l => c < l.Charts.Count ? l.Charts[c] : null)]))],
+            MergeFigures(launches));
     }
+
+    /// <summary>Each figure as the launches' medians, in launch order; a figure some launch lacks is left out.</summary>
+    private static List<LabFigure> MergeFigures(IReadOnlyList<LabOutcome> launches)
+        => [.. (launches[0].Figures ?? [])
+            .Select(figure => launches.Select(l => l.Figures?.FirstOrDefault(f => (f.Contender, f.Conditions, f.Metric) == (figure.Contender, figure.Conditions, figure.Metric))).ToList())
+            .Where(each => each.All(f => f is { Values.Count: > 0 }))
+            .Select(each => each[0]! with { Values = [.. each.Select(f => LabSample.Of(f!.Values).Median)] })];
 
     /// <summary>One cell from its text in each launch (see the type's summary).</summary>
     public static string MergeCell(IReadOnlyList<string> cells)

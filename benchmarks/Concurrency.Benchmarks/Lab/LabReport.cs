@@ -1,5 +1,6 @@
 using System.Globalization;
 using System.Text;
+using Concurrency.Benchmarks.Contenders;
 using Concurrency.Benchmarks.Runs;
 using ScottPlot;
 
@@ -63,6 +64,14 @@ internal static class LabReport
 
         var path = Path.Combine(directory, experiment.Name + ".md");
         File.WriteAllText(path, text.ToString());
+        var figures = runs
+            .SelectMany(r => (r.Outcome.Figures ?? []).Select(f => Measurement.Of(experiment.Name, f.Contender, f.Family, f.Conditions, Phase.Steady, r.Cores, f.Metric, f.Values)))
+            .ToList();
+        if (figures.Count > 0)
+        {
+            new ResultSet($"lab {experiment.Name}", provenance, figures).WriteBeside(path);
+        }
+
         WriteIndex(directory);
         return path;
     }
