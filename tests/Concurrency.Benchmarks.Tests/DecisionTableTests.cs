@@ -61,6 +61,16 @@ public sealed class DecisionTableTests : IDisposable
     }
 
     [Fact]
+    public void Write_OneSampleEach_IsNeverCalledBeyondTheNoise()
+    {
+        var sets = new[] { Set("loop", Rate("loop", "Ring", ContenderFamily.Ours, 2, 2e8, 2e8, 2e8), Rate("loop", "DataflowActionBlock", ContenderFamily.Dataflow, 2, 1e8, 1e8, 1e8)) };
+
+        var row = Line(DecisionTable.Write(sets, _place), "One producer → one consumer, 2 cores");
+
+        Assert.Contains("2.00× [2.00–2.00] one sample, no interval", row, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public void Write_NothingMeasured_SaysWhichCommandMeasuresIt()
     {
         var row = Line(DecisionTable.Write([], _place), "Across processes");

@@ -17,7 +17,13 @@ internal sealed class GrpcExperiment : ILabExperiment
 
     // The sender count of the second async ÷ raw batched ratio: where 5,000 tasks' own resumption weighs less.
     private const int FewerSenders = 1000;
-    private const int DefaultBuffer = 256;
+    private const int DefaultBuffer = GrpcContenders.Buffer;
+
+    // The registry's contenders this experiment names.
+    private const string Naive = "generated client, a message per write";
+    private const string Raw256 = "generated client, batches of 256";
+    private const string ProtoRequest = "Proto.Remote RequestAsync";
+    private const string ProtoTell = "Proto.Remote Tell";
     // Twice through the balanced design: 8 rounds of four contenders (6 of three in a quick run, once through).
     private const int HeadToHeadRepeats = 2;
 
@@ -96,14 +102,18 @@ internal sealed class GrpcExperiment : ILabExperiment
             }
         }
 
-        var naive = plan.Measure("naive", runs, 1, count => PeerRuns.RawAsync(server, 1, Payload, count, cancellation));
-        var raw16 = plan.Measure("raw batched 16", runs, 16, count => PeerRuns.RawAsync(server, 16, Payload, count, cancellation));
-        var raw256 = plan.Measure("raw batched 256", runs, 256, count => PeerRuns.RawAsync(server, 256, Payload, count, cancellation));
+        // The registry's other contenders, each at its own unit of work (a write of N envelopes, or N senders).
+        var target = new GrpcTarget(server, peers.ProtoRemote);
+        List<PeerRunResult> Baseline(string name, int unit)
+            => plan.Measure(name, runs, unit, count => GrpcContenders.Registry[name].Build(target, senders, Payload, count, cancellation));
+        var naive = Baseline(Naive, 1);
+        var raw16 = Baseline("generated client, batches of 16", 16);
+        var raw256 = Baseline(Raw256, 256);
         List<PeerRunResult>? protoRequest = null, protoTell = null;
-        if (peers.ProtoRemote is { } endpoint)
+        if (peers.ProtoRemote is not null)
         {
-            protoRequest = plan.Measure("Proto.Remote RequestAsync", runs, senders, count => PeerRuns.ProtoRemoteAsync(endpoint, ProtoRemoteSendMode.Request, senders, Payload, count, cancellation));
-            protoTell = plan.Measure("Proto.Remote Tell", runs, senders, count => PeerRuns.ProtoRemoteAsync(endpoint, ProtoRemoteSendMode.Tell, senders, Payload, count, cancellation));
+            protoRequest = Baseline(ProtoRequest, senders);
+            protoTell = Baseline(ProtoTell, senders);
         }
 
         var byPayload = Payloads.ToDictionary(p => p, p => plan.Measure($"async {p} B", runs, senders, count => PeerRuns.PumpAsync(server, PeerMode.Async, DefaultBuffer, p, senders, count, cancellation)));
@@ -117,8 +127,8 @@ internal sealed class GrpcExperiment : ILabExperiment
         List<HeadToHead.Contender> contenders =
         [
             Contender($"async {senders:N0} senders", plan.Size(Rate(byMode[(PeerMode.Async, DefaultBuffer)]).Median, senders), count => PeerRuns.PumpAsync(server, PeerMode.Async, DefaultBuffer, Payload, senders, count, cancellation)),
-            Contender("raw batched 256", plan.Size(Rate(raw256).Median, 256), count => PeerRuns.RawAsync(server, 256, Payload, count, cancellation)),
-            Contender("naive", plan.Size(Rate(naive).Median, 1), count => PeerRuns.RawAsync(server, 1, Payload, count, cancellation)),
+            Contender("raw batched 256", plan.Size(Rate(raw256).Median, 256), count => GrpcContenders.Registry[Raw256].Build(target, senders, Payload, count, cancellation)),
+            Contender("naive", plan.Size(Rate(naive).Median, 1), count => GrpcContenders.Registry[Naive].Build(target, senders, Payload, count, cancellation)),
         ];
         if (fewerSenders is not null)
         {
@@ -172,23 +182,23 @@ internal sealed class GrpcExperiment : ILabExperiment
         ];
         List<LabFigure> figures =
         [
-            Figure("PeerClient, async", ContenderFamily.Ours, Senders(senders), byMode[(PeerMode.Async, DefaultBuffer)]),
-            Figure("PeerClient, in order", ContenderFamily.Ours, Senders(senders), byMode[(PeerMode.InOrder, DefaultBuffer)]),
-            Figure("generated gRPC client, one stream, batches of 256", ContenderFamily.Baseline, string.Empty, raw256),
-            Figure("generated gRPC client, one stream, a message per write", ContenderFamily.Baseline, string.Empty, naive),
+            Figure("PeerClient, async", Senders(senders), byMode[(PeerMode.Async, DefaultBuffer)]),
+            Figure("PeerClient, in order", Senders(senders), byMode[(PeerMode.InOrder, DefaultBuffer)]),
+            Figure(Raw256, string.Empty, raw256),
+            Figure(Naive, string.Empty, naive),
         ];
         if (protoRequest is not null && protoTell is not null)
         {
-            figures.Add(Figure("Proto.Remote RequestAsync", ContenderFamily.Peer, Senders(senders), protoRequest));
-            figures.Add(Figure("Proto.Remote Tell", ContenderFamily.Peer, Senders(senders), protoTell));
+            figures.Add(Figure(ProtoRequest, Senders(senders), protoRequest));
+            figures.Add(Figure(ProtoTell, Senders(senders), protoTell));
         }
 
         return new LabOutcome(tables, charts, figures);
     }
 
     /// <summary>A row's runs as a figure for the decision table: msg/s of each run, with the row's payload and conditions.</summary>
-    private static LabFigure Figure(string contender, ContenderFamily family, string conditions, List<PeerRunResult> runs)
-        => new(contender, family, string.Join(", ", [string.Create(CultureInfo.InvariantCulture, $"Payload={Payload}"), .. conditions.Length > 0 ? [conditions] : Array.Empty<string>()]), Measurement.MessagesPerSecond, [.. runs.Select(r => r.MessagesPerSecond)]);
+    private static LabFigure Figure(string contender, string conditions, List<PeerRunResult> runs)
+        => new(contender, GrpcContenders.Registry[contender].Family, string.Join(", ", [string.Create(CultureInfo.InvariantCulture, $"Payload={Payload}"), .. conditions.Length > 0 ? [conditions] : Array.Empty<string>()]), Measurement.MessagesPerSecond, [.. runs.Select(r => r.MessagesPerSecond)]);
 
     private static string Senders(int senders) => string.Create(CultureInfo.InvariantCulture, $"Senders={senders}");
 

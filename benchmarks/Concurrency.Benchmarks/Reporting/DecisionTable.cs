@@ -144,8 +144,11 @@ public static class DecisionTable
         var (point, low, high) = higher
             ? (winner.Median / runnerUp.Median, winner.Low / runnerUp.High, winner.High / runnerUp.Low)
             : (runnerUp.Median / winner.Median, runnerUp.Low / winner.High, runnerUp.High / winner.Low);
-        var beyond = higher ? winner.Low > runnerUp.High : winner.High < runnerUp.Low;
-        var by = string.Create(CultureInfo.InvariantCulture, $"{point:0.00}× [{Finite(low)}–{Finite(high)}] {(beyond ? "beyond noise" : "within noise")}");
+        // One value has no interval to compare: such a pair is never called beyond the noise.
+        var verdict = winner.Low == winner.High || runnerUp.Low == runnerUp.High
+            ? "one sample, no interval"
+            : (higher ? winner.Low > runnerUp.High : winner.High < runnerUp.Low) ? "beyond noise" : "within noise";
+        var by = string.Create(CultureInfo.InvariantCulture, $"{point:0.00}× [{Finite(low)}–{Finite(high)}] {verdict}");
         return new Answer(winner, runnerUp, by, ordered[0].Source);
     }
 

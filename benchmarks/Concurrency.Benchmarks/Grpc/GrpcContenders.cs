@@ -1,0 +1,67 @@
+using Concurrency.Benchmarks.Contenders;
+using Concurrency.Messaging.Grpc;
+
+namespace Concurrency.Benchmarks.Grpc;
+
+/// <summary>Where a gRPC contender sends: our peer server, and the Proto.Remote echo peer where there is one.</summary>
+internal sealed record GrpcTarget(Uri Server, string? ProtoRemote);
+
+/// <summary>
+/// How the gRPC game runs a contender: <paramref name="messages"/> messages of <paramref name="payload"/> bytes from
+/// <paramref name="senders"/> concurrent senders (where the contender has senders), every reply checked.
+/// </summary>
+internal delegate Task<PeerRunResult> GrpcBuild(GrpcTarget target, int senders, int payload, int messages, CancellationToken cancellation);
+
+/// <summary>
+/// The gRPC game's contenders, across processes on loopback: our <c>PeerClient</c> in its three modes (buffer 256), the
+/// generated client on one stream (a message per write, or hand-made batches), and Proto.Remote's echo actor (only where
+/// <see cref="GrpcTarget.ProtoRemote"/> names one: <see cref="NeedsProtoRemote"/>).
+/// </summary>
+internal static class GrpcContenders
+{
+    /// <summary>The pump's buffer size in the contenders of our client.</summary>
+    public const int Buffer = 256;
+
+    public static ContenderRegistry<GrpcBuild> Registry { get; } = new("gRPC",
+    [
+        Pump("PeerClient, sync", PeerMode.Sync),
+        Pump("PeerClient, async", PeerMode.Async),
+        Pump("PeerClient, in order", PeerMode.InOrder),
+        Raw("generated client, a message per write", 1),
+        Raw("generated client, batches of 16", 16),
+        Raw("generated client, batches of 256", 256),
+        ProtoRemote("Proto.Remote RequestAsync", ProtoRemoteSendMode.Request),
+        ProtoRemote("Proto.Remote Tell", ProtoRemoteSendMode.Tell),
+    ]);
+
+    /// <summary>Whether the contender needs a Proto.Remote peer to run.</summary>
+    public static bool NeedsProtoRemote(Contender<GrpcBuild> contender)
+    {
+        ArgumentNullException.ThrowIfNull(contender);
+        return contender.Name.StartsWith("Proto.Remote", StringComparison.Ordinal);
+    }
+
+    private static Contender<GrpcBuild> Pump(string name, PeerMode mode)
+        => new(name, ContenderFamily.Ours, (target, senders, payload, messages, cancellation) => PeerRuns.PumpAsync(target.Server, mode, Buffer, payload, senders, messages, cancellation))
+        {
+            Note = $"{mode} mode, buffer {Buffer}, each sender awaiting its reply",
+        };
+
+    private static Contender<GrpcBuild> Raw(string name, int perWrite)
+        => new(name, ContenderFamily.Baseline, (target, _, payload, messages, cancellation) => PeerRuns.RawAsync(target.Server, perWrite, payload, messages, cancellation))
+        {
+            Note = $"the client generated from peer.proto, {perWrite} envelope(s) per write on one stream, a reader counting replies",
+        };
+
+    private static Contender<GrpcBuild> ProtoRemote(string name, ProtoRemoteSendMode mode)
+        => new(name, ContenderFamily.Peer, (target, senders, payload, messages, cancellation) => PeerRuns.ProtoRemoteAsync(
+            target.ProtoRemote ?? throw new InvalidOperationException($"{name} needs a Proto.Remote peer (--proto-remote HOST:PORT, or the lab's own peer process)."),
+            mode,
+            senders,
+            payload,
+            messages,
+            cancellation))
+        {
+            Note = "Proto.Remote 1.8.0 to its echo actor",
+        };
+}
