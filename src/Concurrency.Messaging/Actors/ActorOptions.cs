@@ -3,7 +3,10 @@ namespace Concurrency.Messaging.Actors;
 /// <summary>Options for one actor, given to <see cref="ActorSystem.Spawn{T}(Func{Actor{T}}, ActorOptions?)"/>.</summary>
 public sealed record ActorOptions
 {
-    /// <summary>The capacity of a <see cref="MailboxKind.BoundedChannel"/> mailbox when <see cref="Capacity"/> is not set: the seed's.</summary>
+    /// <summary>
+    /// The capacity of a bounded mailbox (<see cref="MailboxKind.BoundedChannel"/>, <see cref="MailboxKind.BoundedBatchDrain"/>)
+    /// when <see cref="Capacity"/> is not set: the seed's.
+    /// </summary>
     public const int DefaultChannelCapacity = 1024;
 
     /// <summary>Gets the actor's name, used in errors, dead letters and failures. Defaults to one made up from the actor's number.</summary>
@@ -12,7 +15,11 @@ public sealed record ActorOptions
     /// <summary>Gets the mailbox's queue. Defaults to <see cref="MailboxKind.BatchDrain"/>.</summary>
     public MailboxKind Mailbox { get; init; } = MailboxKind.BatchDrain;
 
-    /// <summary>Gets the capacity of a <see cref="MailboxKind.BoundedChannel"/> mailbox (default <see cref="DefaultChannelCapacity"/>). A batch-drain mailbox is unbounded.</summary>
+    /// <summary>
+    /// Gets the capacity of a bounded mailbox (<see cref="MailboxKind.BoundedChannel"/>, <see cref="MailboxKind.BoundedBatchDrain"/>;
+    /// default <see cref="DefaultChannelCapacity"/>): how many messages may wait in it. The messages a turn has taken out no
+    /// longer count. A <see cref="MailboxKind.BatchDrain"/> mailbox is unbounded and refuses a capacity.
+    /// </summary>
     public int? Capacity { get; init; }
 
     /// <summary>Gets what telling a full bounded mailbox does. Defaults to <see cref="MailboxFullMode.Wait"/>.</summary>

@@ -93,9 +93,12 @@ public sealed class ActorSystem : IAsyncDisposable
         Validate(options);
 
         var id = Interlocked.Increment(ref _nextId);
-        Mailbox<T> mailbox = options.Mailbox == MailboxKind.BoundedChannel
-            ? new ChannelMailbox<T>(this, factory, options, id)
-            : new BatchDrainMailbox<T>(this, factory, options, id);
+        Mailbox<T> mailbox = options.Mailbox switch
+        {
+            MailboxKind.BoundedChannel => new ChannelMailbox<T>(this, factory, options, id),
+            MailboxKind.BoundedBatchDrain => new BoundedBatchDrainMailbox<T>(this, factory, options, id),
+            _ => new BatchDrainMailbox<T>(this, factory, options, id),
+        };
         lock (_gate)
         {
             if (!_shutDown)
@@ -183,9 +186,9 @@ public sealed class ActorSystem : IAsyncDisposable
 
         if (options.Capacity is int capacity)
         {
-            if (options.Mailbox != MailboxKind.BoundedChannel)
+            if (options.Mailbox == MailboxKind.BatchDrain)
             {
-                throw new ArgumentException($"A {options.Mailbox} mailbox is unbounded; leave Capacity unset or use {MailboxKind.BoundedChannel}.", nameof(options));
+                throw new ArgumentException($"A {options.Mailbox} mailbox is unbounded; leave Capacity unset or use {MailboxKind.BoundedBatchDrain}.", nameof(options));
             }
 
             ArgumentOutOfRangeException.ThrowIfLessThan(capacity, 1, "options.Capacity");

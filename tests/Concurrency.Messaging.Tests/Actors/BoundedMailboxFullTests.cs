@@ -1,16 +1,20 @@
 using Concurrency.Messaging.Actors;
+using Concurrency.Messaging.Tests.Pipes;
+using Microsoft.Extensions.Time.Testing;
 using Xunit;
 
 namespace Concurrency.Messaging.Tests.Actors;
 
 /// <summary>
-/// What a full <see cref="MailboxKind.BoundedChannel"/> mailbox does. Each test holds the actor inside its first message
-/// (its turn has already taken that message out of the channel), so the channel's whole capacity is free and nothing
-/// frees it until the test opens the gate.
+/// What a full bounded mailbox does, whatever its queue: each bounded kind runs this suite through a one-line subclass.
+/// Each test holds the actor inside its first message (its turn has already taken that message out of the queue), so the
+/// whole capacity is free and nothing frees it until the test opens the gate.
 /// </summary>
-public sealed class BoundedMailboxFullTests
+public abstract class BoundedMailboxFullTests
 {
     private const int Capacity = 4;
+
+    protected abstract MailboxKind Kind { get; }
 
     private static CancellationToken Cancellation => TestContext.Current.CancellationToken;
 
@@ -118,7 +122,7 @@ public sealed class BoundedMailboxFullTests
                     refused.SetResult(ex);
                 }
             }),
-            new ActorOptions { Mailbox = MailboxKind.BoundedChannel, Capacity = 1, FullMode = MailboxFullMode.Wait });
+            new ActorOptions { Mailbox = Kind, Capacity = 1, FullMode = MailboxFullMode.Wait });
 
         actor.Tell(0);
         await gate.Entered.DefaultTimeout();
@@ -139,7 +143,7 @@ public sealed class BoundedMailboxFullTests
         var system = new ActorSystem();
         var refused = new TaskCompletionSource<ActorFailure>(TaskCreationOptions.RunContinuationsAsynchronously);
         using var subscription = system.Failures.Subscribe(f => refused.TrySetResult(f));
-        var options = new ActorOptions { Mailbox = MailboxKind.BoundedChannel, Capacity = 1, FullMode = MailboxFullMode.Wait };
+        var options = new ActorOptions { Mailbox = Kind, Capacity = 1, FullMode = MailboxFullMode.Wait };
         var handled = 0;
         ActorRef<int>? pong = null;
         void Bounce(ActorRef<int> peer)
@@ -170,16 +174,96 @@ public sealed class BoundedMailboxFullTests
     }
 
     [Fact]
+    public async Task TellAsync_WaitAndConcurrentSendersIntoTinyMailbox_NothingLostAndEachSendersOrderKept()
+    {
+        const int senders = 4, perSender = 5_000;
+        await using var system = new ActorSystem();
+        var log = new DeliveryLog(senders, perSender);
+        var actor = system.Spawn(
+            () => new DelegateActor<long>((_, m) => log.Record(m)),
+            new ActorOptions { Mailbox = Kind, Capacity = 2, FullMode = MailboxFullMode.Wait });
+
+        await Task.WhenAll(Enumerable.Range(0, senders).Select(s => Task.Run(async () =>
+        {
+            for (var i = 0; i < perSender; i++)
+            {
+                await actor.TellAsync(DeliveryLog.Message(s, i), Cancellation);
+            }
+        }))).DefaultTimeout();
+        await actor.StopAsync(ActorStopMode.Drain, Cancellation).DefaultTimeout();
+
+        log.AssertExactlyOnce(senders, perSender);
+        Assert.Equal(0, log.OutOfOrder);
+        Assert.Equal(0, system.DeadLetterCount);
+    }
+
+    [Fact]
+    public async Task Tell_WaitAndConcurrentBlockingSendersIntoTinyMailbox_NothingLost()
+    {
+        const int senders = 3, perSender = 2_000;
+        await using var system = new ActorSystem();
+        var log = new DeliveryLog(senders, perSender);
+        var actor = system.Spawn(
+            () => new DelegateActor<long>((_, m) => log.Record(m)),
+            new ActorOptions { Mailbox = Kind, Capacity = 1, FullMode = MailboxFullMode.Wait });
+
+        // Threads of their own: a blocking Tell on pool threads would wait on the pool for the continuation that frees it.
+        var sends = Enumerable.Range(0, senders).Select(s => Task.Factory.StartNew(
+            () =>
+            {
+                for (var i = 0; i < perSender; i++)
+                {
+                    actor.Tell(DeliveryLog.Message(s, i));
+                }
+            },
+            Cancellation,
+            TaskCreationOptions.LongRunning,
+            TaskScheduler.Default));
+        await Task.WhenAll(sends).DefaultTimeout();
+        await actor.StopAsync(ActorStopMode.Drain, Cancellation).DefaultTimeout();
+
+        log.AssertExactlyOnce(senders, perSender);
+        Assert.Equal(0, log.OutOfOrder);
+    }
+
+    [Fact]
+    public async Task Stop_WhileSendersWaitForRoom_TheyEndAndTheirMessagesAreDeadLetters()
+    {
+        await using var system = new ActorSystem(new ActorSystemOptions { TimeProvider = new FakeTimeProvider() });
+        using var gate = new HandlerGate();
+        var handled = new List<int>();
+        var actor = SpawnHeld(system, gate, handled, MailboxFullMode.Wait);
+
+        await HoldAndFillAsync(actor, gate);
+
+        var waitingTell = actor.TellAsync(-1, Cancellation).AsTask();
+        var waitingAsk = actor.Ask<int>(-2, Cancellation).AsTask();
+        var blockedTell = await BlockedThread.StartAsync(() => actor.Tell(-3));
+        Assert.False(waitingTell.IsCompleted);
+        Assert.False(waitingAsk.IsCompleted);
+
+        Assert.True(actor.Stop(ActorStopMode.Drain));
+        await waitingTell.DefaultTimeout();
+        await Assert.ThrowsAsync<ActorStoppedException>(() => waitingAsk.DefaultTimeout());
+        await blockedTell.DefaultTimeout();
+        Assert.False(actor.Termination.IsCompleted); // still held inside message 0
+        gate.Open();
+        await actor.Termination.DefaultTimeout();
+
+        Assert.Equal(Enumerable.Range(0, Capacity + 1), handled); // what was accepted before the stop, in order
+        Assert.Equal(3, system.DeadLetterCount);                  // each waiting sender's message, none lost silently
+    }
+
+    [Fact]
     public async Task Spawn_CapacityBelowOne_ThrowsArgumentOutOfRange()
     {
         await using var system = new ActorSystem();
 
         Assert.Throws<ArgumentOutOfRangeException>(() => system.Spawn(
             () => new DelegateActor<int>((_, _) => { }),
-            new ActorOptions { Mailbox = MailboxKind.BoundedChannel, Capacity = 0 }));
+            new ActorOptions { Mailbox = Kind, Capacity = 0 }));
     }
 
-    /// <summary>A bounded actor that records what it handles and holds at <paramref name="gate"/> on message 0.</summary>
     /// <summary>Tells 0, which the actor holds at the gate, then fills the mailbox with 1..Capacity.</summary>
     private static async Task HoldAndFillAsync(ActorRef<int> actor, HandlerGate gate)
     {
@@ -191,7 +275,8 @@ public sealed class BoundedMailboxFullTests
         }
     }
 
-    private static ActorRef<int> SpawnHeld(ActorSystem system, HandlerGate gate, List<int> handled, MailboxFullMode fullMode) =>
+    /// <summary>A bounded actor that records what it handles and holds at <paramref name="gate"/> on message 0.</summary>
+    private ActorRef<int> SpawnHeld(ActorSystem system, HandlerGate gate, List<int> handled, MailboxFullMode fullMode) =>
         system.Spawn(
             () => new DelegateActor<int>((_, m) =>
             {
@@ -202,5 +287,5 @@ public sealed class BoundedMailboxFullTests
 
                 handled.Add(m);
             }),
-            new ActorOptions { Mailbox = MailboxKind.BoundedChannel, Capacity = Capacity, FullMode = fullMode });
+            new ActorOptions { Mailbox = Kind, Capacity = Capacity, FullMode = fullMode });
 }

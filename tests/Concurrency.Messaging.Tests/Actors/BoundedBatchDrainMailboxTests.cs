@@ -1,0 +1,8 @@
+using Concurrency.Messaging.Actors;
+
+namespace Concurrency.Messaging.Tests.Actors;
+
+public sealed class BoundedBatchDrainMailboxTests : MailboxContractTests
+{
+    protected override MailboxKind Kind => MailboxKind.BoundedBatchDrain;
+}

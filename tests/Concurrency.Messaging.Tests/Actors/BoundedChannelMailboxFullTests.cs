@@ -1,0 +1,8 @@
+using Concurrency.Messaging.Actors;
+
+namespace Concurrency.Messaging.Tests.Actors;
+
+public sealed class BoundedChannelMailboxFullTests : BoundedMailboxFullTests
+{
+    protected override MailboxKind Kind => MailboxKind.BoundedChannel;
+}
