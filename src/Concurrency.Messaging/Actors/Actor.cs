@@ -29,6 +29,9 @@ public abstract class Actor<T>
     /// <param name="message">The message.</param>
     protected internal abstract void Receive(T message);
 
+    /// <summary>Gets the mailbox running this actor; set before its first message.</summary>
+    internal Mailbox<T>? Mailbox => _mailbox;
+
     internal void Attach(Mailbox<T> mailbox) => _mailbox = mailbox;
 
     /// <summary>
@@ -40,15 +43,26 @@ public abstract class Actor<T>
     {
         while (next < end && !mailbox.IsDiscarding)
         {
-            ReceiveOne(mailbox, in batch[next++].Value);
+            if (!ReceiveOne(mailbox, in batch[next++].Value))
+            {
+                return;
+            }
         }
     }
 
     /// <summary>Handles one message with its request's reply pending; a request left unanswered fails its caller at once.</summary>
-    internal void ReceiveOne(Mailbox<T> mailbox, in Envelope<T> envelope)
+    /// <returns><see langword="false"/> if the handler is still running (an async handler awaits): the turn must end, and
+    /// the mailbox finishes the message when the handler completes.</returns>
+    internal bool ReceiveOne(Mailbox<T> mailbox, in Envelope<T> envelope)
     {
         mailbox.CurrentReply = envelope.Reply;
         Receive(envelope.Message);
+        if (mailbox.IsAwaiting)
+        {
+            return false;
+        }
+
         mailbox.AfterReceive();
+        return true;
     }
 }

@@ -10,6 +10,13 @@ namespace Concurrency.Messaging.Actors;
 /// goes idle. At most one turn runs at a time, so the fields marked "turn" need no lock, and the actor handles one message
 /// at a time.
 /// </summary>
+/// <remarks>
+/// A handler that returns before its work is done (<see cref="AsyncActor{T}"/>, whose <c>ReceiveAsync</c> awaits) ends
+/// the turn without going idle: the queue still counts the actor as scheduled, so posts only enqueue, and nothing else is
+/// handled. The turn's last act is to hang a continuation on the handler's task; when it completes, the continuation
+/// schedules the next turn, which ends the handling (a failure goes to the supervisor) and goes on with the batch. The
+/// handler's own code after its await is then the only code touching the actor, so the "turn" fields keep one owner.
+/// </remarks>
 internal abstract class Mailbox<T> : ActorRef<T>, IActorTurn, IScheduledConsumer, IActorControl
 {
     private const int Running = 0, Draining = 1, Discarding = 2, Terminated = 3;
@@ -27,6 +34,7 @@ internal abstract class Mailbox<T> : ActorRef<T>, IActorTurn, IScheduledConsumer
     private Exception? _failure;               // set by the turn before Terminated when the supervisor stopped the actor
     private TaskCompletionSource? _termination; // created on first request (CompareExchange), completed once Terminated
     private HashSet<AskPromise>? _deferred;    // asks taken out of a turn and not yet completed; guarded by lock on itself
+    private bool _awaiting;                    // turn: the last message's handler has not completed; the next turn ends it first
 
     protected Mailbox(ActorSystem system, Func<Actor<T>> factory, ActorOptions options, long id)
         : base(options.Name, id)
@@ -48,6 +56,9 @@ internal abstract class Mailbox<T> : ActorRef<T>, IActorTurn, IScheduledConsumer
     protected bool IsAccepting => Volatile.Read(ref _state) == Running;
 
     internal bool IsDiscarding => Volatile.Read(ref _state) == Discarding;
+
+    /// <summary>Gets whether the message just handed to the actor is still being handled (its handler awaits). Turn only.</summary>
+    internal bool IsAwaiting => _awaiting;
 
     public override bool IsStopped => Volatile.Read(ref _state) != Running;
 
@@ -211,6 +222,16 @@ internal abstract class Mailbox<T> : ActorRef<T>, IActorTurn, IScheduledConsumer
         }
     }
 
+    /// <summary>
+    /// Called by an <see cref="AsyncActor{T}"/> whose handler did not complete: the turn ends after this message, without
+    /// going idle, and resumes when the handler completes. Turn only.
+    /// </summary>
+    internal void Suspend()
+    {
+        Debug.Assert(!_awaiting, "One message at a time: a handler cannot start while another awaits.");
+        _awaiting = true;
+    }
+
     /// <summary>Takes the reply of the request being handled, checking its type. Turn only.</summary>
     internal AskPromise<TReply> TakeReply<TReply>()
     {
@@ -259,6 +280,11 @@ internal abstract class Mailbox<T> : ActorRef<T>, IActorTurn, IScheduledConsumer
 
     private void RunTurn()
     {
+        if (_awaiting)
+        {
+            EndAwaited();
+        }
+
         var left = _throughput;
         while (true)
         {
@@ -283,6 +309,12 @@ internal abstract class Mailbox<T> : ActorRef<T>, IActorTurn, IScheduledConsumer
                     case LaneTake.TakenOne:
                         left--;
                         HandleOne(in one);
+                        if (_awaiting)
+                        {
+                            ResumeWhenHandled();
+                            return;
+                        }
+
                         continue;
                 }
             }
@@ -304,6 +336,36 @@ internal abstract class Mailbox<T> : ActorRef<T>, IActorTurn, IScheduledConsumer
             }
 
             left -= _next - start;
+            if (_awaiting)
+            {
+                ResumeWhenHandled();
+                return;
+            }
+        }
+    }
+
+    /// <summary>
+    /// The turn's last act: the handler's completion schedules the next turn, which may start on another thread before
+    /// this call returns, so nothing of the turn may be touched after it.
+    /// </summary>
+    private void ResumeWhenHandled()
+    {
+        Debug.Assert(_actor is AsyncActor<T>, "Only an async actor's handler can leave a message unfinished.");
+        ((AsyncActor<T>)_actor).ScheduleWhenHandled(this);
+    }
+
+    /// <summary>First in the turn after a handler that awaited: ends its message as a synchronous handler's would end.</summary>
+    private void EndAwaited()
+    {
+        _awaiting = false;
+        try
+        {
+            ((AsyncActor<T>)_actor).EndHandling();
+            AfterReceive();
+        }
+        catch (Exception ex)
+        {
+            Failed(ex);
         }
     }
 

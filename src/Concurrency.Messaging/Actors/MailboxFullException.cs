@@ -42,5 +42,6 @@ public sealed class MailboxFullException : InvalidOperationException
         $"The mailbox of actor '{actor}' is full and the Tell came from inside an actor's turn, which must not block its thread "
         + "waiting for room: the actor it waits for may be waiting for this turn (itself, or a peer telling back into a full "
         + "mailbox), and the turn holds a pool thread meanwhile. The message was not accepted. Use TryTell and handle a refusal, "
-        + "or TellAsync, whose wait for room holds no thread, or give the mailbox more room.");
+        + "or send from an async receive (AsyncActor<T>.ReceiveAsync) with await TellAsync, whose wait for room holds no thread, "
+        + "or give the mailbox more room.");
 }

@@ -11,13 +11,17 @@ namespace Concurrency.Messaging.Tests.Actors;
 /// The behaviour every actor promises, whatever queue its mailbox sits on. Each mailbox kind runs this whole suite through
 /// a one-line subclass. Timing is made deterministic with a <see cref="FakeTimeProvider"/> (an Ask can only time out when
 /// the test moves the clock) and a <see cref="HandlerGate"/> (the actor is held inside a message while the test fills its
-/// mailbox).
+/// mailbox). A subclass may run every handler as an async one that awaits first, so the whole contract also holds for
+/// handlers that give their thread back mid-message.
 /// </summary>
 public abstract class MailboxContractTests
 {
     private static readonly TimeSpan AskTimeout = TimeSpan.FromSeconds(5);
 
     protected abstract MailboxKind Kind { get; }
+
+    /// <summary>Gets whether each handler is an <see cref="AsyncActor{T}"/>'s that awaits before it runs (see <see cref="YieldingActor{T}"/>).</summary>
+    protected virtual bool AwaitInHandler => false;
 
     private ActorOptions Options => new() { Mailbox = Kind };
 
@@ -630,14 +634,17 @@ public abstract class MailboxContractTests
     }
 
     private ActorRef<T> Spawn<T>(ActorSystem system, Action<ActorContext<T>, T> receive, ActorOptions? options = null)
-        => system.Spawn(() => new DelegateActor<T>(receive), options ?? Options);
+        => system.Spawn(() => Create(receive), options ?? Options);
+
+    private Actor<T> Create<T>(Action<ActorContext<T>, T> receive)
+        => AwaitInHandler ? new YieldingActor<T>(receive) : new DelegateActor<T>(receive);
 
     /// <summary>A counter: a positive message adds to it, 0 asks for its value, a negative one throws <paramref name="failure"/>.</summary>
-    private static Func<Actor<int>> Counter(Exception failure, Action created) => () =>
+    private Func<Actor<int>> Counter(Exception failure, Action created) => () =>
     {
         created();
         var count = 0;
-        return new DelegateActor<int>((context, m) =>
+        return Create<int>((context, m) =>
         {
             if (m < 0)
             {
