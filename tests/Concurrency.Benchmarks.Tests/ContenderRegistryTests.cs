@@ -51,7 +51,7 @@ public class ContenderRegistryTests
         var refused = Assert.Throws<ArgumentException>(() => ActorContenders.Registry["Orleans"]);
 
         Assert.Contains("actors game has no contender 'Orleans'", refused.Message, StringComparison.Ordinal);
-        Assert.Contains("BatchDrainMailbox, ChannelMailbox, AkkaNet, ProtoActor", refused.Message, StringComparison.Ordinal);
+        Assert.Contains("BatchDrainMailbox, ChannelMailbox, BoundedBatchDrainMailbox, AsyncReceive, AsyncReceiveYielding, AkkaNet, ProtoActor", refused.Message, StringComparison.Ordinal);
     }
 
     [Fact]

@@ -16,6 +16,9 @@ internal static class ActorContenders
     [
         Ours("BatchDrainMailbox", MailboxKind.BatchDrain),
         Ours("ChannelMailbox", MailboxKind.BoundedChannel),
+        Ours("BoundedBatchDrainMailbox", MailboxKind.BoundedBatchDrain),
+        Ours("AsyncReceive", MailboxKind.BatchDrain, MessagingReceive.Async),
+        Ours("AsyncReceiveYielding", MailboxKind.BatchDrain, MessagingReceive.AsyncYielding),
         new("AkkaNet", ContenderFamily.ActorSystem, new ActorBuild(() => new AkkaContender(), () => new AkkaFootprint())) { Note = "Akka.NET" },
         new("ProtoActor", ContenderFamily.ActorSystem, new ActorBuild(() => new ProtoActorContender(), () => new ProtoActorFootprint())) { Note = "Proto.Actor" },
     ]);
@@ -23,6 +26,8 @@ internal static class ActorContenders
     /// <summary>Gets every contender's name: the actor scenarios' [ParamsSource].</summary>
     public static IEnumerable<string> Names => Registry.Names;
 
-    private static Contender<ActorBuild> Ours(string name, MailboxKind mailbox)
-        => new(name, ContenderFamily.Ours, new ActorBuild(() => new MessagingActorsContender(mailbox), () => new MessagingFootprint(mailbox)));
+    private static Contender<ActorBuild> Ours(string name, MailboxKind mailbox, MessagingReceive receive = MessagingReceive.Sync)
+        => new(name, ContenderFamily.Ours, new ActorBuild(
+            () => new MessagingActorsContender(mailbox, receive),
+            () => new MessagingFootprint(mailbox, asyncReceive: receive != MessagingReceive.Sync)));
 }

@@ -2,8 +2,8 @@ using Concurrency.Messaging.Actors;
 
 namespace Concurrency.Benchmarks.Actors;
 
-/// <summary>Our actors, for the footprint command: one actor per instance of a counting behaviour.</summary>
-internal sealed class MessagingFootprint(MailboxKind mailbox) : IFootprintContender
+/// <summary>Our actors, for the footprint command: one actor per instance of a counting behaviour, synchronous or async.</summary>
+internal sealed class MessagingFootprint(MailboxKind mailbox, bool asyncReceive = false) : IFootprintContender
 {
     private readonly ActorSystem _system = new();
     private ActorRef<int>[] _actors = [];
@@ -12,7 +12,7 @@ internal sealed class MessagingFootprint(MailboxKind mailbox) : IFootprintConten
     {
         // One factory and one options object for all: what a program spawning many alike actors would do.
         var options = new ActorOptions { Mailbox = mailbox };
-        Func<Actor<int>> factory = () => new Counting(received);
+        Func<Actor<int>> factory = asyncReceive ? () => new AsyncCounting(received) : () => new Counting(received);
         _actors = new ActorRef<int>[count];
         for (var i = 0; i < count; i++)
         {
@@ -33,5 +33,14 @@ internal sealed class MessagingFootprint(MailboxKind mailbox) : IFootprintConten
     private sealed class Counting(Action received) : Actor<int>
     {
         protected override void Receive(int message) => received();
+    }
+
+    private sealed class AsyncCounting(Action received) : AsyncActor<int>
+    {
+        protected override ValueTask ReceiveAsync(int message)
+        {
+            received();
+            return default;
+        }
     }
 }
