@@ -11,8 +11,9 @@ namespace Concurrency.Messaging.Actors;
 /// <remarks>
 /// A handler must not block waiting for another actor (for example on <c>Ask(...).AsTask().Wait()</c>): an actor woken by
 /// this turn runs next on this same thread, right after the turn (see the scheduler's run-next slot), so it cannot reply
-/// while the turn blocks, and the wait ends only at its timeout. Reply later instead, with
-/// <see cref="ActorContext{T}.DeferReply{TReply}"/>, or tell the other actor and handle its answer as a message. For the same
+/// while the turn blocks, and the wait ends only at its timeout. Await it instead, from an <see cref="AsyncActor{T}"/>'s
+/// handler (the turn ends while it awaits), reply later with <see cref="ActorContext{T}.DeferReply{TReply}"/>, or tell the
+/// other actor and handle its answer as a message. For the same
 /// reason <see cref="ActorRef{T}.Tell"/> never waits inside a turn: into a full bounded mailbox it throws
 /// <see cref="MailboxFullException"/> (use <see cref="ActorRef{T}.TryTell"/> where a full mailbox is expected).
 /// </remarks>

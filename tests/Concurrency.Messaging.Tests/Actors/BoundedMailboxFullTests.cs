@@ -169,6 +169,7 @@ public abstract class BoundedMailboxFullTests
         var full = Assert.IsType<MailboxFullException>(failure.Exception);
         Assert.Contains("TryTell", full.Message, StringComparison.Ordinal);
         Assert.Contains("TellAsync", full.Message, StringComparison.Ordinal);
+        Assert.Contains("ReceiveAsync", full.Message, StringComparison.Ordinal);
         Assert.Equal(SupervisionDirective.Restart, failure.Directive);
         await system.ShutdownAsync(ActorStopMode.Discard, Cancellation).DefaultTimeout(); // not await using: bounded even if deadlocked
     }
