@@ -14,7 +14,7 @@ public static class HelpText
           *Headline*  *Topology*  *Connector*  *OrderedParallel*  *CapacitySweep*
           *Runner*  (every queue on a dedicated thread and as thread-pool turns)
           *SequenceService*  (the seed's Ipseity sequence service, four ways)
-          *ActorPingPong*  *ActorRing*   (our actors on both mailboxes; Akka.NET and Proto.Actor as peers)
+          *ActorPingPong*  *ActorRing*   (our actors on each mailbox and receive; Akka.NET, Proto.Actor as peers)
 
         Exit codes: 0 done; 1 a benchmark failed, nothing matched, or the report refused; 2 bad arguments.
 
