@@ -1,6 +1,6 @@
 // The README's usage snippets are the regions named "README: ..." below, verbatim, in the README's order; pasted
-// together they are this program without its connector and its final check. Each prints its result, and the program
-// exits 1 if any result is wrong.
+// together they are this program without its connector, its logs and its final check. The regions named "package: ..."
+// are the packages' own READMEs' snippets. Each prints its result, and the program exits 1 if any result is wrong.
 #region README: usings
 using System.Reactive.Linq;
 using System.Reactive.Subjects;
@@ -12,6 +12,8 @@ using Concurrency.Messaging.Linq;
 using Concurrency.Messaging.Pipes;
 #endregion
 using Concurrency.Messaging.Connectors;
+using Concurrency.Messaging.Logs;
+using Concurrency.Messaging.RocksDb;
 
 #region README: rx
 // Rx: ObserveOnRing() where ObserveOn(TaskPoolScheduler.Default) was; the rest of the query moves to the ring's consumer.
@@ -74,6 +76,31 @@ desk.Trade(300);
 desk.Close();
 Console.WriteLine($"connector: risk book saw {book.Large} large trades totalling {book.Total}");
 
+#region package: file log
+// An append-only file log: an entry is in the file once Append returns; reopening reads every entry back.
+var logPath = Path.Combine(Path.GetTempPath(), $"sample-{Guid.NewGuid():N}.log");
+using (var log = AppendLog.OpenFile(logPath))
+{
+    log.Append("first"u8);
+    log.Append("second"u8);
+}
+
+using (var reopened = AppendLog.OpenFile(logPath))
+{
+    Console.WriteLine($"file log: {reopened.Count} entries, the last '{Encoding.UTF8.GetString(reopened.Get(reopened.Count - 1))}'");
+}
+#endregion
+
+#region package: rocksdb
+// The same contract kept in RocksDB: the path is a directory, and Fsync makes each append durable before it returns.
+var storePath = Path.Combine(Path.GetTempPath(), $"sample-{Guid.NewGuid():N}");
+using (var store = RocksDbAppendLog.Open(storePath, FileFlushPolicy.Fsync))
+{
+    store.Append("hello"u8);
+    Console.WriteLine($"rocksdb log: {store.Count} entry, '{Encoding.UTF8.GetString(store.Get(0))}'");
+}
+#endregion
+
 var wrong = new List<string>();
 if (await total != 200)
 {
@@ -100,6 +127,17 @@ if (book.Large != 2 || book.Total != 450)
     wrong.Add("connector");
 }
 
+using (var log = AppendLog.OpenFile(logPath))
+using (var store = RocksDbAppendLog.Open(storePath))
+{
+    if (log.Count != 2 || store.Count != 1)
+    {
+        wrong.Add("logs");
+    }
+}
+
+File.Delete(logPath);
+Directory.Delete(storePath, recursive: true);
 Console.WriteLine(wrong.Count == 0 ? "all results as expected" : $"wrong results: {string.Join(", ", wrong)}");
 return wrong.Count == 0 ? 0 : 1;
 
