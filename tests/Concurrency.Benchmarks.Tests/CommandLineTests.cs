@@ -123,7 +123,7 @@ public sealed class CommandLineTests
 
         Assert.Equal(0, Program.Run(["report", "--help"], output, new StringWriter()));
         Assert.Contains("--out <DIR>", output.ToString(), StringComparison.Ordinal);
-        Assert.Contains("results/reports/", output.ToString(), StringComparison.Ordinal);
+        Assert.Contains("results/runs/report/", output.ToString(), StringComparison.Ordinal);
         Assert.Contains("[default: BenchmarkDotNet.Artifacts/results]", output.ToString(), StringComparison.Ordinal);
         Assert.Contains("--allow-mixed-commits", output.ToString(), StringComparison.Ordinal);
     }

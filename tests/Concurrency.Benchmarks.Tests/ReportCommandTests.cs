@@ -105,7 +105,7 @@ public sealed class ReportCommandTests
     }
 
     [Fact]
-    public void Report_NoOut_WritesANewFolderUnderResultsReportsAndLeavesTheCommittedReport()
+    public void Report_NoOut_WritesANewFolderUnderResultsRunsReportAndLeavesTheCommittedReport()
     {
         using var results = new ResultsFixture();
         results.AddHeadline("only", ResultsFixture.Commit('c'), Headline);
@@ -117,7 +117,7 @@ public sealed class ReportCommandTests
 
         Assert.Equal(0, exit);
         Assert.Equal("committed", File.ReadAllText(Path.Combine(committed, "REPORT.md")));
-        var written = Assert.Single(Directory.GetDirectories(Path.Combine(committed, "reports")));
+        var written = Assert.Single(Directory.GetDirectories(Path.Combine(committed, "runs", "report")));
         Assert.Matches(@"^\d{4}-\d{2}-\d{2}-\d{6}$", Path.GetFileName(written));
         Assert.True(File.Exists(Path.Combine(written, "REPORT.md")));
         Assert.Contains(Path.Combine(written, "REPORT.md"), output.ToString(), StringComparison.Ordinal); // it says where

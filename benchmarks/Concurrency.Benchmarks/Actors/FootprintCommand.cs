@@ -14,7 +14,7 @@ namespace Concurrency.Benchmarks.Actors;
 /// its own (a system's threads outlive its shutdown), --runs times: it creates N actors (default 100,000) that never
 /// got a message, lets them start (2 s), and reports the managed heap they added per actor (after a full collection, before and after); then it
 /// creates 10,000 more, sends each one message, waits until all were handled, and reports the process's threads.
-/// Writes FOOTPRINT.md with the machine and commit (into a new folder under results/footprints unless <c>--out</c> says
+/// Writes FOOTPRINT.md with the machine and commit (into a new folder under results/runs/footprint unless <c>--out</c> says
 /// where); the medians are published, with the lowest and highest run. Each child speaks <see cref="BenchmarkProcess"/>'s protocol.
 /// </summary>
 public static class FootprintCommand
@@ -29,7 +29,7 @@ public static class FootprintCommand
     {
         var actors = CommonOptions.WholeNumber("--actors", "N", 100_000, 1, 10_000_000, "idle actors whose heap is measured, per contender");
         var runs = CommonOptions.WholeNumber("--runs", "N", 3, 1, 100, "fresh processes per contender; the table gives the median with the lowest and highest");
-        var outDirectory = CommonOptions.Out("where FOOTPRINT.md goes (default: a new folder results/footprints/yyyy-MM-dd-HHmmss; the published one is --out results/actors)");
+        var outDirectory = CommonOptions.Out("where FOOTPRINT.md goes (default: a new folder results/runs/footprint/yyyy-MM-dd-HHmmss; the published one is --out results/actors)");
         var contender = new Option<string?>("--contender") { Hidden = true };
         var result = CommonOptions.Result();
         var command = new Command("footprint", "What an idle actor costs, for our actors and the peers, each in a process of its own, --runs times: the managed heap per actor of N actors that never got a message, and the process's threads once 10,000 actors each handled one. Writes FOOTPRINT.md.")
@@ -46,7 +46,7 @@ public static class FootprintCommand
                 return 0;
             }
 
-            return Run(parse.GetValue(actors), parse.GetValue(runs), parse.GetValue(outDirectory) ?? StampedFolder.Create("footprints"), Commands.Arguments(parse), output);
+            return Run(parse.GetValue(actors), parse.GetValue(runs), parse.GetValue(outDirectory) ?? StampedFolder.Create("footprint"), Commands.Arguments(parse), output);
         });
         return command;
     }

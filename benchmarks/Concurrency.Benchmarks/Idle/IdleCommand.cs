@@ -12,7 +12,7 @@ namespace Concurrency.Benchmarks.Idle;
 /// instances, hands each one message, waits until they went idle, then reads this process's CPU time over several windows
 /// and prints the median share of one core with the lowest and highest window, beside a baseline with no instance at all,
 /// and how many threads the process gained for 100 instances (a dedicated consumer thread each, or none on the pool).
-/// Writes results/IDLE.md with the machine and commit.
+/// Writes IDLE.md with the machine and commit (into results/runs/idle/… unless <c>--out</c> says where).
 /// </summary>
 public static class IdleCommand
 {
@@ -29,12 +29,12 @@ public static class IdleCommand
     public static Command Create()
     {
         var seconds = CommonOptions.Seconds("--seconds", 2, "the length of each of the 3 windows CPU time is read over");
-        var outDirectory = CommonOptions.Out("where IDLE.md goes (default: results, the committed results)");
+        var outDirectory = CommonOptions.Out("where IDLE.md goes (default: a new folder results/runs/idle/yyyy-MM-dd-HHmmss; the published one is --out results)");
         var command = new Command("idle", "What an idle consumer costs. Builds 1 and 100 of each pipe, operator and peer, hands each one message, then reads process CPU time over 3 windows of N seconds and writes IDLE.md.")
         {
             seconds, outDirectory,
         };
-        command.SetAction(parse => Run(parse.GetValue(seconds), parse.GetValue(outDirectory) ?? "results", Commands.Arguments(parse), parse.InvocationConfiguration.Output));
+        command.SetAction(parse => Run(parse.GetValue(seconds), parse.GetValue(outDirectory) ?? StampedFolder.Create("idle"), Commands.Arguments(parse), parse.InvocationConfiguration.Output));
         return command;
     }
 

@@ -50,9 +50,9 @@ public sealed record LabOptions(IReadOnlyList<ILabExperiment> Experiments, IRead
             },
         };
 
-        public Option<bool> Quick { get; } = CommonOptions.Quick("smoke-test sizes, one repetition: to check a change, not to publish (without --out it writes into a new folder under results/quick)");
+        public Option<bool> Quick { get; } = CommonOptions.Quick("smoke-test sizes, one repetition: to check a change, not to publish ");
 
-        public Option<string?> Out { get; } = CommonOptions.Out($"where the sections, charts and LAB.md go (default: {DefaultOut}, the committed results)");
+        public Option<string?> Out { get; } = CommonOptions.Out($"where the sections, charts and LAB.md go (default: a new folder results/runs/lab/yyyy-MM-dd-HHmmss; the published ones are --out {DefaultOut})");
 
         public Option<bool> List { get; } = new("--list") { Description = "the experiments, one per line" };
 
@@ -91,7 +91,7 @@ public sealed record LabOptions(IReadOnlyList<ILabExperiment> Experiments, IRead
         }
 
         var quick = parse.GetValue(symbols.Quick);
-        var outDirectory = parse.GetValue(symbols.Out) ?? (quick ? StampedFolder.Create("quick") : DefaultOut);
+        var outDirectory = parse.GetValue(symbols.Out) ?? StampedFolder.Create("lab");
         var peers = LabPeers.Parse(parse.GetValue(symbols.Server), parse.GetValue(symbols.ProtoRemote), parse.GetValue(symbols.InProcess));
         return new LabOptions(experiments, cores, quick, outDirectory, parse.GetValue(symbols.List), result, peers, parse.GetValue(symbols.Launches), parse.GetValue(symbols.Collector) == LabChild.Collector(server: true), contender);
     }

@@ -71,7 +71,7 @@ public static class LoopCommand
         var messages = CommonOptions.WholeNumber("--messages", "N", 10_000_000, 1, int.MaxValue, $"messages per run ({QuickMessages:N0} with --quick)");
         var runs = CommonOptions.WholeNumber("--runs", "N", 5, 1, 1_000, "measured runs per path after the warm-up; the table gives their median (1 with --quick)");
         var launches = CommonOptions.Launches(3, LabOptions.MaxLaunches, "fresh processes that each measure everything; the table gives the median launch with the lowest and highest (1 with --quick)");
-        var outDirectory = CommonOptions.Out("where LOOP-<cores>.md goes (default: results, the committed results; with --quick a new folder under results/quick)");
+        var outDirectory = CommonOptions.Out("where LOOP-<cores>.md goes (default: a new folder results/runs/loop/yyyy-MM-dd-HHmmss; the published one is --out results)");
         var quick = CommonOptions.Quick("a smoke test: small message counts, one run, one launch, a short warm-up; not for publishing");
         var result = CommonOptions.Result();
         var command = new Command("loop", "The headline contenders as a plain loop outside BenchmarkDotNet: one producer posts N messages in one loop; warm-up runs until the runtime has settled on its code (at least 3 s, and a run that compiled no method), then the median of --runs. Each launch is a fresh process. Then Ring and ObserveOnRing of capacity 16 and 64 beside their default capacity; on one core each with its ceiling, capacity / (2 x the time one thread takes to hand the core to another). Last, the speed goals head to head, each goal's ratio taken within each of 14 rounds. Prefix taskset -c 0 for one core. Writes LOOP-<cores>.md.")
@@ -94,7 +94,7 @@ public static class LoopCommand
                 return 0;
             }
 
-            return Run(settings, parse.GetValue(outDirectory) ?? (isQuick ? StampedFolder.Create("quick") : "results"), Commands.Arguments(parse), output);
+            return Run(settings, parse.GetValue(outDirectory) ?? StampedFolder.Create("loop"), Commands.Arguments(parse), output);
         });
         return command;
     }

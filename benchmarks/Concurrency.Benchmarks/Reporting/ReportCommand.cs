@@ -9,7 +9,7 @@ namespace Concurrency.Benchmarks.Reporting;
 /// <c>-- report [--results DIR] [--out DIR] [--allow-mixed-commits]</c>: merges BenchmarkDotNet's full JSON results and
 /// our side files into REPORT.md, README-table.md and PNG charts. Refuses (exit 1) to merge results measured at different
 /// commits unless told to, because a table mixing them would credit the code with changes it did not make. Without
-/// <c>--out</c> it writes a new folder, results/reports/yyyy-MM-dd-HHmmss, never over the committed results.
+/// <c>--out</c> it writes a new folder, results/runs/report/yyyy-MM-dd-HHmmss, never over the committed results.
 /// </summary>
 public static class ReportCommand
 {
@@ -21,7 +21,7 @@ public static class ReportCommand
             Description = "BenchmarkDotNet's results",
             DefaultValueFactory = _ => ReportOptions.DefaultResults,
         };
-        var outDirectory = CommonOptions.Out("where REPORT.md, README-table.md and the charts go (default: a new folder results/reports/yyyy-MM-dd-HHmmss; --out results updates the committed report)");
+        var outDirectory = CommonOptions.Out("where REPORT.md, README-table.md and the charts go (default: a new folder results/runs/report/yyyy-MM-dd-HHmmss; --out results updates the committed report)");
         var allowMixed = new Option<bool>("--allow-mixed-commits") { Description = "merge results measured at different commits (REPORT.md says so)" };
         var command = new Command("report", "Turns BenchmarkDotNet's results into REPORT.md, README-table.md and charts; 'report decide' writes the \"which one should I use\" table.") { results, outDirectory, allowMixed, Decide() };
         command.SetAction(parse => Run(
@@ -57,7 +57,7 @@ public static class ReportCommand
 
             // Smoke runs and the dated folders of runs not told where to write are not the results to decide by.
             var sets = ResultSet.FindAll(directory)
-                .Where(s => Path.GetRelativePath(directory, s.Path).Split(Path.DirectorySeparatorChar, Path.AltDirectorySeparatorChar)[0] is not ("quick" or "reports" or "footprints"))
+                .Where(s => Path.GetRelativePath(directory, s.Path).Split(Path.DirectorySeparatorChar, Path.AltDirectorySeparatorChar)[0] is not ("runs" or "quick" or "reports" or "footprints"))
                 .ToList();
             var table = DecisionTable.Write(sets, directory);
             output.WriteLine(table);
@@ -72,7 +72,7 @@ public static class ReportCommand
         return decide;
     }
 
-    /// <param name="baseDirectory">What a report written without <c>--out</c> goes under (results/reports/...); the current directory by default.</param>
+    /// <param name="baseDirectory">What a report written without <c>--out</c> goes under (results/runs/report/...); the current directory by default.</param>
     public static int Run(ReportOptions options, TextWriter output, TextWriter error, string baseDirectory = "")
     {
         ArgumentNullException.ThrowIfNull(options);

@@ -3,19 +3,22 @@ using System.Globalization;
 namespace Concurrency.Benchmarks.Runs;
 
 /// <summary>
-/// Where a command writes when it was not told where and its files must not replace the committed results:
-/// <c>results/KIND/yyyy-MM-dd-HHmmss</c>, a folder of its own.
+/// Where a command writes when it was not told where: <c>results/runs/COMMAND/yyyy-MM-dd-HHmmss</c>, a folder of its own,
+/// one scheme for every command, never over the committed results (those are written only when <c>--out</c> names them).
 /// </summary>
 public static class StampedFolder
 {
-    /// <summary>A new folder's path under <paramref name="baseDirectory"/>/results/<paramref name="kind"/>, named for <paramref name="now"/>.</summary>
-    public static string Create(string kind, string baseDirectory = "", DateTime? now = null)
+    /// <summary>The folder every command's own dated folders go under, relative to where it runs.</summary>
+    public const string Runs = "results/runs";
+
+    /// <summary>A new folder's path under <paramref name="baseDirectory"/>/results/runs/<paramref name="command"/>, named for <paramref name="now"/>.</summary>
+    public static string Create(string command, string baseDirectory = "", DateTime? now = null)
     {
         var stamp = (now ?? DateTime.Now).ToString("yyyy-MM-dd-HHmmss", CultureInfo.InvariantCulture);
-        var path = Path.Combine(baseDirectory, "results", kind, stamp);
+        var path = Path.Combine(baseDirectory, Runs, command, stamp);
         for (var n = 2; Directory.Exists(path); n++)
         {
-            path = Path.Combine(baseDirectory, "results", kind, string.Create(CultureInfo.InvariantCulture, $"{stamp}-{n}"));
+            path = Path.Combine(baseDirectory, Runs, command, string.Create(CultureInfo.InvariantCulture, $"{stamp}-{n}"));
         }
 
         return path;
