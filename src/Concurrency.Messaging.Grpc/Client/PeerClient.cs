@@ -1,0 +1,291 @@
+using Grpc.Core;
+using Grpc.Net.Client;
+
+namespace Concurrency.Messaging.Grpc;
+
+/// <summary>
+/// One side of a gRPC bidirectional stream to a <see cref="PeerServer"/> (or any server of Protos/peer.proto). Callers
+/// send from any thread and get a task for the reply; one messenger pump is the only writer of the stream (gRPC stream
+/// writes are not thread-safe), fed by a bounded buffer; one listener reads the replies and completes the callers.
+/// </summary>
+/// <remarks>
+/// <para>
+/// When the stream breaks (the server stops, the connection resets, or nothing is read for
+/// <see cref="PeerClientOptions.ReadIdleTimeout"/> although heartbeats were asked for), the pump opens a new one, with a
+/// growing delay, and writes again every message not yet answered; the server answers a message it already handled from
+/// memory instead of handling it twice. A message is never dropped silently: its task ends with the reply, a
+/// <see cref="PeerRemoteException"/> (the server's handler failed), a <see cref="PeerDeliveryException"/> (no reply
+/// within <see cref="PeerClientOptions.DeliveryTimeout"/>, resends exhausted, credentials refused, client closed), or the
+/// cancellation the caller asked for. A cancelled send may still reach the server if it was already written.
+/// </para>
+/// <para>
+/// Close with <see cref="CompleteAsync"/> (waits for every reply, then closes the stream in the safe order: complete the
+/// request stream, read the replies to their end, then dispose). <see cref="DisposeAsync"/> stops at once and fails
+/// what is still waiting.
+/// </para>
+/// </remarks>
+public sealed partial class PeerClient : IAsyncDisposable
+{
+    private const int Open = 0;
+    private const int Completing = 1;
+    private const int Disposed = 2;
+
+    // Room for an envelope's sequence number, tag and length prefix beside PeerMessage.WireSize.
+    private const int EnvelopeOverhead = 16;
+
+    // Put in the buffer by the sweeper to wake an idle pump so that it writes a heartbeat; never numbered or sent.
+    private static readonly PendingSend HeartbeatWake = new(default, 0, long.MaxValue, null);
+
+    private readonly PeerClientOptions _options;
+    // The bearer header, or null; sent on every stream.
+    private readonly string? _authorization;
+
+    // The session id the server issued on the first stream, presented on later ones so that it de-duplicates resends.
+    // Written by the pump after a stream opens, read by the pump when it opens the next.
+    private string? _session;
+    private readonly SendBuffer _buffer;
+    private readonly PendingTable _pending = new();
+    private readonly InOrderDelivery? _delivery;
+    private readonly ReplyDelivery? _replies;
+    private readonly CancellationTokenSource _stop = new();
+    private readonly TaskCompletionSource _firstStream = new(TaskCreationOptions.RunContinuationsAsynchronously);
+    private readonly long _deliveryTimeoutMs;
+
+    private readonly Timer _sweeper;
+    private readonly Task _pump;
+
+    // Pump only: the last sequence number given, the batch object reused for every write, and a send taken from the
+    // buffer that did not fit the batch being built. The channel (HTTP/2 connection) too: replaced after a half-open
+    // stream, because the old connection would carry the next stream into the same black hole.
+    private readonly OutgoingBatch _batch;
+    private GrpcChannel _channel;
+    private CallInvoker _invoker;
+    private ulong _lastSequence;
+    private PendingSend? _carry;
+
+    // Written by the listener (the highest sequence number a reply answered), read by the pump for each write.
+    private ulong _acknowledged;
+
+    // Written by the pump (the open stream, or null between streams), read by the sweeper.
+    private PeerConnection? _connection;
+
+    // Written by the pump (the last transport error, quoted in timeouts), read by the sweeper.
+    private volatile Exception? _lastError;
+
+    // Set once, by the pump: a failure no reconnect can fix (credentials refused); every send after it fails with it.
+    private volatile PeerDeliveryException? _fault;
+
+    private int _state;
+    private long _reconnects;
+    private long _resent;
+    private long _timedOut;
+    private long _halfOpen;
+    private long _writes;
+    private long _written;
+
+    private PeerClient(Uri address, PeerClientOptions options)
+    {
+        Address = address;
+        _options = options;
+        _deliveryTimeoutMs = (long)options.DeliveryTimeout.TotalMilliseconds;
+        _channel = PeerChannel.Create(address, options);
+        _invoker = _channel.CreateCallInvoker();
+        _authorization = options.BearerToken is { } token ? PeerHeaders.BearerPrefix + token : null;
+
+        _buffer = new SendBuffer(options.BufferSize);
+        _batch = new OutgoingBatch(options.MaxBatchCount);
+        _delivery = options.Mode == PeerMode.InOrder ? new InOrderDelivery() : null;
+        _replies = options.Mode == PeerMode.Async ? new ReplyDelivery() : null;
+        var period = TimeSpan.FromMilliseconds(Math.Clamp(
+            Math.Min(options.HeartbeatInterval.TotalMilliseconds, options.DeliveryTimeout.TotalMilliseconds) / 4, 10, 250));
+        _sweeper = new Timer(static state => ((PeerClient)state!).Sweep(), this, period, period);
+        _pump = Task.Run(PumpAsync);
+    }
+
+    /// <summary>Gets the server's address.</summary>
+    public Uri Address { get; }
+
+    /// <summary>Gets how this client sends and hands back replies.</summary>
+    public PeerMode Mode => _options.Mode;
+
+    /// <summary>Gets how many times a broken stream was replaced by a new one.</summary>
+    public long ReconnectCount => Interlocked.Read(ref _reconnects);
+
+    /// <summary>Gets how many messages were written again on a new stream because the old one broke before their reply.</summary>
+    public long ResentCount => Interlocked.Read(ref _resent);
+
+    /// <summary>Gets how many sends failed with <see cref="PeerDeliveryFailure.Timeout"/>.</summary>
+    public long TimedOutCount => Interlocked.Read(ref _timedOut);
+
+    /// <summary>Gets how many batches (stream writes) the pump wrote, heartbeats included.</summary>
+    public long WriteCount => Interlocked.Read(ref _writes);
+
+    /// <summary>Gets how many messages the pump wrote, resends included; <see cref="WrittenCount"/> ÷ <see cref="WriteCount"/> is the mean batch.</summary>
+    public long WrittenCount => Interlocked.Read(ref _written);
+
+    /// <summary>Gets how many streams were dropped as half-open: nothing read for <see cref="PeerClientOptions.ReadIdleTimeout"/>.</summary>
+    public long HalfOpenCount => Interlocked.Read(ref _halfOpen);
+
+    /// <summary>
+    /// Creates a client for the peer at <paramref name="address"/> and starts its pump, which opens the stream in the
+    /// background. Sends made before the stream is open wait in the buffer.
+    /// </summary>
+    /// <param name="address">An absolute <c>http://</c> (HTTP/2 without TLS) or <c>https://</c> address, e.g. <c>http://127.0.0.1:5000</c>.</param>
+    /// <param name="options">Options, or null for the defaults.</param>
+    /// <returns>The client. Dispose it.</returns>
+    /// <exception cref="ArgumentException"><paramref name="address"/> is not an absolute http or https address, or an option is out of range.</exception>
+    public static PeerClient Create(string address, PeerClientOptions? options = null)
+    {
+        ArgumentNullException.ThrowIfNull(address);
+        if (!Uri.TryCreate(address, UriKind.Absolute, out var uri)
+            || (uri.Scheme != Uri.UriSchemeHttp && uri.Scheme != Uri.UriSchemeHttps)
+            || uri.Host.Length == 0)
+        {
+            throw new ArgumentException($"'{address}' is not an absolute http:// or https:// address (for example http://127.0.0.1:5000).", nameof(address));
+        }
+
+        options ??= new PeerClientOptions();
+        options.Validate();
+        PeerCredentials.RefuseClearText(uri, options.BearerToken, options.AllowInsecureCredentials, nameof(address));
+        return new PeerClient(uri, options);
+    }
+
+    /// <summary>
+    /// Creates a client and waits until its first stream is open, so that a wrong or unreachable address fails here,
+    /// within <see cref="PeerClientOptions.ConnectTimeout"/>, and not as timeouts of later sends.
+    /// </summary>
+    /// <param name="address">An absolute <c>http://</c> or <c>https://</c> address.</param>
+    /// <param name="options">Options, or null for the defaults.</param>
+    /// <param name="cancellationToken">Cancels the wait.</param>
+    /// <returns>The connected client. Dispose it.</returns>
+    /// <exception cref="ArgumentException">The address or an option is invalid.</exception>
+    /// <exception cref="PeerDeliveryException">No stream opened in time (<see cref="PeerDeliveryFailure.Timeout"/>, with the last transport error inside), or the server refused the credentials.</exception>
+    public static async Task<PeerClient> ConnectAsync(string address, PeerClientOptions? options = null, CancellationToken cancellationToken = default)
+    {
+        var client = Create(address, options);
+        try
+        {
+            await client._firstStream.Task.WaitAsync(client._options.ConnectTimeout, cancellationToken).ConfigureAwait(false);
+            return client;
+        }
+        catch (TimeoutException)
+        {
+            var last = client._lastError;
+            await client.DisposeAsync().ConfigureAwait(false);
+            throw new PeerDeliveryException(
+                PeerDeliveryFailure.Timeout,
+                $"Could not open a stream to {address} within {client._options.ConnectTimeout.TotalSeconds:0.###} s{StreamFailures.Describe(last)}.",
+                last);
+        }
+        catch
+        {
+            await client.DisposeAsync().ConfigureAwait(false);
+            throw;
+        }
+    }
+
+    /// <summary>Sends a message and returns a task for its reply. Safe from any thread.</summary>
+    /// <param name="message">The message. Its payload is not copied: leave it unchanged until the task has finished.</param>
+    /// <param name="cancellationToken">Cancels the wait for room in the buffer, and then the wait for the reply (the message may already have been written).</param>
+    /// <returns>
+    /// A task that finishes with the reply; see the class remarks for how it can fail. A send still waiting for room in the
+    /// buffer when the client is completed fails with <see cref="PeerDeliveryFailure.Closed"/> and was not sent.
+    /// </returns>
+    /// <exception cref="ArgumentException">The message's type or source is null.</exception>
+    /// <exception cref="PeerMessageTooLargeException">The message is larger than <see cref="PeerClientOptions.MaxMessageBytes"/>; nothing was sent.</exception>
+    public Task<PeerMessage> SendAsync(PeerMessage message, CancellationToken cancellationToken = default)
+    {
+        if (message.Type is null || message.Source is null)
+        {
+            throw new ArgumentException("A message needs a type and a source (empty strings are allowed, null is not).", nameof(message));
+        }
+
+        // The limit is on WireSize, as the server's is; the envelope's own fields count toward the batch only.
+        var wireSize = message.WireSize;
+        if (wireSize > _options.MaxMessageBytes)
+        {
+            throw new PeerMessageTooLargeException(wireSize, _options.MaxMessageBytes);
+        }
+
+        var size = wireSize + EnvelopeOverhead;
+
+        if (_fault is { } fault)
+        {
+            return Task.FromException<PeerMessage>(fault);
+        }
+
+        if (cancellationToken.IsCancellationRequested)
+        {
+            return Task.FromCanceled<PeerMessage>(cancellationToken);
+        }
+
+        var send = new PendingSend(message, size, Environment.TickCount64 + _deliveryTimeoutMs, _delivery, _replies);
+        if (_buffer.Add(send) == SendAdmission.Closed)
+        {
+            return Task.FromException<PeerMessage>(Refusal());
+        }
+
+        // Added, or waiting for room (the pump lets it in as it takes sends out): either way the task is the reply's.
+        send.Watch(_buffer, cancellationToken);
+        return send.Task;
+    }
+
+    /// <summary>
+    /// Stops taking sends, waits until every send has its outcome (reply, error or timeout), then closes the stream in the
+    /// safe order. If <paramref name="cancellationToken"/> fires first, stops at once as <see cref="DisposeAsync"/> does.
+    /// </summary>
+    /// <param name="cancellationToken">Stops the wait, failing what is still waiting.</param>
+    /// <returns>A task that finishes when the client is closed.</returns>
+    public async Task CompleteAsync(CancellationToken cancellationToken = default)
+    {
+        Interlocked.CompareExchange(ref _state, Completing, Open);
+        CompleteBuffer();
+        try
+        {
+            await _pump.WaitAsync(cancellationToken).ConfigureAwait(false);
+        }
+        catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
+        {
+            await DisposeAsync().ConfigureAwait(false);
+            throw;
+        }
+    }
+
+    /// <summary>Stops at once: the stream is cancelled and every send still waiting fails with <see cref="PeerDeliveryFailure.Closed"/>.</summary>
+    /// <returns>A task that finishes when the pump, the listener and the channel are gone.</returns>
+    public async ValueTask DisposeAsync()
+    {
+        if (Interlocked.Exchange(ref _state, Disposed) == Disposed)
+        {
+            return;
+        }
+
+        CompleteBuffer();
+        await _stop.CancelAsync().ConfigureAwait(false);
+        await _pump.ConfigureAwait(false);
+        await _sweeper.DisposeAsync().ConfigureAwait(false);
+        _channel.Dispose();
+        _stop.Dispose();
+    }
+
+    private PeerDeliveryException Closed(string message) => new(PeerDeliveryFailure.Closed, $"{message} ({Address})");
+
+    // The error of a send the buffer refused: the client was closed before, or while, it waited for room.
+    private PeerDeliveryException Refusal() => _fault ?? Closed("The client was completed or disposed; the message was not sent.");
+
+    // Takes no more sends; those still waiting for room fail now and were never sent.
+    private void CompleteBuffer()
+    {
+        var refused = _buffer.Complete();
+        if (refused.Count == 0)
+        {
+            return;
+        }
+
+        var error = Refusal();
+        foreach (var send in refused)
+        {
+            send.Refuse(error);
+        }
+    }
+}
