@@ -31,6 +31,7 @@ internal sealed class LimitedAdmissionGate : IAdmissionGate
         _threshold = options.ThrottleThreshold;
         _delay = options.ThrottleDelay;
         _time = options.TimeProvider;
+        AdmissionInstruments.Live.Add(this);
     }
 
     public int Limit { get; }
@@ -73,6 +74,7 @@ internal sealed class LimitedAdmissionGate : IAdmissionGate
     private async ValueTask<AdmissionLease> ThrottledAsync(CancellationToken cancellationToken)
     {
         Interlocked.Increment(ref _throttled);
+        AdmissionInstruments.Count(AdmissionInstruments.Throttled);
         await Task.Delay(_delay, _time, cancellationToken).ConfigureAwait(false);
         return await Admit().ConfigureAwait(false);
     }
@@ -92,6 +94,7 @@ internal sealed class LimitedAdmissionGate : IAdmissionGate
             if (before == seen)
             {
                 Interlocked.Increment(ref _admitted);
+                AdmissionInstruments.Count(AdmissionInstruments.Admitted);
                 RaiseMax(seen + 1);
                 return true;
             }
@@ -100,6 +103,7 @@ internal sealed class LimitedAdmissionGate : IAdmissionGate
         }
 
         Interlocked.Increment(ref _rejected);
+        AdmissionInstruments.Count(AdmissionInstruments.Rejected);
         return false;
     }
 

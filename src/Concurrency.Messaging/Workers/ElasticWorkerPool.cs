@@ -79,6 +79,8 @@ internal sealed class ElasticWorkerPool : IWorkerPool
         {
             _killer = _time.CreateTimer(static pool => ((ElasticWorkerPool)pool!).HandOutPill(), this, options.RetirementInterval, options.RetirementInterval);
         }
+
+        WorkerPoolInstruments.Live.Add(this);
     }
 
     public IObservable<WorkerPoolFailure> Failures => _failures.Observable;
@@ -160,6 +162,7 @@ internal sealed class ElasticWorkerPool : IWorkerPool
         if (first)
         {
             _killer?.Dispose(); // a tick already under way finds the pool disposed and hands out nothing
+            WorkerPoolInstruments.Live.Remove(this);
         }
 
         foreach (var worker in parked)
@@ -232,6 +235,7 @@ internal sealed class ElasticWorkerPool : IWorkerPool
                 victim = longest.Value;
                 Unpark(victim, WorkerState.Retiring);
                 Interlocked.Increment(ref _retired);
+                WorkerPoolInstruments.Count(WorkerPoolInstruments.WorkersRetired);
             }
             else
             {
@@ -263,6 +267,7 @@ internal sealed class ElasticWorkerPool : IWorkerPool
 
             Unpark(worker, WorkerState.Retiring);
             Interlocked.Increment(ref _retired);
+            WorkerPoolInstruments.Count(WorkerPoolInstruments.WorkersRetired);
             AssertInvariants();
         }
 
@@ -281,10 +286,12 @@ internal sealed class ElasticWorkerPool : IWorkerPool
             catch (Exception exception) // reported, never allowed to end the worker
             {
                 Interlocked.Increment(ref _failed);
+                WorkerPoolInstruments.Count(WorkerPoolInstruments.TasksFailed);
                 _failures.Report(new WorkerPoolFailure(worker.Name, exception)); // a subscriber's exception is counted and dropped
             }
 
             Interlocked.Increment(ref _completed);
+            WorkerPoolInstruments.Count(WorkerPoolInstruments.TasksCompleted);
         }
 
         // Disposed before the worker counts as gone, so a shutdown that returns finds its timer and signal disposed.
@@ -348,6 +355,7 @@ internal sealed class ElasticWorkerPool : IWorkerPool
                         worker.State = WorkerState.Retiring;
                         _retiring++;
                         Interlocked.Increment(ref _retired);
+                        WorkerPoolInstruments.Count(WorkerPoolInstruments.WorkersRetired);
                         AssertInvariants();
                         return null;
                     }
@@ -388,6 +396,7 @@ internal sealed class ElasticWorkerPool : IWorkerPool
         try
         {
             new Thread(() => Work(worker)) { IsBackground = true, Name = worker.Name }.Start();
+            WorkerPoolInstruments.Count(WorkerPoolInstruments.WorkersCreated);
         }
         catch
         {
