@@ -19,6 +19,7 @@ public sealed partial class PeerClient
                 var batch = replies.Current;
                 if (batch.Replies.Count > 0)
                 {
+                    PeerMeter.Add(PeerMeter.ClientMessagesReceived, batch.Replies.Count);
                     Complete(batch, found, settled);
                 }
             }

@@ -60,6 +60,7 @@ public sealed partial class PeerClient
 
                     _lastError = cause;
                     Interlocked.Increment(ref _reconnects);
+                    PeerMeter.Add(PeerMeter.ClientReconnects, 1);
                     delay = _options.ReconnectDelay;
                     if (connection.HalfOpen)
                     {
@@ -226,6 +227,7 @@ public sealed partial class PeerClient
             if (send.Writes > 0)
             {
                 Interlocked.Increment(ref _resent);
+                PeerMeter.Add(PeerMeter.ClientResends, 1);
             }
         }
 

@@ -11,6 +11,7 @@ public sealed partial class PeerClient
             _lastError)))
         {
             Interlocked.Increment(ref _timedOut);
+            PeerMeter.Add(PeerMeter.ClientTimeouts, 1);
         }
     }
 
@@ -38,6 +39,7 @@ public sealed partial class PeerClient
         if (quiet >= (long)_options.ReadIdleTimeout.TotalMilliseconds)
         {
             Interlocked.Increment(ref _halfOpen);
+            PeerMeter.Add(PeerMeter.ClientHalfOpen, 1);
             connection.HalfOpen = true;
             connection.Break(new TimeoutException(
                 $"Nothing was read from {Address} for {quiet:N0} ms although heartbeats were sent: the stream is taken as half-open."));

@@ -112,6 +112,8 @@ public sealed partial class PeerClient
         await connection.Call.RequestStream.WriteAsync(batch, connection.Broken).ConfigureAwait(false);
         Interlocked.Increment(ref _writes);
         Interlocked.Add(ref _written, sends.Count);
+        PeerMeter.Add(PeerMeter.ClientBatchesSent, 1);
+        PeerMeter.Add(PeerMeter.ClientMessagesSent, sends.Count);
         batch.Clear();
     }
 

@@ -219,10 +219,23 @@ public sealed partial class PeerClient : IAsyncDisposable
             return Task.FromCanceled<PeerMessage>(cancellationToken);
         }
 
-        var send = new PendingSend(message, size, Environment.TickCount64 + _deliveryTimeoutMs, _delivery, _replies);
+        // Traced, the envelope also carries the span's context: counted toward the batch's bytes.
+        var span = PeerTracing.StartSend(message, Address);
+        if (span is not null)
+        {
+            size += PeerWire.TraceContextSize(span);
+        }
+
+        var send = new PendingSend(message, size, Environment.TickCount64 + _deliveryTimeoutMs, _delivery, _replies) { Span = span };
         if (_buffer.Add(send) == SendAdmission.Closed)
         {
-            return Task.FromException<PeerMessage>(Refusal());
+            var refusal = Refusal();
+            if (span is not null)
+            {
+                PeerTracing.EndSend(span, refusal, cancelled: false);
+            }
+
+            return Task.FromException<PeerMessage>(refusal);
         }
 
         // Added, or waiting for room (the pump lets it in as it takes sends out): either way the task is the reply's.

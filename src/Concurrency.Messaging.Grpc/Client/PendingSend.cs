@@ -1,3 +1,5 @@
+using System.Diagnostics;
+
 namespace Concurrency.Messaging.Grpc;
 
 /// <summary>
@@ -54,6 +56,9 @@ internal sealed class PendingSend : TaskCompletionSource<PeerMessage>
 
     /// <summary>Gets or sets the sequence number; assigned by the pump when it takes the send from the buffer (0 before).</summary>
     public ulong Sequence { get; set; }
+
+    /// <summary>Gets or sets the send's span, or null while nobody traces. Set by the caller's thread before the send is shared; stopped by the thread that settles it.</summary>
+    public Activity? Span { get; set; }
 
     /// <summary>Gets or sets how many times the pump wrote the message. Pump only.</summary>
     public int Writes { get; set; }
@@ -176,6 +181,11 @@ internal sealed class PendingSend : TaskCompletionSource<PeerMessage>
     // callback, a closing caller): the in-order line, the listener's batch, or a work item of its own does it.
     private bool Finish(bool byListener = false, bool outsideTheLine = false)
     {
+        if (Span is { } span)
+        {
+            PeerTracing.EndSend(span, _error, _cancelled.IsCancellationRequested);
+        }
+
         Volatile.Write(ref _state, Settled);
         // Unregister, not Dispose: Dispose would wait for a running callback, and that callback may be this very call.
         _registration.Unregister();

@@ -25,6 +25,7 @@ internal sealed class BearerTokenInterceptor(string token) : Interceptor
         var presented = context.RequestHeaders.GetValue(PeerHeaders.Authorization);
         if (presented is null || !CryptographicOperations.FixedTimeEquals(Encoding.UTF8.GetBytes(presented), _expected))
         {
+            PeerMeter.Refused("unauthenticated");
             throw new RpcException(new Status(StatusCode.Unauthenticated, presented is null
                 ? "This peer asks for a bearer token (header 'authorization: Bearer TOKEN') and the stream carried none."
                 : "The bearer token is not the one this peer accepts."));

@@ -17,6 +17,7 @@ internal sealed class PeerServerState : IDisposable
         Options = options;
         Stopping = stopping;
         Sessions = new PeerSessions(this);
+        PeerMeter.Register(this);
     }
 
     public PeerServerOptions Options { get; }
@@ -31,12 +32,19 @@ internal sealed class PeerServerState : IDisposable
 
     public long Failed => Interlocked.Read(ref _failed);
 
+    /// <summary>Gets the streams open now.</summary>
+    public int Streams => Volatile.Read(ref _streams);
+
     /// <summary>Gets the bytes of replies every session remembers for resends, in all.</summary>
     public long RememberedBytes => Interlocked.Read(ref _rememberedBytes);
 
     public void CountHandled(int count) => Interlocked.Add(ref _handled, count);
 
-    public void CountDuplicate() => Interlocked.Increment(ref _duplicates);
+    public void CountDuplicate()
+    {
+        Interlocked.Increment(ref _duplicates);
+        PeerMeter.Add(PeerMeter.ServerResends, 1);
+    }
 
     public void CountFailed() => Interlocked.Increment(ref _failed);
 
@@ -74,5 +82,9 @@ internal sealed class PeerServerState : IDisposable
 
     public void CloseStream() => Interlocked.Decrement(ref _streams);
 
-    public void Dispose() => Sessions.Dispose();
+    public void Dispose()
+    {
+        PeerMeter.Unregister(this);
+        Sessions.Dispose();
+    }
 }

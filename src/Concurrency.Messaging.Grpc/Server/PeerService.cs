@@ -16,6 +16,7 @@ internal sealed class PeerService(PeerServerState state) : Peer.PeerBase
     {
         if (!state.TryOpenStream())
         {
+            PeerMeter.Refused("streams");
             throw new RpcException(new Status(StatusCode.ResourceExhausted, $"This server has its most streams open ({state.Options.MaxStreams:N0}, PeerServerOptions.MaxStreams). Try again later."));
         }
 
@@ -33,7 +34,7 @@ internal sealed class PeerService(PeerServerState state) : Peer.PeerBase
     {
         using var stop = CancellationTokenSource.CreateLinkedTokenSource(context.CancellationToken, state.Stopping);
         var session = state.Sessions.Attach(context.RequestHeaders.GetValue(PeerHeaders.Session))
-            ?? throw new RpcException(new Status(StatusCode.ResourceExhausted, $"This server holds its most sessions ({state.Options.MaxSessions:N0}, PeerServerOptions.MaxSessions), each with a stream open. Try again later."));
+            ?? throw Refused("sessions", new RpcException(new Status(StatusCode.ResourceExhausted, $"This server holds its most sessions ({state.Options.MaxSessions:N0}, PeerServerOptions.MaxSessions), each with a stream open. Try again later.")));
         session.Supersede(stop);
         var clientClosed = false;
         try
@@ -49,6 +50,8 @@ internal sealed class PeerService(PeerServerState state) : Peer.PeerBase
                 {
                     var batch = requestStream.Current;
                     Check(batch, session);
+                    PeerMeter.Add(PeerMeter.ServerBatchesReceived, 1);
+                    PeerMeter.Add(PeerMeter.ServerMessagesReceived, batch.Envelopes.Count);
                     if (batch.Heartbeat)
                     {
                         stream.Heartbeat();
@@ -71,6 +74,7 @@ internal sealed class PeerService(PeerServerState state) : Peer.PeerBase
             {
                 // gRPC's own refusal of a batch over 4 MiB, read only as far as its length: the rest is drained first.
                 await DrainAsync(context, stop.Token).ConfigureAwait(false);
+                PeerMeter.Refused("batch_size");
                 throw Refusal(StatusCode.ResourceExhausted, $"{refused.Status.Detail} This server takes batches of at most {PeerClientOptions.WireLimitBytes:N0} bytes and {state.Options.MaxRequestBatchCount:N0} requests.");
             }
             finally
@@ -83,6 +87,12 @@ internal sealed class PeerService(PeerServerState state) : Peer.PeerBase
             session.Leave(stop);
             state.Sessions.Detach(session, clientClosed);
         }
+    }
+
+    private static RpcException Refused(string reason, RpcException refusal)
+    {
+        PeerMeter.Refused(reason);
+        return refusal;
     }
 
     // A refusal that no retry of the same batches can fix: the trailer tells the client to stop rather than resend them.
@@ -123,6 +133,7 @@ internal sealed class PeerService(PeerServerState state) : Peer.PeerBase
         var envelopes = batch.Envelopes;
         if (envelopes.Count > state.Options.MaxRequestBatchCount)
         {
+            PeerMeter.Refused("batch_count");
             throw Refusal(StatusCode.ResourceExhausted, $"The batch carries {envelopes.Count:N0} requests; this server takes at most {state.Options.MaxRequestBatchCount:N0} (PeerServerOptions.MaxRequestBatchCount).");
         }
 
@@ -134,6 +145,7 @@ internal sealed class PeerService(PeerServerState state) : Peer.PeerBase
 
         if (highest != 0 && !session.Admits(highest, (ulong)state.Options.MaxSequenceGap))
         {
+            PeerMeter.Refused("sequence_gap");
             throw Refusal(StatusCode.OutOfRange, $"Sequence number {highest:N0} is more than {state.Options.MaxSequenceGap:N0} past the highest this session has seen (PeerServerOptions.MaxSequenceGap).");
         }
     }

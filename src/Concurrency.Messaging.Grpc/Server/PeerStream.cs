@@ -229,13 +229,23 @@ internal sealed class PeerStream
                 {
                     continue;
                 }
+
+                if (answer.Forgotten)
+                {
+                    PeerMeter.Refused("forgotten");
+                }
             }
             else
             {
                 // The handler's usual answer is synchronous (echo): no await, no state machine, per message.
                 handled++;
+                var span = PeerTracing.StartHandle(request);
                 var pending = TooLarge(request) ?? Invoke(request, _stop);
                 answer = pending.IsCompletedSuccessfully ? pending.Result : await pending.ConfigureAwait(false);
+                if (span is not null)
+                {
+                    PeerTracing.EndHandle(span, answer);
+                }
                 session.HandledThrough = request.Sequence;
             }
 
@@ -281,6 +291,7 @@ internal sealed class PeerStream
         }
 
         _state.CountFailed();
+        PeerMeter.Refused("request_size");
         return new ValueTask<Envelope>(Failed(request, $"The request takes {size:N0} bytes; the server's limit (PeerServerOptions.MaxMessageBytes) is {_state.Options.MaxMessageBytes:N0}. It was not handled."));
     }
 
@@ -327,6 +338,7 @@ internal sealed class PeerStream
         if (size > _state.Options.MaxMessageBytes)
         {
             _state.CountFailed();
+            PeerMeter.Refused("reply_size");
             return Failed(request, $"The reply takes {size:N0} bytes; the server's limit (PeerServerOptions.MaxMessageBytes) is {_state.Options.MaxMessageBytes:N0}.");
         }
 
@@ -368,6 +380,8 @@ internal sealed class PeerStream
                     }
 
                     await responseStream.WriteAsync(batch).ConfigureAwait(false);
+                    PeerMeter.Add(PeerMeter.ServerBatchesSent, 1);
+                    PeerMeter.Add(PeerMeter.ServerMessagesSent, batch.Envelopes.Count);
                 }
             }
         }

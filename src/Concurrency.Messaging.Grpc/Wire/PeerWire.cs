@@ -1,4 +1,5 @@
 using System.Buffers;
+using System.Diagnostics;
 using System.Text;
 using Concurrency.Messaging.Grpc.Protocol;
 using Grpc.Core;
@@ -13,7 +14,7 @@ namespace Concurrency.Messaging.Grpc;
 /// </summary>
 /// <remarks>
 /// Field numbers, from <c>peer.proto</c>: <c>PeerBatch</c> 1 envelopes, 2 heartbeat, 3 acknowledged; <c>Envelope</c> 1
-/// sequence, 2 type, 3 source, 4 payload, 5 error. Zero and empty fields are left out, as the generated code does, and
+/// sequence, 2 type, 3 source, 4 payload, 5 error, 6 forgotten, 7 trace parent, 8 trace state. Zero and empty fields are left out, as the generated code does, and
 /// fields this client does not know are skipped, so either side may add fields.
 /// </remarks>
 internal static class PeerWire
@@ -25,6 +26,8 @@ internal static class PeerWire
     private const byte TypeKey = (2 << 3) | 2;
     private const byte SourceKey = (3 << 3) | 2;
     private const byte PayloadKey = (4 << 3) | 2;
+    private const byte TraceParentKey = (7 << 3) | 2;
+    private const byte TraceStateKey = (8 << 3) | 2;
     private const int MaxVarintBytes = 10;
 
     private static readonly UTF8Encoding Utf8 = new(encoderShouldEmitUTF8Identifier: false, throwOnInvalidBytes: false);
@@ -232,6 +235,13 @@ internal static class PeerWire
         return last = Utf8.GetString(utf8);
     }
 
+    /// <summary>Gets the bytes a send's trace context adds to its envelope (0 for a span without a W3C id).</summary>
+    public static int TraceContextSize(Activity span)
+        => TraceParent(span) is { } parent ? FieldLength(parent.Length) + FieldLength(Utf8Length(span.TraceStateString ?? string.Empty)) : 0;
+
+    // The span's W3C "traceparent" (its id, in the W3C format), or null when it has another format.
+    private static string? TraceParent(Activity? span) => span is { IdFormat: ActivityIdFormat.W3C } ? span.Id : null;
+
     private static int Utf8Length(string text) => text.Length == 0 ? 0 : Utf8.GetByteCount(text);
 
     private static int EnvelopeLength(PendingSend send, int typeBytes, int sourceBytes)
@@ -240,7 +250,8 @@ internal static class PeerWire
         return (send.Sequence == 0 ? 0 : 1 + VarintSize(send.Sequence))
             + FieldLength(typeBytes)
             + FieldLength(sourceBytes)
-            + FieldLength(payload.Length);
+            + FieldLength(payload.Length)
+            + (send.Span is null ? 0 : TraceContextSize(send.Span));
     }
 
     // A length-delimited field: left out when empty, else its key, its length and its bytes.
@@ -264,6 +275,13 @@ internal static class PeerWire
             written += WriteVarint(span[written..], (uint)message.Payload.Length);
             message.Payload.Span.CopyTo(span[written..]);
             written += message.Payload.Length;
+        }
+
+        if (TraceParent(send.Span) is { } parent)
+        {
+            var state = send.Span!.TraceStateString ?? string.Empty;
+            written += WriteString(span[written..], TraceParentKey, parent, parent.Length);
+            written += WriteString(span[written..], TraceStateKey, state, Utf8Length(state));
         }
 
         return written;
