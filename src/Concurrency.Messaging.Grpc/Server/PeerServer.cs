@@ -17,6 +17,11 @@ namespace Concurrency.Messaging.Grpc;
 /// (while this server runs: a new server process starts with no memory, so across a restart a handler may see a
 /// message again). Stopping ends every stream at once, with the replies already made written first; clients reconnect.
 /// </summary>
+/// <remarks>
+/// A <c>WebApplication</c> of its own, registered with <see cref="PeerHosting.AddPeerService(Microsoft.Extensions.DependencyInjection.IServiceCollection, PeerServerOptions)"/>
+/// as a hosted app would be, plus the Kestrel settings of its options; it logs nothing. To log through your own
+/// providers, or serve beside other endpoints, host the service in your app with <see cref="PeerHosting"/>.
+/// </remarks>
 public sealed class PeerServer : IAsyncDisposable
 {
     private readonly WebApplication _app;
@@ -89,20 +94,10 @@ public sealed class PeerServer : IAsyncDisposable
                 kestrel.ConfigureHttpsDefaults(https => https.ServerCertificate = certificate);
             }
         });
-        builder.Services.AddGrpc(grpc =>
-        {
-            grpc.MaxReceiveMessageSize = PeerClientOptions.WireLimitBytes;
-            grpc.MaxSendMessageSize = PeerClientOptions.WireLimitBytes;
-            if (options.BearerToken is { } token)
-            {
-                grpc.Interceptors.Add<BearerTokenInterceptor>(token);
-            }
-        });
-        builder.Services.AddSingleton(services => new PeerServerState(
-            options, services.GetRequiredService<IHostApplicationLifetime>().ApplicationStopping));
+        builder.Services.AddPeerService(options);
 
         var app = builder.Build();
-        app.MapGrpcService<PeerService>();
+        app.MapPeerService();
         try
         {
             await app.StartAsync(cancellationToken).ConfigureAwait(false);

@@ -1,8 +1,10 @@
+using Microsoft.Extensions.Logging;
+
 namespace Concurrency.Messaging.Grpc;
 
 /// <summary>
 /// What every stream of one <see cref="PeerServer"/> shares: its options, its sessions, the server's budget of bytes for
-/// remembered replies, its counters, and the token that fires when it stops.
+/// remembered replies, its counters, its logger, and the token that fires when it stops.
 /// </summary>
 internal sealed class PeerServerState : IDisposable
 {
@@ -12,10 +14,11 @@ internal sealed class PeerServerState : IDisposable
     private long _rememberedBytes;
     private int _streams;
 
-    public PeerServerState(PeerServerOptions options, CancellationToken stopping)
+    public PeerServerState(PeerServerOptions options, ILogger logger, CancellationToken stopping)
     {
         Options = options;
         Stopping = stopping;
+        Logger = logger;
         Sessions = new PeerSessions(this);
         PeerMeter.Register(this);
     }
@@ -25,6 +28,8 @@ internal sealed class PeerServerState : IDisposable
     public PeerSessions Sessions { get; }
 
     public CancellationToken Stopping { get; }
+
+    public ILogger Logger { get; }
 
     public long Handled => Interlocked.Read(ref _handled);
 
@@ -47,6 +52,20 @@ internal sealed class PeerServerState : IDisposable
     }
 
     public void CountFailed() => Interlocked.Increment(ref _failed);
+
+    /// <summary>Counts and logs a refusal: of a whole stream (a warning), or of one request (debug: a client may send many).</summary>
+    public void Refused(string reason, string detail, bool stream)
+    {
+        PeerMeter.Refused(reason);
+        if (stream)
+        {
+            PeerServiceLog.StreamRefused(Logger, reason, detail);
+        }
+        else
+        {
+            PeerServiceLog.RequestRefused(Logger, reason, detail);
+        }
+    }
 
     /// <summary>Takes <paramref name="bytes"/> from the server's budget for remembered replies; false when it would pass it.</summary>
     public bool TryReserveRemembered(int bytes)

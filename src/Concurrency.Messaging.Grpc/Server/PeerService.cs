@@ -16,8 +16,7 @@ internal sealed class PeerService(PeerServerState state) : Peer.PeerBase
     {
         if (!state.TryOpenStream())
         {
-            PeerMeter.Refused("streams");
-            throw new RpcException(new Status(StatusCode.ResourceExhausted, $"This server has its most streams open ({state.Options.MaxStreams:N0}, PeerServerOptions.MaxStreams). Try again later."));
+            throw Report("streams", new RpcException(new Status(StatusCode.ResourceExhausted, $"This server has its most streams open ({state.Options.MaxStreams:N0}, PeerServerOptions.MaxStreams). Try again later.")));
         }
 
         try
@@ -34,8 +33,9 @@ internal sealed class PeerService(PeerServerState state) : Peer.PeerBase
     {
         using var stop = CancellationTokenSource.CreateLinkedTokenSource(context.CancellationToken, state.Stopping);
         var session = state.Sessions.Attach(context.RequestHeaders.GetValue(PeerHeaders.Session))
-            ?? throw Refused("sessions", new RpcException(new Status(StatusCode.ResourceExhausted, $"This server holds its most sessions ({state.Options.MaxSessions:N0}, PeerServerOptions.MaxSessions), each with a stream open. Try again later.")));
+            ?? throw Report("sessions", new RpcException(new Status(StatusCode.ResourceExhausted, $"This server holds its most sessions ({state.Options.MaxSessions:N0}, PeerServerOptions.MaxSessions), each with a stream open. Try again later.")));
         session.Supersede(stop);
+        PeerServiceLog.StreamOpened(state.Logger, session.Id);
         var clientClosed = false;
         try
         {
@@ -74,8 +74,7 @@ internal sealed class PeerService(PeerServerState state) : Peer.PeerBase
             {
                 // gRPC's own refusal of a batch over 4 MiB, read only as far as its length: the rest is drained first.
                 await DrainAsync(context, stop.Token).ConfigureAwait(false);
-                PeerMeter.Refused("batch_size");
-                throw Refusal(StatusCode.ResourceExhausted, $"{refused.Status.Detail} This server takes batches of at most {PeerClientOptions.WireLimitBytes:N0} bytes and {state.Options.MaxRequestBatchCount:N0} requests.");
+                throw Report("batch_size", Refusal(StatusCode.ResourceExhausted, $"{refused.Status.Detail} This server takes batches of at most {PeerClientOptions.WireLimitBytes:N0} bytes and {state.Options.MaxRequestBatchCount:N0} requests."));
             }
             finally
             {
@@ -84,14 +83,16 @@ internal sealed class PeerService(PeerServerState state) : Peer.PeerBase
         }
         finally
         {
+            PeerServiceLog.StreamEnded(state.Logger, session.Id, clientClosed);
             session.Leave(stop);
             state.Sessions.Detach(session, clientClosed);
         }
     }
 
-    private static RpcException Refused(string reason, RpcException refusal)
+    // Counts and logs a refusal of the stream, which the caller then throws.
+    private RpcException Report(string reason, RpcException refusal)
     {
-        PeerMeter.Refused(reason);
+        state.Refused(reason, refusal.Status.Detail, stream: true);
         return refusal;
     }
 
@@ -133,8 +134,7 @@ internal sealed class PeerService(PeerServerState state) : Peer.PeerBase
         var envelopes = batch.Envelopes;
         if (envelopes.Count > state.Options.MaxRequestBatchCount)
         {
-            PeerMeter.Refused("batch_count");
-            throw Refusal(StatusCode.ResourceExhausted, $"The batch carries {envelopes.Count:N0} requests; this server takes at most {state.Options.MaxRequestBatchCount:N0} (PeerServerOptions.MaxRequestBatchCount).");
+            throw Report("batch_count", Refusal(StatusCode.ResourceExhausted, $"The batch carries {envelopes.Count:N0} requests; this server takes at most {state.Options.MaxRequestBatchCount:N0} (PeerServerOptions.MaxRequestBatchCount)."));
         }
 
         ulong highest = 0;
@@ -145,8 +145,7 @@ internal sealed class PeerService(PeerServerState state) : Peer.PeerBase
 
         if (highest != 0 && !session.Admits(highest, (ulong)state.Options.MaxSequenceGap))
         {
-            PeerMeter.Refused("sequence_gap");
-            throw Refusal(StatusCode.OutOfRange, $"Sequence number {highest:N0} is more than {state.Options.MaxSequenceGap:N0} past the highest this session has seen (PeerServerOptions.MaxSequenceGap).");
+            throw Report("sequence_gap", Refusal(StatusCode.OutOfRange, $"Sequence number {highest:N0} is more than {state.Options.MaxSequenceGap:N0} past the highest this session has seen (PeerServerOptions.MaxSequenceGap)."));
         }
     }
 }

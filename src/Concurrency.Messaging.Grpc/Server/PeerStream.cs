@@ -232,7 +232,7 @@ internal sealed class PeerStream
 
                 if (answer.Forgotten)
                 {
-                    PeerMeter.Refused("forgotten");
+                    _state.Refused("forgotten", answer.Error, stream: false);
                 }
             }
             else
@@ -291,8 +291,9 @@ internal sealed class PeerStream
         }
 
         _state.CountFailed();
-        PeerMeter.Refused("request_size");
-        return new ValueTask<Envelope>(Failed(request, $"The request takes {size:N0} bytes; the server's limit (PeerServerOptions.MaxMessageBytes) is {_state.Options.MaxMessageBytes:N0}. It was not handled."));
+        var refused = Failed(request, $"The request takes {size:N0} bytes; the server's limit (PeerServerOptions.MaxMessageBytes) is {_state.Options.MaxMessageBytes:N0}. It was not handled.");
+        _state.Refused("request_size", refused.Error, stream: false);
+        return new ValueTask<Envelope>(refused);
     }
 
     private ValueTask<Envelope> Invoke(Envelope request, CancellationToken stop)
@@ -338,8 +339,9 @@ internal sealed class PeerStream
         if (size > _state.Options.MaxMessageBytes)
         {
             _state.CountFailed();
-            PeerMeter.Refused("reply_size");
-            return Failed(request, $"The reply takes {size:N0} bytes; the server's limit (PeerServerOptions.MaxMessageBytes) is {_state.Options.MaxMessageBytes:N0}.");
+            var refused = Failed(request, $"The reply takes {size:N0} bytes; the server's limit (PeerServerOptions.MaxMessageBytes) is {_state.Options.MaxMessageBytes:N0}.");
+            _state.Refused("reply_size", refused.Error, stream: false);
+            return refused;
         }
 
         return new Envelope

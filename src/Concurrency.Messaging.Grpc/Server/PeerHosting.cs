@@ -1,0 +1,102 @@
+using Grpc.AspNetCore.Server;
+using Microsoft.AspNetCore.Builder;
+using Microsoft.AspNetCore.Routing;
+using Microsoft.Extensions.Configuration;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Options;
+
+namespace Concurrency.Messaging.Grpc;
+
+/// <summary>
+/// Runs the peer service inside an ASP.NET Core app of your own: <see cref="AddPeerService(IServiceCollection, IConfiguration, PeerHandler)"/>
+/// on its services, <see cref="MapPeerService"/> on the app. <see cref="PeerServer"/> is the same registration in a
+/// <c>WebApplication</c> of its own.
+/// </summary>
+/// <remarks>
+/// <para>
+/// The app owns its server: <see cref="PeerServerOptions.Urls"/>, <see cref="PeerServerOptions.CertificatePath"/>,
+/// <see cref="PeerServerOptions.MaxConnections"/> and <see cref="PeerServerOptions.MaxStreamsPerConnection"/> apply to
+/// <see cref="PeerServer"/> only. Hosted, serve HTTP/2 on the peer's endpoint and set Kestrel's limits yourself
+/// (<c>Limits.MaxConcurrentConnections</c>, <c>Limits.Http2.MaxStreamsPerConnection</c>), as <see cref="PeerServer"/> does
+/// with those options. Every other option holds as documented; the peer's gRPC limits (4 MiB a batch, the bearer token)
+/// are set on the peer service alone, not on the app's other gRPC services.
+/// </para>
+/// <para>
+/// The service logs through the app's <see cref="ILogger"/> (category <c>Concurrency.Messaging.Grpc.PeerService</c>),
+/// measures on the meter <c>Concurrency.Messaging</c> and traces on the activity source of the same name (docs/metrics.md).
+/// </para>
+/// </remarks>
+public static class PeerHosting
+{
+    /// <summary>
+    /// Adds the peer service with options bound from <paramref name="configuration"/> (for example the section
+    /// <c>"Peer"</c> of the app's configuration, with keys named as <see cref="PeerServerOptions"/>'s properties, such as
+    /// <c>MaxSessions</c> or <c>SessionRetention</c>), through the options pattern.
+    /// </summary>
+    /// <param name="services">The app's services.</param>
+    /// <param name="configuration">The configuration to bind <see cref="PeerServerOptions"/> from.</param>
+    /// <param name="handler">The handler that answers each request (a delegate: not something configuration can hold).</param>
+    /// <returns><paramref name="services"/>.</returns>
+    public static IServiceCollection AddPeerService(this IServiceCollection services, IConfiguration configuration, PeerHandler handler)
+    {
+        ArgumentNullException.ThrowIfNull(services);
+        ArgumentNullException.ThrowIfNull(configuration);
+        ArgumentNullException.ThrowIfNull(handler);
+        services.AddOptions<PeerServerOptions>().Bind(configuration);
+        return services.AddPeerServiceCore(provider => provider.GetRequiredService<IOptions<PeerServerOptions>>().Value with { Handler = handler });
+    }
+
+    /// <summary>Adds the peer service with the options given.</summary>
+    /// <param name="services">The app's services.</param>
+    /// <param name="options">Options (<c>new PeerServerOptions()</c> for the defaults: echo).</param>
+    /// <returns><paramref name="services"/>.</returns>
+    public static IServiceCollection AddPeerService(this IServiceCollection services, PeerServerOptions options)
+    {
+        ArgumentNullException.ThrowIfNull(services);
+        ArgumentNullException.ThrowIfNull(options);
+        return services.AddPeerServiceCore(_ => options);
+    }
+
+    /// <summary>
+    /// Maps the peer service (<c>Peer/Exchange</c> of Protos/peer.proto) and checks its options now, so that an invalid
+    /// option fails the app's start rather than its first stream.
+    /// </summary>
+    /// <param name="endpoints">The app.</param>
+    /// <returns>The endpoint's convention builder, to require authorization or a host on it.</returns>
+    /// <exception cref="InvalidOperationException"><see cref="AddPeerService(IServiceCollection, PeerServerOptions)"/> was not called.</exception>
+    /// <exception cref="ArgumentException">An option is invalid.</exception>
+    public static GrpcServiceEndpointConventionBuilder MapPeerService(this IEndpointRouteBuilder endpoints)
+    {
+        ArgumentNullException.ThrowIfNull(endpoints);
+        if (endpoints.ServiceProvider.GetService<PeerServerState>() is null)
+        {
+            throw new InvalidOperationException("Call services.AddPeerService(...) before app.MapPeerService().");
+        }
+
+        return endpoints.MapGrpcService<PeerService>();
+    }
+
+    // The one registration, hosted or in PeerServer's own app: the service's gRPC limits, its token check, and its state.
+    private static IServiceCollection AddPeerServiceCore(this IServiceCollection services, Func<IServiceProvider, PeerServerOptions> options)
+    {
+        services.AddGrpc().AddServiceOptions<PeerService>(grpc =>
+        {
+            grpc.MaxReceiveMessageSize = PeerClientOptions.WireLimitBytes;
+            grpc.MaxSendMessageSize = PeerClientOptions.WireLimitBytes;
+            grpc.Interceptors.Add<BearerTokenInterceptor>();
+        });
+        services.AddSingleton<BearerTokenInterceptor>();
+        services.AddSingleton(provider =>
+        {
+            var resolved = options(provider);
+            resolved.Validate();
+            return new PeerServerState(
+                resolved,
+                provider.GetRequiredService<ILogger<PeerService>>(),
+                provider.GetRequiredService<IHostApplicationLifetime>().ApplicationStopping);
+        });
+        return services;
+    }
+}

@@ -1,0 +1,19 @@
+using Microsoft.Extensions.Logging;
+
+namespace Concurrency.Messaging.Grpc;
+
+/// <summary>What the peer service logs, through the host's <see cref="ILogger"/>: refusals, and the life of streams.</summary>
+internal static partial class PeerServiceLog
+{
+    [LoggerMessage(1, LogLevel.Warning, "Peer stream refused ({Reason}): {Detail}")]
+    public static partial void StreamRefused(ILogger logger, string reason, string detail);
+
+    [LoggerMessage(2, LogLevel.Debug, "Peer request refused ({Reason}): {Detail}")]
+    public static partial void RequestRefused(ILogger logger, string reason, string detail);
+
+    [LoggerMessage(3, LogLevel.Debug, "Peer stream opened on session {Session}")]
+    public static partial void StreamOpened(ILogger logger, string session);
+
+    [LoggerMessage(4, LogLevel.Debug, "Peer stream on session {Session} ended (client closed: {ClientClosed})")]
+    public static partial void StreamEnded(ILogger logger, string session, bool clientClosed);
+}

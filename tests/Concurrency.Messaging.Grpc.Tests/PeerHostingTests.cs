@@ -1,0 +1,109 @@
+using System.Collections.Concurrent;
+using Microsoft.AspNetCore.Builder;
+using Microsoft.AspNetCore.Hosting;
+using Microsoft.AspNetCore.Hosting.Server;
+using Microsoft.AspNetCore.Hosting.Server.Features;
+using Microsoft.AspNetCore.Server.Kestrel.Core;
+using Microsoft.Extensions.Configuration;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Options;
+using Xunit;
+
+namespace Concurrency.Messaging.Grpc.Tests;
+
+/// <summary>The peer service inside an ASP.NET Core app of the test's own, as a user hosts it: options from configuration, logs through the app.</summary>
+public sealed class PeerHostingTests
+{
+    [Fact]
+    public async Task AddPeerService_InAnAppOfItsOwn_ServesWithOptionsFromConfigurationAndLogsThroughTheApp()
+    {
+        var ct = TestContext.Current.CancellationToken;
+        var logs = new RecordingLoggerProvider();
+        var builder = WebApplication.CreateSlimBuilder();
+        builder.WebHost.UseUrls("http://127.0.0.1:0");
+        builder.WebHost.ConfigureKestrel(kestrel => kestrel.ConfigureEndpointDefaults(endpoint => endpoint.Protocols = HttpProtocols.Http2));
+        builder.Logging.ClearProviders(); // the test's choice, not the library's: no console output, one recording provider
+        builder.Logging.AddProvider(logs);
+        builder.Configuration.AddInMemoryCollection(new Dictionary<string, string?>
+        {
+            ["Peer:MaxSessions"] = "7",
+            ["Peer:SessionRetention"] = "00:00:30",
+            ["Peer:BearerToken"] = "s3cret",
+        });
+        builder.Services.AddPeerService(builder.Configuration.GetSection("Peer"), (request, _) => ValueTask.FromResult(request with { Source = "hosted" }));
+        await using var app = builder.Build();
+        app.MapPeerService();
+        await app.StartAsync(ct).DefaultTimeout();
+        try
+        {
+            var address = app.Services.GetRequiredService<IServer>().Features.Get<IServerAddressesFeature>()!.Addresses.First();
+
+            await using (var client = await PeerClient.ConnectAsync(address, Messages.Quick() with { BearerToken = "s3cret" }, ct).DefaultTimeout())
+            {
+                var reply = await client.SendAsync(Messages.Numbered(42), ct).DefaultTimeout();
+                Assert.Equal(42, Messages.Number(reply));
+                Assert.Equal("hosted", reply.Source);
+            }
+
+            var refused = await Assert.ThrowsAsync<PeerDeliveryException>(() => PeerClient.ConnectAsync(address, Messages.Quick() with { BearerToken = "wrong" }, ct)).DefaultTimeout();
+            Assert.Equal(PeerDeliveryFailure.Unauthenticated, refused.Reason);
+
+            var options = app.Services.GetRequiredService<IOptions<PeerServerOptions>>().Value;
+            Assert.Equal(7, options.MaxSessions);
+            Assert.Equal(TimeSpan.FromSeconds(30), options.SessionRetention);
+            Assert.Contains(logs.Records, record => record.Level == LogLevel.Warning
+                && record.Category == "Concurrency.Messaging.Grpc.PeerService"
+                && record.Message.Contains("unauthenticated", StringComparison.Ordinal));
+        }
+        finally
+        {
+            await app.StopAsync(ct).DefaultTimeout();
+        }
+    }
+
+    [Fact]
+    public async Task MapPeerService_WithoutAddPeerService_SaysWhatIsMissing()
+    {
+        await using var app = WebApplication.CreateSlimBuilder().Build();
+
+        var error = Assert.Throws<InvalidOperationException>(() => app.MapPeerService());
+
+        Assert.Contains("AddPeerService", error.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task MapPeerService_InvalidOptionInConfiguration_FailsAtMapNotAtTheFirstStream()
+    {
+        var builder = WebApplication.CreateSlimBuilder();
+        builder.Configuration.AddInMemoryCollection(new Dictionary<string, string?> { ["Peer:MaxSessions"] = "0" });
+        builder.Services.AddPeerService(builder.Configuration.GetSection("Peer"), PeerHandlers.Echo);
+        await using var app = builder.Build();
+
+        var error = Assert.Throws<ArgumentOutOfRangeException>(() => app.MapPeerService());
+
+        Assert.Equal("MaxSessions", error.ParamName);
+    }
+
+    private sealed class RecordingLoggerProvider : ILoggerProvider
+    {
+        public ConcurrentQueue<(LogLevel Level, string Category, string Message)> Records { get; } = new();
+
+        public ILogger CreateLogger(string categoryName) => new Recorder(this, categoryName);
+
+        public void Dispose()
+        {
+        }
+
+        private sealed class Recorder(RecordingLoggerProvider provider, string category) : ILogger
+        {
+            public IDisposable? BeginScope<TState>(TState state)
+                where TState : notnull => null;
+
+            public bool IsEnabled(LogLevel logLevel) => true;
+
+            public void Log<TState>(LogLevel logLevel, EventId eventId, TState state, Exception? exception, Func<TState, Exception?, string> formatter)
+                => provider.Records.Enqueue((logLevel, category, formatter(state, exception)));
+        }
+    }
+}
