@@ -26,4 +26,17 @@ internal static class Messages
         DeliveryTimeout = TimeSpan.FromSeconds(20),
         MaxResends = 50,
     };
+
+    /// <summary>
+    /// <see cref="Quick"/> with a connect timeout and a read-idle timeout that a loaded machine's stalls (seconds on a busy
+    /// CI host, where the test's client and server share the starved thread pool; a first stream was seen taking over 2 s)
+    /// cannot reach: for tests that assert no reconnect at all, so that a failure they see comes from a real break, never
+    /// from a handshake or a heartbeat read late.
+    /// </summary>
+    public static PeerClientOptions Steady(PeerMode mode = PeerMode.Async) => Quick(mode) with
+    {
+        ConnectTimeout = TimeSpan.FromSeconds(10),
+        HeartbeatInterval = TimeSpan.FromSeconds(2),
+        ReadIdleTimeout = TimeSpan.FromSeconds(30),
+    };
 }

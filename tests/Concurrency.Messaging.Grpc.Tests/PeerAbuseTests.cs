@@ -299,11 +299,13 @@ public sealed class PeerAbuseTests
             },
         };
         await using var server = await PeerServer.StartAsync(options, ct).DefaultTimeout();
-        await using var client = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick() with { MaxBatchCount = 8 }, ct).DefaultTimeout();
+        // The server's paused heartbeats come every 100 ms; the client gives up after 2.5 s of silence: a margin of 25 that a
+        // loaded machine's stalls do not eat, while the pause below still lasts twice the client's read-idle timeout.
+        var clientOptions = Messages.Steady() with { MaxBatchCount = 8, HeartbeatInterval = TimeSpan.FromMilliseconds(500), ReadIdleTimeout = TimeSpan.FromMilliseconds(2500) };
+        await using var client = await PeerClient.ConnectAsync(server.Address.ToString(), clientOptions, ct).DefaultTimeout();
 
         var sends = Enumerable.Range(0, 400).Select(i => client.SendAsync(Messages.Numbered(i), ct)).ToArray();
-        var idle = Messages.Quick().ReadIdleTimeout;
-        await Task.Delay(idle * 3, ct); // the handler holds everything for three read-idle timeouts: only heartbeats flow
+        await Task.Delay(clientOptions.ReadIdleTimeout * 2, ct); // the handler holds everything for two read-idle timeouts: only heartbeats flow
         gate.Release();
         var replies = await Task.WhenAll(sends).DefaultTimeout();
 

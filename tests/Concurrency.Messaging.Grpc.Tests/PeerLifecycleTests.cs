@@ -122,7 +122,8 @@ public sealed class PeerLifecycleTests
         for (var round = 0; round < 20; round++)
         {
             // Room for every send, so that all are accepted before the close begins.
-            var client = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick(mode) with { BufferSize = 4096 }, ct).DefaultTimeout();
+            // Steady timings: a reconnect here can only be the close going wrong, never a heartbeat read late under load.
+            var client = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Steady(mode) with { BufferSize = 4096 }, ct).DefaultTimeout();
             var sends = Enumerable.Range(0, 2000).Select(i => client.SendAsync(Messages.Numbered(i))).ToList();
 
             await client.CompleteAsync(ct).DefaultTimeout();
