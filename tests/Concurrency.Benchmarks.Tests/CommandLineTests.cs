@@ -8,7 +8,7 @@ namespace Concurrency.Benchmarks.Tests;
 /// <summary>A bad command line costs one clear line on stderr and exit code 2, before anything runs; every command has --help.</summary>
 public sealed class CommandLineTests
 {
-    public static TheoryData<string> CommandNames => ["report", "loop", "footprint", "lab", "serve", "idle"];
+    public static TheoryData<string> CommandNames => ["report", "loop", "actors", "footprint", "lab", "serve", "idle"];
 
     [Theory]
     [InlineData("--cores", "abc")]
@@ -85,7 +85,7 @@ public sealed class CommandLineTests
         Assert.Equal(UsageException.ExitCode, exit);
         Assert.True(watch.Elapsed < TimeSpan.FromSeconds(10), $"took {watch.Elapsed}"); // a fall-through into a benchmark run takes minutes
         var line = Assert.Single(error.ToString().Split('\n', StringSplitOptions.RemoveEmptyEntries));
-        Assert.StartsWith("unknown command 'reprot'; did you mean 'report'? Commands: report, loop, footprint, lab, serve, idle", line, StringComparison.Ordinal);
+        Assert.StartsWith("unknown command 'reprot'; did you mean 'report'? Commands: report, loop, actors, footprint, lab, serve, idle", line, StringComparison.Ordinal);
         Assert.Empty(output.ToString());
     }
 

@@ -5,7 +5,7 @@ namespace Concurrency.Benchmarks.Tests;
 
 public class GoalTests
 {
-    private static readonly Goal AtLeast1_2 = new("a ÷ b", ["a"], "b", 1.2) { MinLaunches = 3 };
+    private static readonly Goal AtLeast1_2 = new("a ÷ b", ["a"], ["b"], 1.2) { MinLaunches = 3 };
 
     [Fact]
     public void Judge_ThreeLaunches_TheMedianOfTheLaunchesMedianRounds_AndEveryRoundAtTheGoalCounted()
@@ -47,13 +47,13 @@ public class GoalTests
     }
 
     [Fact]
-    public void RatioOf_SeveralOfOurs_TakesTheBestOfThem()
+    public void RatioOf_SeveralOnEachSide_TakesTheBestOfEach()
     {
-        var goal = new Goal("best ÷ c", ["a", "b"], "c", 1.2);
-        var rates = new Dictionary<string, double> { ["a"] = 10, ["b"] = 30, ["c"] = 20 };
+        var goal = new Goal("best ÷ better of c and d", ["a", "b"], ["c", "d"], 1.2);
+        var rates = new Dictionary<string, double> { ["a"] = 10, ["b"] = 30, ["c"] = 20, ["d"] = 15 };
 
         Assert.Equal(1.5, goal.RatioOf(name => rates[name]));
-        Assert.Equal(["a", "b", "c"], goal.Contenders);
+        Assert.Equal(["a", "b", "c", "d"], goal.Contenders);
     }
 
     [Fact]

@@ -69,6 +69,7 @@ public static class Commands
             run.Job,
             Reporting.ReportCommand.Create(),
             PlainLoop.LoopCommand.Create(),
+            PlainActors.ActorsCommand.Create(),
             Actors.FootprintCommand.Create(),
             Lab.LabCommand.Create(machineCores),
             Grpc.ServeCommand.Create(),

@@ -15,16 +15,16 @@ public enum Phase
 
 /// <summary>
 /// A speed goal, written once and judged one way wherever it is measured: our contenders (the best of them, where several
-/// are named) against a reference, as a ratio of rates, in one shape, phase and core count, with a threshold. The decision
+/// are named) against the references (the best of them: "the better of Akka.NET and Proto.Actor"), as a ratio of rates, in one shape, phase and core count, with a threshold. The decision
 /// rule: the goal is met when the median of at least <see cref="MinLaunches"/> launches' medians reaches the threshold, in
 /// two runs of the command (a verdict speaks for one run); where <see cref="SpreadLimit"/> is set, our launches may differ by
 /// at most that factor. A yardstick is shown beside the goals for what it says about them, and never judged.
 /// </summary>
 /// <param name="Name">What the table calls it.</param>
 /// <param name="Ours">Our contenders' names; the ratio takes the best of them in each round.</param>
-/// <param name="Versus">The reference's name.</param>
+/// <param name="Versus">The references' names; the ratio takes the best of them in each round.</param>
 /// <param name="Threshold">The ratio the goal asks for.</param>
-public sealed record Goal(string Name, IReadOnlyList<string> Ours, string Versus, double Threshold)
+public sealed record Goal(string Name, IReadOnlyList<string> Ours, IReadOnlyList<string> Versus, double Threshold)
 {
     /// <summary>Gets the message and handler shape the goal is about ("value messages, trivial handler").</summary>
     public string Shape { get; init; } = string.Empty;
@@ -44,13 +44,13 @@ public sealed record Goal(string Name, IReadOnlyList<string> Ours, string Versus
     public bool IsYardstick { get; init; }
 
     /// <summary>Gets every contender the goal names, ours first.</summary>
-    public IEnumerable<string> Contenders => Ours.Append(Versus);
+    public IEnumerable<string> Contenders => Ours.Concat(Versus);
 
     /// <summary>The goal's ratio in one round, from each contender's rate in that round.</summary>
     public double RatioOf(Func<string, double> rate)
     {
         ArgumentNullException.ThrowIfNull(rate);
-        return Ours.Max(rate) / rate(Versus);
+        return Ours.Max(rate) / Versus.Max(rate);
     }
 
     /// <summary>Judges the ratios of a run: per launch, the goal's ratio in each of its rounds (one value where a launch has one).</summary>

@@ -47,12 +47,12 @@ public static class LoopCommand
     // round. RawRing's ratio to Rx is a yardstick: what 3× Rx asks of any hand-off.
     private static readonly Goal[] HeadToHeadGoals =
     [
-        new("ObserveOnRing ÷ Rx ObserveOn (TaskPool)", ["ObserveOnRing"], "RxObserveOnTaskPool", 3),
-        new("RawRing (the ceiling; not a goal: what 3× Rx asks of any hand-off) ÷ Rx ObserveOn (TaskPool)", ["RawRing"], "RxObserveOnTaskPool", 3) { IsYardstick = true },
-        new("best pipe (the faster of Ring and BatchDrainQueue that round) ÷ Dataflow ActionBlock", ["Ring", "BatchDrainQueue"], "DataflowActionBlock", 1.2),
-        new("Ring ÷ Dataflow ActionBlock", ["Ring"], "DataflowActionBlock", 1.2),
-        new("BatchDrainQueue ÷ Dataflow ActionBlock", ["BatchDrainQueue"], "DataflowActionBlock", 1.2),
-        new("BatchDrainQueue ÷ Channel, unbounded", ["BatchDrainQueue"], "ChannelUnbounded", 1.5),
+        new("ObserveOnRing ÷ Rx ObserveOn (TaskPool)", ["ObserveOnRing"], ["RxObserveOnTaskPool"], 3),
+        new("RawRing (the ceiling; not a goal: what 3× Rx asks of any hand-off) ÷ Rx ObserveOn (TaskPool)", ["RawRing"], ["RxObserveOnTaskPool"], 3) { IsYardstick = true },
+        new("best pipe (the faster of Ring and BatchDrainQueue that round) ÷ Dataflow ActionBlock", ["Ring", "BatchDrainQueue"], ["DataflowActionBlock"], 1.2),
+        new("Ring ÷ Dataflow ActionBlock", ["Ring"], ["DataflowActionBlock"], 1.2),
+        new("BatchDrainQueue ÷ Dataflow ActionBlock", ["BatchDrainQueue"], ["DataflowActionBlock"], 1.2),
+        new("BatchDrainQueue ÷ Channel, unbounded", ["BatchDrainQueue"], ["ChannelUnbounded"], 1.5),
     ];
 
     // The contenders the goals name, in the registry's order: those that park when idle are built side by side, those

@@ -1,0 +1,209 @@
+using System.CommandLine;
+using System.Diagnostics;
+using System.Globalization;
+using System.Text;
+using Concurrency.Benchmarks.Actors;
+using Concurrency.Benchmarks.Cli;
+using Concurrency.Benchmarks.Contenders;
+using Concurrency.Benchmarks.Lab;
+using Concurrency.Benchmarks.Runs;
+
+namespace Concurrency.Benchmarks.PlainActors;
+
+/// <summary>
+/// <c>-- actors [--launches N] [--runs N] [--steady-seconds S] [--quick] [--out DIR]</c>: the actor games measured as a
+/// user's program plays them, beside the BenchmarkDotNet suite's steady state. Each launch is a fresh process; each run
+/// builds a fresh actor system (ours on each mailbox, Akka.NET, Proto.Actor, built the same way in the same process),
+/// times one game with a Stopwatch and checks every delivery. Cold: one warm-up run, then the median of --runs, in a
+/// process that has not played the game yet. Steady: after the process has played the game (fresh systems, one after
+/// another) for --steady-seconds, the median of --runs. The contenders' order turns by one each launch, so no contender
+/// is always the first to pay the process's own start. Prefix <c>taskset -c 0</c> for one core. Writes ACTORS-&lt;cores&gt;.md
+/// and its results as JSON beside it.
+/// </summary>
+public static class ActorsCommand
+{
+    /// <summary>The scenario the measurements are filed under.</summary>
+    public const string Scenario = "actors";
+
+    private static readonly TimeSpan LaunchLimit = TimeSpan.FromMinutes(60);
+
+    // The goals of the actors issue: our default mailbox against the better peer, per game and phase.
+    private const string Ours = "BatchDrainMailbox";
+    private static readonly string[] BetterPeer = ["AkkaNet", "ProtoActor"];
+
+    public static Command Create()
+    {
+        var launches = CommonOptions.Launches(5, LabOptions.MaxLaunches, "fresh processes that each play every game; the table gives the median launch with the lowest and highest (1 with --quick)");
+        var runs = CommonOptions.WholeNumber("--runs", "N", 3, 1, 100, "measured runs per game, contender and phase, each on a fresh system; a launch's figure is their median (1 with --quick)");
+        var steady = CommonOptions.Seconds("--steady-seconds", 60, "how long a process plays a game before its steady runs (2 with --quick)");
+        var quick = CommonOptions.Quick("a smoke test: games a twentieth the size, one run, one launch, a short steady phase; not for publishing");
+        var outDirectory = CommonOptions.Out("where ACTORS-<cores>.md goes (default: a new folder results/runs/actors/yyyy-MM-dd-HHmmss)");
+        var rotate = new Option<int>("--rotate") { Hidden = true };
+        var result = CommonOptions.Result();
+        var command = new Command("actors", "The actor games as a user's program plays them: a fresh process per launch, a fresh system per run, a Stopwatch, every delivery checked; cold (the first runs of a game in the process) and steady (after --steady-seconds of the game) apart; ours on each mailbox, Akka.NET and Proto.Actor. Prefix taskset -c 0 for one core. Writes ACTORS-<cores>.md.")
+        {
+            launches, runs, steady, quick, outDirectory, rotate, result,
+        };
+        command.SetAction(parse =>
+        {
+            var isQuick = parse.GetValue(quick);
+            bool Given(Option option) => parse.GetResult(option) is { Implicit: false };
+            var settings = new Settings(
+                isQuick && !Given(launches) ? 1 : parse.GetValue(launches),
+                isQuick && !Given(runs) ? 1 : parse.GetValue(runs),
+                TimeSpan.FromSeconds(isQuick && !Given(steady) ? 2 : parse.GetValue(steady)),
+                isQuick);
+            var output = parse.InvocationConfiguration.Output;
+            if (parse.GetValue(result) is { } resultFile)
+            {
+                BenchmarkProcess.WriteResult(resultFile, Play(settings, parse.GetValue(rotate), output));
+                return 0;
+            }
+
+            return Run(settings, parse.GetValue(outDirectory) ?? StampedFolder.Create("actors"), Commands.Arguments(parse), output);
+        });
+        return command;
+    }
+
+    /// <summary>In the parent: the launches, each a child process, then ACTORS-&lt;cores&gt;.md and its JSON.</summary>
+    private static int Run(Settings settings, string outDirectory, IReadOnlyList<string> arguments, TextWriter output)
+    {
+        var provenance = RunProvenance.Capture(arguments);
+        var cores = Environment.ProcessorCount;
+        var launches = new List<List<ActorSample>>();
+        for (var launch = 0; launch < settings.Launches; launch++)
+        {
+            output.WriteLine(string.Create(CultureInfo.InvariantCulture, $"Launch {launch + 1} of {settings.Launches}:"));
+            launches.Add(BenchmarkProcess.RunForResult<List<ActorSample>>(
+                [
+                    "actors", "--runs", settings.Runs.ToString(CultureInfo.InvariantCulture),
+                    "--steady-seconds", settings.Steady.TotalSeconds.ToString(CultureInfo.InvariantCulture),
+                    "--rotate", launch.ToString(CultureInfo.InvariantCulture), .. settings.Quick ? ["--quick"] : Array.Empty<string>(),
+                ],
+                environment: null,
+                (_, step) => output.WriteLine("  " + step),
+                LaunchLimit,
+                string.Create(CultureInfo.InvariantCulture, $"Actors launch {launch + 1}")));
+        }
+
+        var contenders = ActorContenders.Registry.All;
+        var games = launches[0].Select(s => s.Game).Distinct().ToList();
+        var measurements = new List<Measurement>();
+        var text = new StringBuilder()
+            .AppendLine(CultureInfo.InvariantCulture, $"# Actors as a user's program plays them, {LabReport.CoreCount(cores)}")
+            .AppendLine()
+            .Append(settings.Quick ? $"**Quick run (--quick): games a twentieth the size, one run, one launch. These numbers are not for publishing.**{Environment.NewLine}{Environment.NewLine}" : string.Empty)
+            .AppendLine(CultureInfo.InvariantCulture, $"Each launch is a fresh process; each run builds a fresh actor system, sets up the game's actors (untimed), times one run with a Stopwatch and checks every delivery (count and checksum), then shuts the system down. **Cold**: one warm-up run, then the median of {settings.Runs} runs, before the process has played the game otherwise. **Steady**: after the process has played the game for {settings.Steady.TotalSeconds:0.#} s, the median of {settings.Runs} runs. Every contender at its defaults (ours: throughput 300; Akka.NET and Proto.Actor their default dispatchers). Ping-pong: one pair per core. Cells: msg/s (hops/s for the rings), the median of {settings.Launches} launches [lowest, highest launch]; the launches' spread is highest ÷ lowest. Goals: {Ours} at least 1.0× the better of Akka.NET and Proto.Actor steady, at least 0.83× cold, taken within each launch; our launches within 1.5× of each other unless the peers' differ as much.")
+            .AppendLine()
+            .AppendLine(CultureInfo.InvariantCulture, $"Machine: {provenance.Cpu}, {provenance.LogicalCores} logical cores ({cores} usable by this process), {provenance.Os}, {provenance.Runtime}. Commit {provenance.CommitLabel}.")
+            .AppendLine(CultureInfo.InvariantCulture, $"Command: `{(cores == 1 ? "taskset -c 0 " : string.Empty)}dotnet run -c Release --project benchmarks/Concurrency.Benchmarks -- {provenance.Arguments}`")
+            .AppendLine();
+        foreach (var phase in (Phase[])[Phase.Cold, Phase.Steady])
+        {
+            text.AppendLine(CultureInfo.InvariantCulture, $"## {phase}")
+                .AppendLine()
+                .AppendLine(CultureInfo.InvariantCulture, $"| game | {string.Join(" | ", contenders.Select(c => c.Name))} | {Ours} ÷ better peer | verdict | spread: ours / peers |")
+                .AppendLine(CultureInfo.InvariantCulture, $"|---|{string.Concat(contenders.Select(_ => "---:|"))}---:|---|---:|");
+            foreach (var game in games)
+            {
+                double LaunchRate(List<ActorSample> launch, string contender) => launch.Single(s => s.Game == game && s.Contender == contender && s.Phase == phase).Median;
+                var cells = new List<string>();
+                foreach (var contender in contenders)
+                {
+                    var measurement = Measurement.Of(Scenario, contender.Name, contender.Family, game, phase, cores, Measurement.MessagesPerSecond, [.. launches.Select(l => LaunchRate(l, contender.Name))]);
+                    measurements.Add(measurement);
+                    cells.Add(RateCell(measurement));
+                }
+
+                var goal = new Goal($"{Ours} ÷ better peer, {game}", [Ours], BetterPeer, phase == Phase.Steady ? 1.0 : 0.83) { Phase = phase, Shape = game, SpreadLimit = 1.5 };
+                var verdict = goal.Judge([.. launches.Select(l => (IReadOnlyList<double>)[goal.RatioOf(name => LaunchRate(l, name))])]);
+                var spread = string.Join(" / ", new[] { Ours, BetterPeer[0], BetterPeer[1] }.Select(name => Spread(launches.Select(l => LaunchRate(l, name)))));
+                text.AppendLine(CultureInfo.InvariantCulture, $"| {game} | {string.Join(" | ", cells)} | {verdict.Ratio} | {verdict.Verdict} | {spread} |");
+            }
+
+            text.AppendLine();
+        }
+
+        Directory.CreateDirectory(outDirectory);
+        var file = Path.Combine(outDirectory, string.Create(CultureInfo.InvariantCulture, $"ACTORS-{cores}.md"));
+        File.WriteAllText(file, text.ToString());
+        var json = new ResultSet(Scenario, provenance, measurements).WriteBeside(file);
+        output.WriteLine(text.ToString());
+        output.WriteLine($"Wrote {file} and {json}.");
+        return 0;
+    }
+
+    /// <summary>In a launch's own process: every game cold for every contender, then every game steady.</summary>
+    private static List<ActorSample> Play(Settings settings, int rotate, TextWriter output)
+    {
+        var all = ActorContenders.Registry.All;
+        var contenders = all.Skip(rotate % all.Count).Concat(all.Take(rotate % all.Count)).ToList();
+        var games = ActorGame.All(Environment.ProcessorCount, settings.Quick);
+        var samples = new List<ActorSample>();
+        var steps = 2.0 * games.Count * contenders.Count;
+        foreach (var phase in (Phase[])[Phase.Cold, Phase.Steady])
+        {
+            foreach (var game in games)
+            {
+                foreach (var contender in contenders)
+                {
+                    if (phase == Phase.Cold)
+                    {
+                        PlayOnce(contender, game); // the warm-up run
+                    }
+                    else
+                    {
+                        var warm = Stopwatch.StartNew();
+                        do
+                        {
+                            PlayOnce(contender, game);
+                        }
+                        while (warm.Elapsed < settings.Steady);
+                    }
+
+                    var rates = Enumerable.Range(0, settings.Runs).Select(_ => PlayOnce(contender, game)).ToArray();
+                    var sample = new ActorSample(game.Name, contender.Name, phase, rates);
+                    samples.Add(sample);
+                    BenchmarkProcess.ReportProgress(output, samples.Count / steps, string.Create(CultureInfo.InvariantCulture, $"{phase}, {game.Name}, {contender.Name}: {sample.Median / 1e6:0.00} M msg/s"));
+                }
+            }
+        }
+
+        return samples;
+    }
+
+    /// <summary>One run on a fresh system: set up (untimed), play (timed), verify, shut down. Returns msg/s.</summary>
+    private static double PlayOnce(Contender<ActorBuild> contender, ActorGame game)
+    {
+        using var system = contender.Build.Create();
+        game.SetUp(system);
+        var watch = Stopwatch.StartNew();
+        var totals = game.Run(system);
+        watch.Stop();
+        if (totals != game.Expected)
+        {
+            throw new InvalidOperationException($"{contender.Name}, {game.Name}: delivered {totals.Delivered} with checksum {totals.Checksum}; expected {game.Expected.Delivered} and {game.Expected.Checksum}.");
+        }
+
+        return game.Messages / watch.Elapsed.TotalSeconds;
+    }
+
+    private static string RateCell(Measurement m)
+        => string.Create(CultureInfo.InvariantCulture, $"{m.Median / 1e6:0.00} M [{m.Low / 1e6:0.00}–{m.High / 1e6:0.00}]");
+
+    private static string Spread(IEnumerable<double> launches)
+    {
+        var values = launches.ToList();
+        return string.Create(CultureInfo.InvariantCulture, $"{values.Max() / values.Min():0.0}×");
+    }
+
+    /// <summary>Launches, measured runs, the steady phase's warm time, and whether it is a quick smoke run.</summary>
+    private sealed record Settings(int Launches, int Runs, TimeSpan Steady, bool Quick);
+}
+
+/// <summary>One game, contender and phase in one launch: each measured run's msg/s.</summary>
+public sealed record ActorSample(string Game, string Contender, Phase Phase, IReadOnlyList<double> Rates)
+{
+    /// <summary>Gets the runs' median.</summary>
+    public double Median => LabSample.Of(Rates).Median;
+}
