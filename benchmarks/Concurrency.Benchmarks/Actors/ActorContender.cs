@@ -1,4 +1,5 @@
 using Concurrency.Benchmarks.Harness;
+using Concurrency.Benchmarks.Latency;
 
 namespace Concurrency.Benchmarks.Actors;
 
@@ -86,12 +87,17 @@ internal abstract class ActorContender<TRef> : IActorContender
     /// The benchmark thread injects the run's tokens at member 1 (the starter's successor), so each lap is N hops that end
     /// at the starter, and a run delivers exactly N × M.
     /// </summary>
-    public RunTotals RunRing(int messages, bool allAtOnce)
+    public RunTotals RunRing(int messages, bool allAtOnce, LatencyRecorder? pacedBy = null)
     {
         ArgumentOutOfRangeException.ThrowIfLessThan(messages, 1);
         var laps = _laps ?? throw new InvalidOperationException("The ring was not set up.");
+        if (pacedBy is not null && !allAtOnce)
+        {
+            throw new ArgumentException("A paced ring sends every token on the schedule: all at once.", nameof(pacedBy));
+        }
+
         var tokens = TokensUpTo(messages);
-        laps.Arm(tokens, messages, allAtOnce);
+        laps.Arm(tokens, messages, allAtOnce, pacedBy);
         foreach (var hops in _hops)
         {
             hops.Reset();
@@ -101,6 +107,7 @@ internal abstract class ActorContender<TRef> : IActorContender
         var first = _ring[1 % _ring.Length];
         for (var i = 0; i < (allAtOnce ? messages : 1); i++)
         {
+            pacedBy?.Schedule.AwaitDue(i);
             Send(first, tokens[i]);
         }
 

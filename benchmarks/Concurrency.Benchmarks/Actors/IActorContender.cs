@@ -1,3 +1,5 @@
+using Concurrency.Benchmarks.Latency;
+
 namespace Concurrency.Benchmarks.Actors;
 
 /// <summary>
@@ -30,5 +32,9 @@ internal interface IActorContender : IDisposable
     /// <paramref name="messages"/> times. All at once (the seed's part 3): <paramref name="messages"/> tokens injected
     /// together, each going round once. Returns the hops delivered and the sum of the token numbers that completed a lap.
     /// </summary>
-    RunTotals RunRing(int messages, bool allAtOnce);
+    /// <remarks>
+    /// With <paramref name="pacedBy"/> (all at once only: the latency command), token k is sent when message k − 1 of the
+    /// recorder's schedule is due, not as fast as the sender can, and the end of its lap is recorded there.
+    /// </remarks>
+    RunTotals RunRing(int messages, bool allAtOnce, LatencyRecorder? pacedBy = null);
 }

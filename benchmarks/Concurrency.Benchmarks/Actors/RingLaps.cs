@@ -1,4 +1,5 @@
 using Concurrency.Benchmarks.Harness;
+using Concurrency.Benchmarks.Latency;
 
 namespace Concurrency.Benchmarks.Actors;
 
@@ -19,12 +20,17 @@ internal sealed class RingLaps(BlockSignal signal)
     private bool _allAtOnce;
     private long _laps;
     private long _checksum;
+    private LatencyRecorder? _recorder; // the latency command's: times each lap's end against token k's due time
 
     public long Checksum => _checksum;
 
-    /// <summary>Benchmark thread, before the run: <paramref name="tokens"/> holds at least <paramref name="messages"/> tokens.</summary>
-    public void Arm(Token[] tokens, long messages, bool allAtOnce)
+    /// <summary>
+    /// Benchmark thread, before the run: <paramref name="tokens"/> holds at least <paramref name="messages"/> tokens; with
+    /// <paramref name="recorder"/>, token k's lap is timed as message k − 1 of the recorder's schedule.
+    /// </summary>
+    public void Arm(Token[] tokens, long messages, bool allAtOnce, LatencyRecorder? recorder = null)
     {
+        _recorder = recorder;
         _tokens = tokens;
         _messages = messages;
         _allAtOnce = allAtOnce;
@@ -35,6 +41,7 @@ internal sealed class RingLaps(BlockSignal signal)
     /// <summary>A token came back to the starter: returns the token to send round next, or null.</summary>
     public Token? Completed(Token token)
     {
+        _recorder?.Handled(token.Number);
         _checksum += token.Number;
         if (++_laps == _messages)
         {

@@ -90,7 +90,7 @@ public static class HandOffContenders
     {
         var pipe = Concurrency.Messaging.Pipes.Pipe.Create<int>(kind, _ => handled(), options);
         pipe.Post(1);
-        return new IdleInstance(() => pipe.DisposeAsync().AsTask().Wait());
+        return new IdleInstance(() => pipe.Post(1), () => pipe.DisposeAsync().AsTask().Wait());
     };
 
     private static Func<Action, IdleInstance> IdleOperator(Func<IObservable<int>, IObservable<int>> hop) => handled =>
@@ -98,7 +98,7 @@ public static class HandOffContenders
         var subject = new Subject<int>();
         var subscription = hop(subject).Subscribe(_ => handled());
         subject.OnNext(1);
-        return new IdleInstance(() =>
+        return new IdleInstance(() => subject.OnNext(1), () =>
         {
             subscription.Dispose();
             subject.Dispose();
@@ -109,6 +109,6 @@ public static class HandOffContenders
     {
         var block = new ActionBlock<int>(_ => handled(), new ExecutionDataflowBlockOptions { SingleProducerConstrained = true });
         block.Post(1);
-        return new IdleInstance(() => block.Complete());
+        return new IdleInstance(() => block.Post(1), () => block.Complete());
     }
 }

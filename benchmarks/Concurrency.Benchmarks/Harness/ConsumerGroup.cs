@@ -12,7 +12,8 @@ public sealed class ConsumerGroup : IDisposable
     private readonly CountingConsumer[] _consumers;
     private readonly long[] _countsAtArm;    // runner only: each consumer's totals when the current block was armed
     private readonly long[] _checksumsAtArm; // runner only
-    private int _block;                      // runner only: the current block's size
+    private long _block;                     // runner only: the messages posted since the last Arm
+    private int _blockSize;                  // runner only: the size of the preallocated block they were posted from
     private int _completions;                // OnCompleted calls the consumers received (Interlocked)
 
     public ConsumerGroup(int consumers, int producers, bool sharesWork)
@@ -33,9 +34,24 @@ public sealed class ConsumerGroup : IDisposable
     public BlockSignal Signal { get; } = new();
 
     /// <summary>Runner, before posting a block of <paramref name="messages"/> messages (the consumers are idle).</summary>
-    public void Arm(int messages)
+    public void Arm(int messages) => Arm(messages, messages);
+
+    /// <summary>
+    /// Runner, before posting <paramref name="messages"/> messages as the same preallocated block of
+    /// <paramref name="blockSize"/> posted again and again (the latency command's long paced runs), so that
+    /// <see cref="VerifyBlock"/> expects that block's checksum once per repeat.
+    /// </summary>
+    /// <exception cref="ArgumentException"><paramref name="messages"/> is not a whole number of blocks.</exception>
+    public void Arm(long messages, int blockSize)
     {
+        ArgumentOutOfRangeException.ThrowIfNegativeOrZero(blockSize);
+        if (messages <= 0 || messages % blockSize != 0)
+        {
+            throw new ArgumentException($"{messages} messages are not a whole number of blocks of {blockSize}.", nameof(messages));
+        }
+
         _block = messages;
+        _blockSize = blockSize;
         for (var i = 0; i < _consumers.Length; i++)
         {
             _countsAtArm[i] = _consumers[i].Count;
@@ -54,7 +70,7 @@ public sealed class ConsumerGroup : IDisposable
     {
         var counts = _consumers.Select((c, i) => c.Count - _countsAtArm[i]).ToArray();
         var checksums = _consumers.Select((c, i) => c.Checksum - _checksumsAtArm[i]).ToArray();
-        Check(counts, checksums, _block, Message.ExpectedChecksum(_block), $"{scenario}, one block");
+        Check(counts, checksums, _block, _block / _blockSize * Message.ExpectedChecksum(_blockSize), $"{scenario}, one block");
     }
 
     /// <summary>Runner, after the path's final completion: everything <paramref name="blocks"/> blocks delivered.</summary>

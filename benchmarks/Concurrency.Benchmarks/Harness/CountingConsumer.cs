@@ -1,4 +1,5 @@
 using System.Runtime.InteropServices;
+using Concurrency.Benchmarks.Latency;
 
 namespace Concurrency.Benchmarks.Harness;
 
@@ -25,6 +26,7 @@ public sealed class CountingConsumer
     private readonly long[] _nextSequence;
     private const int SequenceStride = 8;
     private Padded _state;                 // counters: consumer's thread only; target: the runner, between blocks (see remarks)
+    private LatencyRecorder? _recorder;    // set by the runner before a block, as the target is; read by the consumer's thread
 
     public CountingConsumer(BlockSignal signal, int producers, bool sharesWork)
     {
@@ -60,11 +62,29 @@ public sealed class CountingConsumer
             state.OutOfOrder++;
         }
 
+        // Only the latency command sets a recorder: elsewhere this is one predictable branch on a field of this thread's line.
+        _recorder?.Handled(state.Count);
+
         next = message.NextSequence;
         if (state.Count == state.Target)
         {
             _signal.Arrive();
         }
+    }
+
+    /// <summary>
+    /// Runner only, before it posts the first message it is to time (consumer idle): from then on the consumer hands each
+    /// message's place in its count to <paramref name="recorder"/> as it handles it (the latency command; one recorder per
+    /// consumer). Not for work-sharing consumers, whose count says nothing of a message's place in the run.
+    /// </summary>
+    internal void Record(LatencyRecorder recorder)
+    {
+        if (_sharesWork)
+        {
+            throw new InvalidOperationException("A work-sharing consumer's count is not a message's place in the run; it cannot time messages.");
+        }
+
+        Volatile.Write(ref _recorder, recorder);
     }
 
     /// <summary>Runner only, before it posts a block: the total count at which this consumer has handled the block.</summary>
