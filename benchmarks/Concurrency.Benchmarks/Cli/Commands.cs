@@ -74,6 +74,7 @@ public static class Commands
             Lab.LabCommand.Create(machineCores),
             Grpc.ServeCommand.Create(),
             Idle.IdleCommand.Create(),
+            Latency.LatencyCommand.Create(),
         };
 
         // BenchmarkDotNet's own options (--filter, --list, --version, ...) reach it untouched.

@@ -1,0 +1,199 @@
+using System.CommandLine;
+using System.Globalization;
+using Concurrency.Benchmarks.Actors;
+using Concurrency.Benchmarks.Cli;
+using Concurrency.Benchmarks.Contenders;
+using Concurrency.Benchmarks.Lab;
+using Concurrency.Benchmarks.Runs;
+
+namespace Concurrency.Benchmarks.Latency;
+
+/// <summary>
+/// <c>-- latency [--seconds N] [--idle N] [--launches N] [--contenders LIST] [--quick] [--out DIR]</c>: per-message latency
+/// under a fixed offered load. Each hand-off path (the peers and ours, not the ceilings), each actor system told by one
+/// sender and playing request/reply, is offered messages open loop on a fixed schedule: 10%, 50% and 90% of its own
+/// maximum (measured first, in the same shape) and fixed absolute rates; each message is timed from when it was due
+/// (<see cref="Schedule"/>) to when it was handled, into an HdrHistogram per consumer, and every run is verified. Then
+/// idle-to-first-message: each pipe (under each runner), operator and actor idle for a second, then handed one message.
+/// Each launch is a fresh process; the tables give the median launch [lowest, highest]. Writes LATENCY-&lt;cores&gt;.md,
+/// its result set (LATENCY-&lt;cores&gt;.json) and a percentile-distribution chart per scenario.
+/// </summary>
+public static class LatencyCommand
+{
+    public const string HandOffScenario = "latency hand-off";
+    public const string ToldScenario = "latency actor told";
+    public const string RequestReplyScenario = "latency actor request-reply";
+    public const string IdleScenario = "latency idle";
+
+    private static readonly TimeSpan LaunchLimit = TimeSpan.FromMinutes(40);
+
+    /// <summary>The hand-off paths it measures: every headline path but the ceilings, in the registry's order.</summary>
+    internal static IEnumerable<Contender<HandOff>> Paths
+        => HandOffContenders.Registry.All.Where(c => c.Build.Path is not null && c.Family != ContenderFamily.Ceiling);
+
+    public static Command Create()
+    {
+        var seconds = CommonOptions.Seconds("--seconds", 2, "how long each paced run offers its rate, at most 2,097,152 messages (0.25 with --quick)");
+        var idle = CommonOptions.Seconds("--idle", 1, "how long a consumer sits idle before it is handed one message (0.2 with --quick)");
+        var launches = CommonOptions.Launches(3, LabOptions.MaxLaunches, "fresh processes that each measure everything; the tables give the median launch with the lowest and highest (1 with --quick)");
+        var contenders = new Option<string[]>("--contenders")
+        {
+            HelpName = "NAME",
+            Description = "only these contenders, by name, each a word of its own (quote one with spaces: 'Ring, pool runner'): hand-off paths, actor systems, idle pipes; default all",
+            AllowMultipleArgumentsPerToken = true,
+        };
+        var outDirectory = CommonOptions.Out("where LATENCY-<cores>.md, its .json and charts go (default: a new folder results/latency/yyyy-MM-dd-HHmmss; with --quick under results/quick)");
+        var quick = CommonOptions.Quick("a smoke test: short runs, one run at the maximum, a short warm-up, one launch, one idle wake; not for publishing");
+        var result = CommonOptions.Result();
+        var command = new Command("latency", "Per-message latency under a fixed offered load, open loop and corrected for coordinated omission (each message timed from when it was due): every hand-off path, actors told and in request/reply, at 10%, 50% and 90% of each one's own maximum and at 1,000 to 1,000,000 msg/s; p50 to p99.99 and max from HdrHistogram; then idle-to-first-message per runner. Prefix taskset -c 0 for one core. Writes LATENCY-<cores>.md, .json and charts.")
+        {
+            seconds, idle, launches, contenders, outDirectory, quick, result,
+        };
+        command.SetAction(parse =>
+        {
+            var isQuick = parse.GetValue(quick);
+            bool Given(Option option) => parse.GetResult(option) is { Implicit: false };
+            var settings = new LatencySettings(
+                isQuick && !Given(seconds) ? LatencyPlan.Quick.Seconds : parse.GetValue(seconds),
+                isQuick && !Given(idle) ? 0.2 : parse.GetValue(idle),
+                isQuick && !Given(launches) ? 1 : parse.GetValue(launches),
+                isQuick,
+                Selection(parse.GetValue(contenders)));
+            var output = parse.InvocationConfiguration.Output;
+            if (parse.GetValue(result) is { } resultFile)
+            {
+                BenchmarkProcess.WriteResult(resultFile, MeasureAll(settings, output));
+                return 0;
+            }
+
+            var directory = parse.GetValue(outDirectory) ?? StampedFolder.Create(isQuick ? "quick" : "latency");
+            return Run(settings, directory, Commands.Arguments(parse), output);
+        });
+        return command;
+    }
+
+    /// <summary>In the parent: the launches, each a child process, then the report.</summary>
+    private static int Run(LatencySettings settings, string outDirectory, IReadOnlyList<string> arguments, TextWriter output)
+    {
+        var provenance = RunProvenance.Capture(arguments);
+        var measured = new List<LatencyLaunch>(settings.Launches);
+        for (var launch = 1; launch <= settings.Launches; launch++)
+        {
+            output.WriteLine(string.Create(CultureInfo.InvariantCulture, $"Launch {launch} of {settings.Launches}:"));
+            measured.Add(BenchmarkProcess.RunForResult<LatencyLaunch>(
+                ["latency", .. settings.ChildArguments()],
+                environment: null,
+                (_, step) => output.WriteLine("  " + step),
+                LaunchLimit,
+                string.Create(CultureInfo.InvariantCulture, $"Latency launch {launch}")));
+        }
+
+        LatencyReport.Write(measured, settings, provenance with { FinishedUtc = DateTime.UtcNow }, outDirectory, output);
+        return 0;
+    }
+
+    /// <summary>In a launch: the clock's cost, every selected target through the plan, then the idle wakes.</summary>
+    private static LatencyLaunch MeasureAll(LatencySettings settings, TextWriter output)
+    {
+        var plan = settings.Quick ? LatencyPlan.Quick with { Seconds = settings.Seconds } : LatencyPlan.Full with { Seconds = settings.Seconds };
+        var wakes = settings.Quick ? 1 : 3;
+        var idle = TimeSpan.FromSeconds(settings.IdleSeconds);
+        var timestamp = TimestampCost.Measure();
+        var paths = Paths.Where(c => settings.Includes(c.Name)).ToList();
+        var actors = ActorContenders.Registry.All.Where(c => settings.Includes(c.Name)).ToList();
+        var idlers = HandOffContenders.Idle.Where(c => settings.Includes(c.Name)).ToList();
+        var steps = paths.Count + (2 * actors.Count) + idlers.Count + actors.Count;
+        var done = 0;
+        void Progress(string step) => BenchmarkProcess.ReportProgress(output, (double)done / Math.Max(steps, 1), step);
+        BenchmarkProcess.ReportProgress(output, 0, string.Create(CultureInfo.InvariantCulture, $"a timestamp costs {timestamp:0.0} ns"));
+
+        var loaded = new List<ScenarioLatency>();
+        foreach (var contender in paths)
+        {
+            using var target = new PacedPath(contender.Build.Path!(), $"Latency {contender.Name}");
+            loaded.Add(plan.Measure(HandOffScenario, contender.Name, contender.Family, target, Progress));
+            done++;
+        }
+
+        foreach (var (game, scenario) in new[] { (ActorGame.Told, ToldScenario), (ActorGame.RequestReply, RequestReplyScenario) })
+        {
+            foreach (var contender in actors)
+            {
+                using var target = new PacedActors(contender.Build.Create(), game, $"Latency {contender.Name}, {game}");
+                loaded.Add(plan.Measure(scenario, contender.Name, contender.Family, target, Progress));
+                done++;
+            }
+        }
+
+        var woken = new List<IdleLatency>();
+        foreach (var contender in idlers)
+        {
+            woken.Add(Woken(IdleWake.HandOff(contender, wakes, idle)));
+        }
+
+        foreach (var contender in actors)
+        {
+            woken.Add(Woken(IdleWake.Actor(contender, wakes, idle)));
+        }
+
+        return new LatencyLaunch(timestamp, loaded, woken);
+
+        IdleLatency Woken(IdleLatency wake)
+        {
+            done++;
+            Progress(string.Create(CultureInfo.InvariantCulture, $"idle {wake.Contender}: {string.Join(", ", wake.Microseconds.Select(LatencyDistribution.Format))} µs"));
+            return wake;
+        }
+    }
+
+    /// <summary>The names given, or null for all.</summary>
+    /// <exception cref="UsageException">A name no game has.</exception>
+    private static string[]? Selection(string[]? names)
+    {
+        if (names is null || names.Length == 0)
+        {
+            return null;
+        }
+
+        var known = Paths.Select(c => c.Name).Concat(ActorContenders.Registry.Names).Concat(HandOffContenders.Idle.Select(c => c.Name)).ToHashSet(StringComparer.Ordinal);
+
+        foreach (var name in names)
+        {
+            if (!known.Contains(name))
+            {
+                throw new UsageException($"latency: no contender '{name}'; it measures: {string.Join(", ", known.Order(StringComparer.Ordinal))}.");
+            }
+        }
+
+        return names;
+    }
+}
+
+/// <summary>What a latency run measures: seconds per paced run, seconds idle, launches, whether quick, and which contenders.</summary>
+/// <param name="Contenders">The contenders' names, or null for all.</param>
+internal sealed record LatencySettings(double Seconds, double IdleSeconds, int Launches, bool Quick, IReadOnlyList<string>? Contenders)
+{
+    public bool Includes(string name) => Contenders is null || Contenders.Contains(name);
+
+    /// <summary>The options a launch is started with (everything but the launches and where the parent writes).</summary>
+    public IEnumerable<string> ChildArguments()
+    {
+        yield return "--seconds";
+        yield return Seconds.ToString("R", CultureInfo.InvariantCulture);
+        yield return "--idle";
+        yield return IdleSeconds.ToString("R", CultureInfo.InvariantCulture);
+        if (Contenders is not null)
+        {
+            yield return "--contenders";
+            foreach (var name in Contenders)
+            {
+                yield return name;
+            }
+        }
+
+        if (Quick)
+        {
+            yield return "--quick";
+        }
+    }
+}
