@@ -75,6 +75,7 @@ public static class Commands
             Grpc.ServeCommand.Create(),
             Idle.IdleCommand.Create(),
             Latency.LatencyCommand.Create(),
+            Compare.CompareCommand.Create(),
         };
 
         // BenchmarkDotNet's own options (--filter, --list, --version, ...) reach it untouched.

@@ -66,7 +66,7 @@ public static class LatencyCommand
                 return 0;
             }
 
-            var directory = parse.GetValue(outDirectory) ?? StampedFolder.Create(isQuick ? "quick" : "latency");
+            var directory = parse.GetValue(outDirectory) ?? StampedFolder.Create("latency");
             return Run(settings, directory, Commands.Arguments(parse), output);
         });
         return command;
