@@ -1,6 +1,7 @@
 using System.Globalization;
 using System.Text;
 using Concurrency.Benchmarks.Contenders;
+using Concurrency.Benchmarks.Latency;
 using Concurrency.Benchmarks.Runs;
 
 namespace Concurrency.Benchmarks.Reporting;
@@ -18,18 +19,25 @@ public static class DecisionTable
     public const string End = "<!-- decision-table:end -->";
 
     /// <summary>One situation: which measurements answer it, in which metric, on how many cores (null: the most measured).</summary>
-    private sealed record Situation(string Name, string Metric, Func<Measurement, bool> Matches, bool OneCore, string Command);
+    private sealed record Situation(string Name, string Metric, Func<Measurement, bool> Matches, bool OneCore, string Command)
+    {
+        /// <summary>Gets the latency figure shown beside the winner and runner-up: its scenario and metric, or null for none.</summary>
+        public (string Scenario, string Metric)? Latency { get; init; }
+    }
+
+    // The latency column: the p99 at half of each one's own maximum (the latency command), where it was measured.
+    private static readonly (string, string) HandOffP99 = (LatencyCommand.HandOffScenario, LatencyDistribution.Metric("p99", "50%"));
 
     private static readonly Situation[] Situations =
     [
-        new("One producer → one consumer", Measurement.MessagesPerSecond, m => m.Scenario is "HeadlineBenchmarks" or LoopScenario && m.Conditions.Length == 0, OneCore: false, "loop; --filter '*Headline*'"),
-        new("One producer → one consumer, one core", Measurement.MessagesPerSecond, m => m.Scenario is "HeadlineBenchmarks" or LoopScenario && m.Conditions.Length == 0, OneCore: true, "taskset -c 0 … loop; --cores 1 --filter '*Headline*'"),
-        new("An Rx pipeline (a drop-in for ObserveOn)", Measurement.MessagesPerSecond, m => m.Scenario is "HeadlineBenchmarks" or LoopScenario && m.Conditions.Length == 0 && (m.Family == ContenderFamily.Rx || m.Contender.StartsWith("ObserveOn", StringComparison.Ordinal)), OneCore: false, "loop; --filter '*Headline*'"),
+        new("One producer → one consumer", Measurement.MessagesPerSecond, m => m.Scenario is "HeadlineBenchmarks" or LoopScenario && m.Conditions.Length == 0, OneCore: false, "loop; --filter '*Headline*'") { Latency = HandOffP99 },
+        new("One producer → one consumer, one core", Measurement.MessagesPerSecond, m => m.Scenario is "HeadlineBenchmarks" or LoopScenario && m.Conditions.Length == 0, OneCore: true, "taskset -c 0 … loop; --cores 1 --filter '*Headline*'") { Latency = HandOffP99 },
+        new("An Rx pipeline (a drop-in for ObserveOn)", Measurement.MessagesPerSecond, m => m.Scenario is "HeadlineBenchmarks" or LoopScenario && m.Conditions.Length == 0 && (m.Family == ContenderFamily.Rx || m.Contender.StartsWith("ObserveOn", StringComparison.Ordinal)), OneCore: false, "loop; --filter '*Headline*'") { Latency = HandOffP99 },
         new("Many producers → one consumer (2 → 1)", Measurement.MessagesPerSecond, m => m.Scenario == "TopologyBenchmarks" && m.Contender.EndsWith(" 2->1", StringComparison.Ordinal), OneCore: false, "--filter '*Topology*'"),
         new("Broadcast (1 → 2, each gets every message)", Measurement.MessagesPerSecond, m => m.Scenario == "TopologyBenchmarks" && m.Contender.EndsWith(" 1->2 broadcast", StringComparison.Ordinal), OneCore: false, "--filter '*Topology*'"),
-        new("Many mostly idle pipes (CPU of 100 idle ones)", Measurement.IdleCorePercent, m => m.Scenario == "idle", OneCore: false, "idle"),
-        new("Actors, ping-pong (1 in flight)", Measurement.MessagesPerSecond, m => (m.Scenario == "ActorPingPongBenchmarks" && m.Conditions == "InFlight=1") || (m.Scenario == ActorsScenario && m.Phase == Phase.Steady && m.Conditions == "ping-pong, 1 in flight"), OneCore: false, "actors; --filter '*ActorPingPong*'"),
-        new("Actors, ping-pong (1 in flight), one core", Measurement.MessagesPerSecond, m => (m.Scenario == "ActorPingPongBenchmarks" && m.Conditions == "InFlight=1") || (m.Scenario == ActorsScenario && m.Phase == Phase.Steady && m.Conditions == "ping-pong, 1 in flight"), OneCore: true, "taskset -c 0 … actors; --cores 1 --filter '*ActorPingPong*'"),
+        new("Many mostly idle pipes (CPU of 100 idle ones)", Measurement.IdleCorePercent, m => m.Scenario == "idle", OneCore: false, "idle") { Latency = (LatencyCommand.IdleScenario, LatencyReport.IdleMetric) },
+        new("Actors, ping-pong (1 in flight)", Measurement.MessagesPerSecond, m => (m.Scenario == "ActorPingPongBenchmarks" && m.Conditions == "InFlight=1") || (m.Scenario == ActorsScenario && m.Phase == Phase.Steady && m.Conditions == "ping-pong, 1 in flight"), OneCore: false, "actors; --filter '*ActorPingPong*'") { Latency = (LatencyCommand.RequestReplyScenario, LatencyDistribution.Metric("p99", "50%")) },
+        new("Actors, ping-pong (1 in flight), one core", Measurement.MessagesPerSecond, m => (m.Scenario == "ActorPingPongBenchmarks" && m.Conditions == "InFlight=1") || (m.Scenario == ActorsScenario && m.Phase == Phase.Steady && m.Conditions == "ping-pong, 1 in flight"), OneCore: true, "taskset -c 0 … actors; --cores 1 --filter '*ActorPingPong*'") { Latency = (LatencyCommand.RequestReplyScenario, LatencyDistribution.Metric("p99", "50%")) },
         new("Actors, a ring of 1,000, all tokens at once", Measurement.MessagesPerSecond, m => (m.Scenario == "ActorRingBenchmarks" && m.Conditions == "Size=1000x1000, Part=AllAtOnce") || (m.Scenario == ActorsScenario && m.Phase == Phase.Steady && m.Conditions == "ring N=1,000 M=1,000, all tokens at once"), OneCore: false, "actors; --filter '*ActorRing*'"),
         new("Across processes (gRPC peers)", Measurement.MessagesPerSecond, m => m.Scenario == "grpc", OneCore: false, "lab grpc"),
     ];
@@ -43,8 +51,8 @@ public static class DecisionTable
         ArgumentNullException.ThrowIfNull(sets);
         var latest = Latest(sets, resultsDirectory);
         var text = new StringBuilder()
-            .AppendLine("| situation | winner on the measuring machine | by (× the runner-up [interval]) | runner-up | measured by |")
-            .AppendLine("|---|---|---|---|---|");
+            .AppendLine("| situation | winner on the measuring machine | by (× the runner-up [interval]) | runner-up | latency: winner / runner-up | measured by |")
+            .AppendLine("|---|---|---|---|---|---|");
         foreach (var situation in Situations)
         {
             text.AppendLine(Row(situation, latest));
@@ -54,7 +62,8 @@ public static class DecisionTable
             .AppendLine("Generated by `dotnet run -c Release --project benchmarks/Concurrency.Benchmarks -- report decide --readme README.md` from the results committed under `results/`; do not edit by hand. "
                 + "\"beyond noise\" means the winner's interval and the runner-up's do not overlap; otherwise the two cannot be told apart on this evidence. "
                 + "A rate's interval is the lowest and highest launch (plain program) or the 95% bootstrap interval of the median (BenchmarkDotNet); the ratio's interval divides the ends (winner's low ÷ runner-up's high, winner's high ÷ runner-up's low). "
-                + "\"suite\" is BenchmarkDotNet's steady state; \"plain program\" is `loop` or `actors`, a fresh process timing the game with a Stopwatch, in its steady phase.");
+                + "\"suite\" is BenchmarkDotNet's steady state; \"plain program\" is `loop` or `actors`, a fresh process timing the game with a Stopwatch, in its steady phase. "
+                + "The latency column is `latency`'s p99 at 50% of each one's own maximum (idle pipes: the wake after a second idle; actors: request/reply), at the same core count, where it was measured (\"–\" where not).");
         return text.ToString();
     }
 
@@ -95,21 +104,21 @@ public static class DecisionTable
             .ToList();
         if (candidates.Count == 0)
         {
-            return $"| {situation.Name} | not measured yet | | | `{situation.Command}` |";
+            return $"| {situation.Name} | not measured yet | | | | `{situation.Command}` |";
         }
 
         var cores = situation.OneCore ? 1 : candidates.Max(x => x.Measurement.Cores);
         var atCores = candidates.Where(x => x.Measurement.Cores == cores).ToList();
         if (atCores.Count < 2)
         {
-            return $"| {situation.Name} | not measured yet at {Cores(cores)} | | | `{situation.Command}` |";
+            return $"| {situation.Name} | not measured yet at {Cores(cores)} | | | | `{situation.Command}` |";
         }
 
         // The suite and the plain program answer the same question in two ways: each picks its own winner.
         var answers = atCores.GroupBy(x => x.Measurement.Scenario).Select(g => Decide(g.ToList())).Where(a => a is not null).Select(a => a!.Value).ToList();
         if (answers.Count == 0)
         {
-            return $"| {situation.Name} | not measured yet at {Cores(cores)} | | | `{situation.Command}` |";
+            return $"| {situation.Name} | not measured yet at {Cores(cores)} | | | | `{situation.Command}` |";
         }
 
         var agree = answers.Select(a => a.Winner.Contender).Distinct().Count() == 1;
@@ -117,7 +126,25 @@ public static class DecisionTable
             ? cell(answers[0])
             : string.Join("<br>", answers.Select(a => $"{Label(a.Winner.Scenario)}: {cell(a)}"));
         var name = situation.Name + (situation.OneCore ? string.Empty : $", {Cores(cores)}") + (agree || answers.Count == 1 ? string.Empty : " — **the suite and the plain program pick different winners**");
-        return $"| {name} | {Each(WinnerCell)} | {Each(a => a.By)} | {Each(a => a.RunnerUp.Contender)} | {string.Join("<br>", answers.Select(a => a.Source))} |";
+        return $"| {name} | {Each(WinnerCell)} | {Each(a => a.By)} | {Each(a => a.RunnerUp.Contender)} | {Each(a => LatencyCell(situation, a, latest))} | {string.Join("<br>", answers.Select(a => a.Source))} |";
+    }
+
+    /// <summary>The winner's and runner-up's latency figure at the answer's core count: "12.5 µs [11.0–14.2] / 30.1 µs [..]", or "–".</summary>
+    private static string LatencyCell(Situation situation, Answer answer, List<(Measurement Measurement, string Source)> latest)
+    {
+        if (situation.Latency is not { } latency)
+        {
+            return "–";
+        }
+
+        string Of(Measurement rated) => latest
+            .Where(x => x.Measurement.Scenario == latency.Scenario && x.Measurement.Metric == latency.Metric && x.Measurement.Cores == rated.Cores && x.Measurement.Contender == rated.Contender)
+            .Select(x => x.Measurement)
+            .FirstOrDefault() is { } m
+            ? string.Create(CultureInfo.InvariantCulture, $"{LatencyDistribution.Format(m.Median)} µs [{LatencyDistribution.Format(m.Low)}–{LatencyDistribution.Format(m.High)}]")
+            : "–";
+        var (winner, runnerUp) = (Of(answer.Winner), Of(answer.RunnerUp));
+        return winner == "–" && runnerUp == "–" ? "–" : $"{winner} / {runnerUp}";
     }
 
     private static string WinnerCell(Answer answer) => $"**{answer.Winner.Contender}** ({Figure(answer.Winner)})";
