@@ -8,7 +8,7 @@ namespace Concurrency.Benchmarks.Tests;
 /// <summary>A bad command line costs one clear line on stderr and exit code 2, before anything runs; every command has --help.</summary>
 public sealed class CommandLineTests
 {
-    public static TheoryData<string> CommandNames => ["report", "loop", "actors", "footprint", "lab", "serve", "idle"];
+    public static TheoryData<string> CommandNames => ["report", "loop", "actors", "footprint", "lab", "serve", "idle", "latency", "compare"];
 
     [Theory]
     [InlineData("--cores", "abc")]
@@ -36,6 +36,13 @@ public sealed class CommandLineTests
     [InlineData("footprint", "--actors", "-1")]
     [InlineData("footprint", "--runs", "0")]
     [InlineData("idle", "--seconds", "0")]
+    [InlineData("latency", "--seconds", "0")]
+    [InlineData("latency", "--launches", "0")]
+    [InlineData("latency", "--contenders", "NoSuchPath")]
+    [InlineData("latency", "stray")]
+    [InlineData("compare")]
+    [InlineData("compare", "only-one")]
+    [InlineData("compare", "no-such-folder-a", "no-such-folder-b")]
     [InlineData("serve", "--proto-remote-port", "70000")]
     public void Run_BadArgument_OneLineOnStderrAndExitCode2(params string[] args)
     {
@@ -99,7 +106,7 @@ public sealed class CommandLineTests
 
         Assert.Equal(0, exit);
         Assert.Contains($"Usage:", output.ToString(), StringComparison.Ordinal);
-        Assert.Contains($" {command} [options]", output.ToString().Replace(" [<NAME>...]", string.Empty, StringComparison.Ordinal).Replace(" [command]", string.Empty, StringComparison.Ordinal), StringComparison.Ordinal);
+        Assert.Contains($" {command} [options]", output.ToString().Replace(" [<NAME>...]", string.Empty, StringComparison.Ordinal).Replace(" [command]", string.Empty, StringComparison.Ordinal).Replace(" <A> <B>", string.Empty, StringComparison.Ordinal), StringComparison.Ordinal);
         Assert.Contains("--help", output.ToString(), StringComparison.Ordinal);
         Assert.Empty(error.ToString());
     }

@@ -71,6 +71,31 @@ public sealed class DecisionTableTests : IDisposable
     }
 
     [Fact]
+    public void Write_LatencyMeasured_TheRowGivesTheWinnersAndRunnerUpsP99AtHalfLoad()
+    {
+        var sets = new[]
+        {
+            Set("loop", Rate("loop", "Ring", ContenderFamily.Ours, 2, 130e6, 120e6, 140e6), Rate("loop", "DataflowActionBlock", ContenderFamily.Dataflow, 2, 100e6, 95e6, 105e6)),
+            Set("latency", P99("Ring", 12.5, 11, 14.2), P99("DataflowActionBlock", 30.1, 28, 33), P99("Ring", 99, 98, 100) with { Cores = 1 }),
+        };
+
+        var row = Line(DecisionTable.Write(sets, _place), "One producer → one consumer, 2 cores");
+
+        Assert.Contains("| 12.5 µs [11.0–14.2] / 30.1 µs [28.0–33.0] |", row, StringComparison.Ordinal);
+        Assert.DoesNotContain("99", row.Split('|')[5], StringComparison.Ordinal); // the 1-core figure is not this row's
+    }
+
+    [Fact]
+    public void Write_NoLatencyMeasured_TheColumnSaysSo()
+    {
+        var sets = new[] { Set("loop", Rate("loop", "Ring", ContenderFamily.Ours, 2, 130e6, 120e6, 140e6), Rate("loop", "DataflowActionBlock", ContenderFamily.Dataflow, 2, 100e6, 95e6, 105e6)) };
+
+        var row = Line(DecisionTable.Write(sets, _place), "One producer → one consumer, 2 cores");
+
+        Assert.Contains("| DataflowActionBlock | – |", row, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public void Write_NothingMeasured_SaysWhichCommandMeasuresIt()
     {
         var row = Line(DecisionTable.Write([], _place), "Across processes");
@@ -130,6 +155,9 @@ public sealed class DecisionTableTests : IDisposable
 
     private static Measurement Rate(string scenario, string contender, ContenderFamily family, int cores, double median, double low, double high)
         => new(scenario, contender, family, string.Empty, Phase.Steady, cores, Measurement.MessagesPerSecond, median, low, high);
+
+    private static Measurement P99(string contender, double median, double low, double high)
+        => new(Latency.LatencyCommand.HandOffScenario, contender, ContenderFamily.Ours, string.Empty, Phase.Steady, 2, "p99 µs at 50%", median, low, high);
 
     private static Measurement Cost(string contender, ContenderFamily family, double median, double low, double high)
         => new("idle", contender, family, string.Empty, Phase.Steady, 2, Measurement.IdleCorePercent, median, low, high);

@@ -1,0 +1,73 @@
+using Concurrency.Benchmarks.Contenders;
+using Concurrency.Benchmarks.Latency;
+using Concurrency.Benchmarks.Paths;
+using Concurrency.Benchmarks.Runs;
+using Concurrency.Messaging.Pipes;
+using Xunit;
+
+namespace Concurrency.Benchmarks.Tests;
+
+/// <summary>The latency command as a smoke test, and one paced path run in-process.</summary>
+public sealed class LatencyCommandTests
+{
+    private static readonly TimeSpan Limit = TimeSpan.FromMinutes(3);
+
+    [Fact]
+    public async Task Run_Quick_OneShortLaunchWritesTheTableTheResultSetAndTheCharts()
+    {
+        var directory = Directory.CreateTempSubdirectory("latency-quick-");
+        try
+        {
+            var (output, error) = (new StringWriter(), new StringWriter());
+
+            var exit = await Task.Run(
+                    () => Program.Run(["latency", "--quick", "--seconds", "0.1", "--idle", "0.05", "--contenders", "Ring", "BatchDrainMailbox", "--out", directory.FullName], output, error),
+                    TestContext.Current.CancellationToken)
+                .WaitAsync(Limit, TestContext.Current.CancellationToken);
+
+            Assert.True(exit == 0, error.ToString());
+            var table = File.ReadAllText(Assert.Single(Directory.GetFiles(directory.FullName, "LATENCY-*.md")));
+            Assert.Contains("Quick run (--quick)", table, StringComparison.Ordinal);
+            Assert.Contains("| Ring | 50% |", table, StringComparison.Ordinal);
+            Assert.Contains("| BatchDrainMailbox | 90% |", table, StringComparison.Ordinal);
+            Assert.Contains("## Idle to first message", table, StringComparison.Ordinal);
+            var set = ResultSet.Read(Assert.Single(Directory.GetFiles(directory.FullName, "LATENCY-*.json")));
+            Assert.Contains(set.Measurements, m => m.Scenario == LatencyCommand.HandOffScenario && m.Contender == "Ring" && m.Metric == "p99 µs at 50%");
+            Assert.Contains(set.Measurements, m => m.Scenario == LatencyCommand.RequestReplyScenario && m.Contender == "BatchDrainMailbox" && m.Metric == "p99.99 µs at 10%");
+            Assert.Contains(set.Measurements, m => m.Scenario == LatencyCommand.IdleScenario && m.Contender == "Ring");
+            Assert.NotEmpty(Directory.GetFiles(directory.FullName, "latency-*-hand-off-50.png"));
+        }
+        finally
+        {
+            directory.Delete(recursive: true);
+        }
+    }
+
+    [Fact]
+    public void Run_APacedRing_TimesAndVerifiesEveryMessage_AcrossRepeatsOfTheBlock()
+    {
+        using var target = new PacedPath(new PipePath(PipeKind.Ring, new PipeOptions { Capacity = 1024 }), "paced ring");
+        var messages = 3 * PacedPath.MaxBlock; // three repeats of the block: order and checksum hold across them
+
+        var outcome = target.Run(messages, Schedule.AllNow());
+        var paced = target.Run(200, Schedule.At(20_000));
+
+        Assert.Equal(messages, outcome.Latency.Count);
+        Assert.Equal(200, paced.Latency.Count);
+        Assert.InRange(paced.Seconds, 199.0 / 20_000, 60);  // the schedule held the producer back
+        Assert.True(paced.Latency.P50 <= paced.Latency.P99 && paced.Latency.P99 <= paced.Latency.Max);
+    }
+
+    [Fact]
+    public void Paths_AreTheHeadlinePathsWithoutTheCeilings()
+    {
+        var names = LatencyCommand.Paths.Select(c => c.Name).ToList();
+
+        Assert.Contains("RxObserveOnTaskPool", names);
+        Assert.Contains("DataflowActionBlock", names);
+        Assert.Contains("ObserveOnRing", names);
+        Assert.DoesNotContain("RawRing", names);
+        Assert.DoesNotContain("Ring, pool runner", names); // idle only
+        Assert.All(LatencyCommand.Paths, c => Assert.NotEqual(ContenderFamily.Ceiling, c.Family));
+    }
+}
