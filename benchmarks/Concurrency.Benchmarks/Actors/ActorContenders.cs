@@ -4,7 +4,11 @@ using Concurrency.Messaging.Actors;
 namespace Concurrency.Benchmarks.Actors;
 
 /// <summary>How the actor game builds a contender: an actor system for the games, and one for the footprint command.</summary>
-internal sealed record ActorBuild(Func<IActorContender> Create, Func<IFootprintContender> Footprint);
+/// <param name="Bounded">
+/// Whether its mailboxes are bounded: then an actor telling another from inside its turn is refused when the target is
+/// full (MailboxFullException.InsideTurn, by design), so a game that relays an open-loop burst between actors leaves it out.
+/// </param>
+internal sealed record ActorBuild(Func<IActorContender> Create, Func<IFootprintContender> Footprint, bool Bounded = false);
 
 /// <summary>
 /// The actor game's contenders: our actors on each mailbox, each at its default dispatcher throughput, then the peers.
@@ -29,5 +33,6 @@ internal static class ActorContenders
     private static Contender<ActorBuild> Ours(string name, MailboxKind mailbox, MessagingReceive receive = MessagingReceive.Sync)
         => new(name, ContenderFamily.Ours, new ActorBuild(
             () => new MessagingActorsContender(mailbox, receive),
-            () => new MessagingFootprint(mailbox, asyncReceive: receive != MessagingReceive.Sync)));
+            () => new MessagingFootprint(mailbox, asyncReceive: receive != MessagingReceive.Sync),
+            Bounded: mailbox is MailboxKind.BoundedChannel or MailboxKind.BoundedBatchDrain));
 }

@@ -102,7 +102,7 @@ public static class LatencyCommand
         var paths = Paths.Where(c => settings.Includes(c.Name)).ToList();
         var actors = ActorContenders.Registry.All.Where(c => settings.Includes(c.Name)).ToList();
         var idlers = HandOffContenders.Idle.Where(c => settings.Includes(c.Name)).ToList();
-        var steps = paths.Count + (2 * actors.Count) + idlers.Count + actors.Count;
+        var steps = paths.Count + (2 * actors.Count) - actors.Count(c => c.Build.Bounded) + idlers.Count + actors.Count;
         var done = 0;
         void Progress(string step) => BenchmarkProcess.ReportProgress(output, (double)done / Math.Max(steps, 1), step);
         BenchmarkProcess.ReportProgress(output, 0, string.Create(CultureInfo.InvariantCulture, $"a timestamp costs {timestamp:0.0} ns"));
@@ -117,7 +117,9 @@ public static class LatencyCommand
 
         foreach (var (game, scenario) in new[] { (ActorGame.Told, ToldScenario), (ActorGame.RequestReply, RequestReplyScenario) })
         {
-            foreach (var contender in actors)
+            // A bounded mailbox refuses a reply told into it from inside a turn when it is full, by design: an open-loop
+            // burst would lose messages there, so request/reply leaves those contenders out (the report says so).
+            foreach (var contender in actors.Where(c => game == ActorGame.Told || !c.Build.Bounded))
             {
                 using var target = new PacedActors(contender.Build.Create(), game, $"Latency {contender.Name}, {game}");
                 loaded.Add(plan.Measure(scenario, contender.Name, contender.Family, target, Progress));

@@ -20,7 +20,7 @@ internal static class LatencyReport
     [
         (LatencyCommand.HandOffScenario, "One producer → one consumer (the hand-off paths)", "hand-off"),
         (LatencyCommand.ToldScenario, "Actors: one actor told by one sender", "actor-told"),
-        (LatencyCommand.RequestReplyScenario, "Actors: request/reply (a request to one actor, its reply to another, timed there)", "actor-request-reply"),
+        (LatencyCommand.RequestReplyScenario, "Actors: request/reply (a request to one actor, its reply to another, timed there; not the bounded mailboxes, which refuse a reply told into them from inside a turn when full)", "actor-request-reply"),
     ];
 
     private static readonly string[] ChartLoads = ["50%", "90%"];
