@@ -24,7 +24,7 @@ public static class CompareCommand
     {
         var a = new Argument<string>("A") { Description = "the reference: a result folder (read recursively) or one result-set .json" };
         var b = new Argument<string>("B") { Description = "what is compared with it, likewise; each row gives B ÷ A" };
-        var outDirectory = CommonOptions.Out("where COMPARE.md and compare.png go (default: a new folder results/compares/yyyy-MM-dd-HHmmss)");
+        var outDirectory = CommonOptions.Out("where COMPARE.md and compare.png go (default: a new folder results/runs/compare/yyyy-MM-dd-HHmmss)");
         var command = new Command("compare", "Compares two runs' results (two folders or two result-set .json files: machines, commits, runtimes): per figure both measured, B ÷ A with its 95% interval (from the per-launch samples) and whether the difference is beyond the noise; the two sides' machines, commits and runtimes side by side; a chart. Writes COMPARE.md.")
         {
             a, b, outDirectory,

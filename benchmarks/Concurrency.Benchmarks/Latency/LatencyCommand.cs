@@ -42,7 +42,7 @@ public static class LatencyCommand
             Description = "only these contenders, by name, each a word of its own (quote one with spaces: 'Ring, pool runner'): hand-off paths, actor systems, idle pipes; default all",
             AllowMultipleArgumentsPerToken = true,
         };
-        var outDirectory = CommonOptions.Out("where LATENCY-<cores>.md, its .json and charts go (default: a new folder results/latency/yyyy-MM-dd-HHmmss; with --quick under results/quick)");
+        var outDirectory = CommonOptions.Out("where LATENCY-<cores>.md, its .json and charts go (default: a new folder results/runs/latency/yyyy-MM-dd-HHmmss; the published ones are --out results)");
         var quick = CommonOptions.Quick("a smoke test: short runs, one run at the maximum, a short warm-up, one launch, one idle wake; not for publishing");
         var result = CommonOptions.Result();
         var command = new Command("latency", "Per-message latency under a fixed offered load, open loop and corrected for coordinated omission (each message timed from when it was due): every hand-off path, actors told and in request/reply, at 10%, 50% and 90% of each one's own maximum and at 1,000 to 1,000,000 msg/s; p50 to p99.99 and max from HdrHistogram; then idle-to-first-message per runner. Prefix taskset -c 0 for one core. Writes LATENCY-<cores>.md, .json and charts.")
