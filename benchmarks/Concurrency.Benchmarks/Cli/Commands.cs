@@ -50,6 +50,18 @@ public static class Commands
             error.WriteLine(usage.Message);
             return UsageException.ExitCode;
         }
+        catch (ChildProcessException child)
+        {
+            // What the child said is already one line (see below); the parent adds which launch or contender it was.
+            error.WriteLine(child.Message);
+            return 1;
+        }
+        catch (Exception failure) when (args.Contains(BenchmarkProcess.ResultOption))
+        {
+            // A child reports a failed measurement (a verification that found a lost message, say) as one line to its parent.
+            error.WriteLine($"{failure.GetType().Name}: {failure.Message}");
+            return 1;
+        }
     }
 
     /// <summary>The command line as given, which a command records in what it writes so that it can be run again.</summary>

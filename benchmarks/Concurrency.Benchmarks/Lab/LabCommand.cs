@@ -80,7 +80,7 @@ public static class LabCommand
                         outcomes.Add((cores, LabLaunches.Merge(launches)));
                         row(1, "done");
                     }
-                    catch (InvalidOperationException failure)
+                    catch (Exception failure) when (failure is InvalidOperationException or ChildProcessException)
                     {
                         failures.Add(failure.Message);
                         row(1, "FAILED");

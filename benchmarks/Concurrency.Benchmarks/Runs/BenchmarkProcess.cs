@@ -99,12 +99,12 @@ public static class BenchmarkProcess
             if (!child.WaitForExit(limit))
             {
                 child.Kill(entireProcessTree: true);
-                throw new InvalidOperationException($"{what} ran past {limit.TotalMinutes} minutes and was stopped.");
+                throw new ChildProcessException($"{what} ran past {limit.TotalMinutes} minutes and was stopped.");
             }
 
             if (child.ExitCode != 0)
             {
-                throw new InvalidOperationException($"{what} failed (exit {child.ExitCode}): {errors.Result.Trim()}");
+                throw new ChildProcessException($"{what} failed (exit {child.ExitCode}): {errors.Result.Trim()}");
             }
 
             return JsonSerializer.Deserialize<TResult>(File.ReadAllText(resultFile))
@@ -136,3 +136,6 @@ public static class BenchmarkProcess
         return true;
     }
 }
+
+/// <summary>A child process the program started to measure in failed, ran past its limit, or wrote no result.</summary>
+public sealed class ChildProcessException(string message) : Exception(message);
