@@ -1,5 +1,4 @@
 using System.Diagnostics;
-using Concurrency.Benchmarks.Lab;
 
 namespace Concurrency.Benchmarks.UserShaped;
 
@@ -29,9 +28,10 @@ internal static class UserShapedLaunch
 {
     private static readonly TimeSpan Limit = TimeSpan.FromMinutes(2);
 
+    /// <summary>Measures in this process, which the caller has pinned to <paramref name="cores"/> (the child does).</summary>
+    /// <exception cref="InvalidOperationException">The handlers' sum is not the sum of what was posted.</exception>
     public static UserShapedResult Measure(UserShapedPath path, UserShapedPhase phase, int cores, int messages, TimeSpan warm)
     {
-        CorePinning.PinTo(cores);
         var tally = new Tally();
         var contender = UserShapedContender.Create(path, tally);
         var roundSum = (long)messages * (messages - 1) / 2;

@@ -1,5 +1,6 @@
 using System.Globalization;
 using System.Text;
+using Concurrency.Benchmarks.Lab;
 using Concurrency.Benchmarks.Runs;
 
 namespace Concurrency.Benchmarks.UserShaped;
@@ -66,7 +67,10 @@ public static class UserShapedPipes
 
     /// <summary>In the child: one launch's measurement, written as the result the parent reads.</summary>
     internal static void MeasureInChild(UserShapedPath path, UserShapedPhase phase, int cores, int messages, TimeSpan warm, string resultFile)
-        => BenchmarkProcess.WriteResult(resultFile, UserShapedLaunch.Measure(path, phase, cores, messages, warm));
+    {
+        CorePinning.PinTo(cores);
+        BenchmarkProcess.WriteResult(resultFile, UserShapedLaunch.Measure(path, phase, cores, messages, warm));
+    }
 
     private static UserShapedResult Launch(UserShapedOptions options, UserShapedPath path, UserShapedPhase phase, int cores)
     {
