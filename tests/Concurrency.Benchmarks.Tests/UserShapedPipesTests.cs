@@ -29,6 +29,7 @@ public sealed class UserShapedPipesTests
 
         Assert.Equal(path, result.Path);
         Assert.True(result.MessagesPerSecond > 0);
+        Assert.True(!ThreadCpu.IsAvailable || result.ProducerCpuNanosecondsPerPost > 0);
         Assert.True(phase == UserShapedPhase.Cold ? result.WarmRounds == 0 : result.WarmRounds > 0);
     }
 

@@ -16,13 +16,15 @@ public sealed record UserShapedResult(
     int Cores,
     double MessagesPerSecond,
     double CpuNanosecondsPerMessage,
+    double? ProducerCpuNanosecondsPerPost,
     int WarmRounds);
 
 /// <summary>
 /// The child's side: one pipe created once; for <see cref="UserShapedPhase.Steady"/> it first runs rounds of the same
 /// messages for the warm time (each round waits until the consumer caught up, so no unbounded queue grows), then the
 /// measured run posts 0..n−1 and ends with Complete and Completion, as a user's program ends. Every message's handler
-/// adds it to a sum, checked against n(n−1)/2 per round: a wrong sum fails the launch.
+/// adds it to a sum, checked against n(n−1)/2 per round: a wrong sum fails the launch. Beside the process's CPU, the
+/// producer thread's own CPU over its posts (Linux), which is the post's cost plus any wait for room.
 /// </summary>
 internal static class UserShapedLaunch
 {
@@ -51,7 +53,9 @@ internal static class UserShapedLaunch
 
         var cpuBefore = ProcessCpu();
         var start = Stopwatch.GetTimestamp();
+        var producerBefore = ThreadCpu.IsAvailable ? ThreadCpu.Now() : 0;
         contender.PostRange(0, messages);
+        double? producer = ThreadCpu.IsAvailable ? (double)(ThreadCpu.Now() - producerBefore) / messages : null;
         contender.CompleteAndWait(Limit);
         var elapsed = Stopwatch.GetElapsedTime(start);
         var cpu = ProcessCpu() - cpuBefore;
@@ -62,7 +66,7 @@ internal static class UserShapedLaunch
             throw new InvalidOperationException($"{path}: the handlers summed {sum:N0}, not {expected:N0}: messages were lost or repeated.");
         }
 
-        return new UserShapedResult(path, phase, cores, messages / elapsed.TotalSeconds, cpu.TotalNanoseconds / messages, rounds);
+        return new UserShapedResult(path, phase, cores, messages / elapsed.TotalSeconds, cpu.TotalNanoseconds / messages, producer, rounds);
     }
 
     private static TimeSpan ProcessCpu()

@@ -53,7 +53,7 @@ public static class UserShapedPipes
                     foreach (var path in order)
                     {
                         var result = Launch(options, path, phase, cores);
-                        output.WriteLine(string.Create(CultureInfo.InvariantCulture, $"launch {launch + 1}: {cores} core(s) {phase,-6} {path,-20} {result.MessagesPerSecond / 1e6,7:0.0} M msg/s {result.CpuNanosecondsPerMessage,6:0.0} ns CPU/msg ({result.WarmRounds} warm rounds)"));
+                        output.WriteLine(string.Create(CultureInfo.InvariantCulture, $"launch {launch + 1}: {cores} core(s) {phase,-6} {path,-20} {result.MessagesPerSecond / 1e6,7:0.0} M msg/s {result.CpuNanosecondsPerMessage,6:0.0} ns CPU/msg, producer thread {result.ProducerCpuNanosecondsPerPost,5:0.0} ns/post ({result.WarmRounds} warm rounds)"));
                         results.Add(result);
                     }
                 }
@@ -95,7 +95,7 @@ public static class UserShapedPipes
         var settings = string.Join(' ', options.Environment.Select(e => $"{e.Key}={e.Value}"));
         var text = new StringBuilder()
             .AppendLine(CultureInfo.InvariantCulture, $"{options.Messages:N0} messages per measured run; {options.Launches} launches per cell; steady after {options.Warm.TotalSeconds:0} s of the same pipe; environment: {(settings.Length == 0 ? "default" : settings)}.")
-            .AppendLine("Each cell: the median launch's msg/s (M) and CPU ns/msg, [lowest, highest msg/s]; × ActionBlock: the ratio within each launch round, median.")
+            .AppendLine("Each cell: the median launch's msg/s (M), process CPU ns/msg and producer thread CPU ns/post, [lowest, highest msg/s]; × ActionBlock: the ratio within each launch round, median.")
             .AppendLine()
             .Append("| path |");
         var columns = options.Cores.SelectMany(c => options.Phases.Select(p => (Cores: c, Phase: p))).ToList();
@@ -113,7 +113,8 @@ public static class UserShapedPipes
                 var cell = results.Where(r => r.Path == path && r.Cores == cores && r.Phase == phase).ToList();
                 var rates = cell.Select(r => r.MessagesPerSecond).Order().ToList();
                 var cpu = Median([.. cell.Select(r => r.CpuNanosecondsPerMessage)]);
-                text.Append(CultureInfo.InvariantCulture, $" {Median(rates) / 1e6:0.0} M, {cpu:0.0} ns [{rates[0] / 1e6:0.0}, {rates[^1] / 1e6:0.0}] | {RatioToActionBlock(results, path, cores, phase)} |");
+                var producer = cell.All(r => r.ProducerCpuNanosecondsPerPost is not null) ? Median([.. cell.Select(r => r.ProducerCpuNanosecondsPerPost!.Value)]) : double.NaN;
+                text.Append(CultureInfo.InvariantCulture, $" {Median(rates) / 1e6:0.0} M, {cpu:0.0} ns, {producer:0.0} ns [{rates[0] / 1e6:0.0}, {rates[^1] / 1e6:0.0}] | {RatioToActionBlock(results, path, cores, phase)} |");
             }
 
             text.AppendLine();
