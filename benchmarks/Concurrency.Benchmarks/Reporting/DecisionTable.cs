@@ -63,6 +63,7 @@ public static class DecisionTable
                 + "\"beyond noise\" means the winner's interval and the runner-up's do not overlap; otherwise the two cannot be told apart on this evidence. "
                 + "A rate's interval is the lowest and highest launch (plain program) or the 95% bootstrap interval of the median (BenchmarkDotNet); the ratio's interval divides the ends (winner's low ÷ runner-up's high, winner's high ÷ runner-up's low). "
                 + "\"suite\" is BenchmarkDotNet's steady state; \"plain program\" is `loop` or `actors`, a fresh process timing the game with a Stopwatch, in its steady phase. "
+                + "The hand-off rows' shape: one producer, small preallocated objects, a handler that verifies count, checksum and order (the consumer's side is the heavier); a trivial handler on `long` values can rank the paths differently. "
                 + "The latency column is `latency`'s p99 at 50% of each one's own maximum (idle pipes: the wake after a second idle; actors: request/reply), at the same core count, where it was measured (\"–\" where not).");
         return text.ToString();
     }
@@ -191,6 +192,6 @@ public static class DecisionTable
     private static string Figure(Measurement m) => m.Metric switch
     {
         Measurement.MessagesPerSecond => new Estimate(m.Median, m.Low, m.High).FormatRate() + " msg/s",
-        _ => string.Create(CultureInfo.InvariantCulture, $"{m.Median:0.##} {m.Metric}"),
+        _ => string.Create(CultureInfo.InvariantCulture, $"{m.Median:G3} {m.Metric}"),
     };
 }
