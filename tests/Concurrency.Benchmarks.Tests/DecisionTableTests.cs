@@ -96,6 +96,23 @@ public sealed class DecisionTableTests : IDisposable
     }
 
     [Fact]
+    public void Write_ColdAndSteadyOfOneGameInOneSet_TheSteadyRowReadsTheSteadyFigures()
+    {
+        Measurement Actor(string contender, ContenderFamily family, Phase phase, double median)
+            => new("actors", contender, family, "ping-pong, 1 in flight", phase, 2, Measurement.MessagesPerSecond, median, median * 0.9, median * 1.1);
+        var sets = new[]
+        {
+            Set("actors", Actor("BatchDrainMailbox", ContenderFamily.Ours, Phase.Cold, 1e6), Actor("BatchDrainMailbox", ContenderFamily.Ours, Phase.Steady, 9e6),
+                Actor("ProtoActor", ContenderFamily.ActorSystem, Phase.Cold, 2e6), Actor("ProtoActor", ContenderFamily.ActorSystem, Phase.Steady, 3e6)),
+        };
+
+        var row = Line(DecisionTable.Write(sets, _place), "Actors, ping-pong (1 in flight), 2 cores");
+
+        Assert.Contains("**BatchDrainMailbox** (9.00 M", row, StringComparison.Ordinal);
+        Assert.Contains("| ProtoActor |", row, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public void Write_NothingMeasured_SaysWhichCommandMeasuresIt()
     {
         var row = Line(DecisionTable.Write([], _place), "Across processes");

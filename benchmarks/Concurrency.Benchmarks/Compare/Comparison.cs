@@ -79,10 +79,7 @@ public static class Comparison
     private static IReadOnlyList<IReadOnlyList<double>> Launches(Measurement m) => [.. m.Samples.Select(s => (IReadOnlyList<double>)[s])];
 
     private static Dictionary<(string, string, string, Phase, int, string), Measurement> Newest(IEnumerable<ResultSet> sets)
-        => sets
-            .SelectMany(s => s.Measurements.Select(m => (Measurement: m, s.Provenance.FinishedUtc)))
-            .GroupBy(x => (x.Measurement.Scenario, x.Measurement.Contender, x.Measurement.Conditions, x.Measurement.Phase, x.Measurement.Cores, x.Measurement.Metric))
-            .ToDictionary(g => g.Key, g => g.OrderByDescending(x => x.FinishedUtc).First().Measurement);
+        => ResultSet.Newest(sets.Select(s => (Tag: 0, Set: s))).ToDictionary(x => x.Measurement.Key, x => x.Measurement);
 }
 
 /// <summary>One figure on both sides: B ÷ A with its interval, and the verdict.</summary>

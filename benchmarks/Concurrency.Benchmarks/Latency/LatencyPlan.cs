@@ -1,7 +1,6 @@
-using System.Diagnostics;
 using System.Globalization;
-using System.Runtime;
 using Concurrency.Benchmarks.Contenders;
+using Concurrency.Benchmarks.Harness;
 
 namespace Concurrency.Benchmarks.Latency;
 
@@ -44,7 +43,8 @@ internal sealed record LatencyPlan(double Seconds, int MaxRuns, int MaxMessages,
     {
         ArgumentNullException.ThrowIfNull(target);
         ArgumentNullException.ThrowIfNull(progress);
-        WarmUp(target);
+        // Runs at the maximum rate until the runtime has settled on the target's code.
+        new Warmup(WarmupLeast, WarmupMost).Run(() => target.Run(MaxMessages, Schedule.AllNow()));
         var maxima = new List<double>();
         for (var run = 0; run < MaxRuns; run++)
         {
@@ -80,24 +80,5 @@ internal sealed record LatencyPlan(double Seconds, int MaxRuns, int MaxMessages,
     {
         var messages = (int)Math.Clamp(Math.Round(rate * Seconds), FewestMessages, MostMessages);
         return messages <= PacedPath.MaxBlock ? messages : (messages + PacedPath.MaxBlock - 1) / PacedPath.MaxBlock * PacedPath.MaxBlock;
-    }
-
-    /// <summary>
-    /// Runs at the maximum rate until at least two runs and <see cref="WarmupLeast"/> have passed and the last run compiled
-    /// no method (tiered compilation has replaced the first, unoptimized code), or <see cref="WarmupMost"/> has passed.
-    /// </summary>
-    private void WarmUp(IPacedTarget target)
-    {
-        var watch = Stopwatch.StartNew();
-        for (var runs = 1; ; runs++)
-        {
-            var compiledBefore = JitInfo.GetCompiledMethodCount();
-            target.Run(MaxMessages, Schedule.AllNow());
-            var settled = JitInfo.GetCompiledMethodCount() == compiledBefore;
-            if ((runs >= 2 && watch.Elapsed >= WarmupLeast && settled) || watch.Elapsed >= WarmupMost)
-            {
-                return;
-            }
-        }
     }
 }

@@ -32,8 +32,6 @@ public static class LoopCommand
     /// <summary>The scenario the loop's measurements are filed under.</summary>
     public const string Scenario = "loop";
 
-    private const int MinWarmupRuns = 2;
-
     private static readonly Warmup FullWarmup = new(TimeSpan.FromSeconds(3), TimeSpan.FromSeconds(20));
 
     private static readonly Warmup QuickWarmup = new(TimeSpan.Zero, TimeSpan.FromSeconds(1));
@@ -122,7 +120,7 @@ public static class LoopCommand
             .AppendLine(CultureInfo.InvariantCulture, $"# Plain loop, {LabReport.CoreCount(cores)}")
             .AppendLine()
             .Append(quick ? $"**Quick run (--quick): smoke-test sizes, one run, a short warm-up. These numbers are not for publishing.**{Environment.NewLine}{Environment.NewLine}" : string.Empty)
-            .AppendLine(CultureInfo.InvariantCulture, $"One producer thread posts {messages:N0} preallocated messages in one loop; a run ends when the consumer handled the last one, and is verified (count, checksum, order). Each path first runs warm-up runs until at least {MinWarmupRuns} runs and {FullWarmup.Least.TotalSeconds:0} s have passed and the last run compiled no method (tiered compilation has replaced the first, unoptimized code; at most {FullWarmup.Most.TotalSeconds:0} s), then {spread}. The last column says how many warm-up runs that took and the most methods still compiled during one launch's measured runs. CPU is this process's CPU time over the run ÷ messages (median). The core round trip is how long a cache line took to go from one core to the other and back, measured just before and just after each path's runs (two threads handing a counter back and forth): on a VM it changes as the hypervisor moves the virtual CPUs, and every hand-off between cores pays it.")
+            .AppendLine(CultureInfo.InvariantCulture, $"One producer thread posts {messages:N0} preallocated messages in one loop; a run ends when the consumer handled the last one, and is verified (count, checksum, order). Each path first runs warm-up runs until at least {FullWarmup.MinRuns} runs and {FullWarmup.Least.TotalSeconds:0} s have passed and the last run compiled no method (tiered compilation has replaced the first, unoptimized code; at most {FullWarmup.Most.TotalSeconds:0} s), then {spread}. The last column says how many warm-up runs that took and the most methods still compiled during one launch's measured runs. CPU is this process's CPU time over the run ÷ messages (median). The core round trip is how long a cache line took to go from one core to the other and back, measured just before and just after each path's runs (two threads handing a counter back and forth): on a VM it changes as the hypervisor moves the virtual CPUs, and every hand-off between cores pays it.")
             .AppendLine()
             .AppendLine(CultureInfo.InvariantCulture, $"Machine: {provenance.Cpu}, {provenance.LogicalCores} logical cores ({cores} usable by this process), {provenance.Os}, {provenance.Runtime}. Commit {provenance.CommitLabel}.")
             .AppendLine(CultureInfo.InvariantCulture, $"Command: `{(cores == 1 ? "taskset -c 0 " : string.Empty)}dotnet run -c Release --project benchmarks/Concurrency.Benchmarks -- {provenance.Arguments}`")
@@ -314,7 +312,7 @@ public static class LoopCommand
         try
         {
             var label = $"Loop {name}";
-            var warmups = WarmUp(path, label, block, warmup);
+            var warmups = warmup.Run(() => RunOnce(path, label, block));
             var roundTripBefore = CoreRoundTrip.Measure();
             var handOffBefore = ThreadHandOff.Measure();
             var compiledBefore = JitInfo.GetCompiledMethodCount();
@@ -341,30 +339,6 @@ public static class LoopCommand
         }
     }
 
-    /// <summary>
-    /// Runs the path until the runtime has settled on its code: at least <see cref="MinWarmupRuns"/> runs and
-    /// <see cref="Warmup.Least"/>, and the last run compiled no method, so the measured runs start after tiered compilation
-    /// has replaced the hot path's first (unoptimized) code. On one core that took 1–2 s of runs here, and until it happened
-    /// a ring's post cost up to four times as much. Gives up waiting after <see cref="Warmup.Most"/>.
-    /// </summary>
-    /// <returns>The number of warm-up runs.</returns>
-    private static int WarmUp(IMessagePath path, string label, Message[] block, Warmup warmup)
-    {
-        var watch = Stopwatch.StartNew();
-        var warmups = 0;
-        while (true)
-        {
-            var compiledBefore = JitInfo.GetCompiledMethodCount();
-            RunOnce(path, label, block);
-            warmups++;
-            var settled = JitInfo.GetCompiledMethodCount() == compiledBefore;
-            if ((warmups >= MinWarmupRuns && watch.Elapsed >= warmup.Least && settled) || watch.Elapsed >= warmup.Most)
-            {
-                return warmups;
-            }
-        }
-    }
-
     /// <summary>Moves one block end to end and verifies it.</summary>
     /// <returns>The rate in messages per second and this process's CPU time per message in nanoseconds.</returns>
     private static (double Rate, double CpuPerMessage) RunOnce(IMessagePath path, string label, Message[] block)
@@ -383,6 +357,4 @@ public static class LoopCommand
     /// <summary>What one launch measures: messages per run, measured runs per path, launches, and whether it is a quick smoke run.</summary>
     private sealed record LoopSettings(int Messages, int Runs, int Launches, bool Quick);
 
-    /// <summary>How long a path's warm-up runs at least (once its code has settled) and at most.</summary>
-    private sealed record Warmup(TimeSpan Least, TimeSpan Most);
 }

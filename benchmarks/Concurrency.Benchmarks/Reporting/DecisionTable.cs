@@ -83,13 +83,9 @@ public static class DecisionTable
         return string.Concat(readme.AsSpan(0, start + Start.Length), Environment.NewLine, table, readme.AsSpan(end));
     }
 
-    /// <summary>For each figure (scenario, contender, conditions, cores, metric), the newest measurement, with where it came from.</summary>
+    /// <summary>For each figure, the newest measurement, with where it came from.</summary>
     private static List<(Measurement Measurement, string Source)> Latest(IEnumerable<(string Path, ResultSet Set)> sets, string resultsDirectory)
-        => [.. sets
-            .SelectMany(s => s.Set.Measurements.Select(m => (Measurement: m, s.Set.Provenance, Source: Source(s.Path, s.Set, resultsDirectory))))
-            .GroupBy(x => (x.Measurement.Scenario, x.Measurement.Contender, x.Measurement.Conditions, x.Measurement.Cores, x.Measurement.Metric))
-            .Select(g => g.OrderByDescending(x => x.Provenance.FinishedUtc).First())
-            .Select(x => (x.Measurement, x.Source))];
+        => [.. ResultSet.Newest(sets.Select(s => (Source(s.Path, s.Set, resultsDirectory), s.Set)))];
 
     private static string Source(string path, ResultSet set, string resultsDirectory)
     {

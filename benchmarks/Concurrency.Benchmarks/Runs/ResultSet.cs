@@ -41,6 +41,11 @@ public sealed record Measurement(
     /// <summary>Gets the values the figure was folded from.</summary>
     public IReadOnlyList<double> Samples { get; init; } = [];
 
+    /// <summary>Gets what makes two measurements the same figure (a later one replaces an earlier): all but the values.</summary>
+    [JsonIgnore]
+    public (string Scenario, string Contender, string Conditions, Phase Phase, int Cores, string Metric) Key
+        => (Scenario, Contender, Conditions, Phase, Cores, Metric);
+
     /// <summary>Gets whether a larger figure is better (a rate), or a smaller (a cost).</summary>
     [JsonIgnore]
     public bool HigherIsBetter => Metric == MessagesPerSecond;
@@ -107,6 +112,17 @@ public sealed record ResultSet(string Command, RunProvenance Provenance, IReadOn
 
         return set;
     }
+
+    /// <summary>
+    /// The newest measurement of each figure (<see cref="Measurement.Key"/>) over several result sets, by when its set
+    /// finished, with the tag its set came with (a file name, say).
+    /// </summary>
+    public static IEnumerable<(Measurement Measurement, TTag Tag)> Newest<TTag>(IEnumerable<(TTag Tag, ResultSet Set)> sets)
+        => sets
+            .SelectMany(s => s.Set.Measurements.Select(m => (Measurement: m, s.Tag, s.Set.Provenance.FinishedUtc)))
+            .GroupBy(x => x.Measurement.Key)
+            .Select(g => g.OrderByDescending(x => x.FinishedUtc).First())
+            .Select(x => (x.Measurement, x.Tag));
 
     /// <summary>Every result set under <paramref name="directory"/> (recursively), skipping JSON files that are not result sets.</summary>
     public static IEnumerable<(string Path, ResultSet Set)> FindAll(string directory)
