@@ -2,12 +2,13 @@ using Concurrency.Benchmarks.Contenders;
 using Concurrency.Benchmarks.Latency;
 using Concurrency.Benchmarks.Paths;
 using Concurrency.Benchmarks.Runs;
+using Concurrency.Messaging.Grpc;
 using Concurrency.Messaging.Pipes;
 using Xunit;
 
 namespace Concurrency.Benchmarks.Tests;
 
-/// <summary>The latency command as a smoke test, and one paced path run in-process.</summary>
+/// <summary>The latency command as a smoke test, and one paced path and one paced gRPC client run in-process.</summary>
 public sealed class LatencyCommandTests
 {
     private static readonly TimeSpan Limit = TimeSpan.FromMinutes(3);
@@ -21,7 +22,7 @@ public sealed class LatencyCommandTests
             var (output, error) = (new StringWriter(), new StringWriter());
 
             var exit = await Task.Run(
-                    () => Program.Run(["latency", "--quick", "--seconds", "0.1", "--idle", "0.05", "--contenders", "Ring", "BatchDrainMailbox", "--out", directory.FullName], output, error),
+                    () => Program.Run(["latency", "--quick", "--seconds", "0.1", "--idle", "0.05", "--contenders", "Ring", "BatchDrainMailbox", "PeerClient, async", "--out", directory.FullName], output, error),
                     TestContext.Current.CancellationToken)
                 .WaitAsync(Limit, TestContext.Current.CancellationToken);
 
@@ -30,12 +31,18 @@ public sealed class LatencyCommandTests
             Assert.Contains("Quick run (--quick)", table, StringComparison.Ordinal);
             Assert.Contains("| Ring | 50% |", table, StringComparison.Ordinal);
             Assert.Contains("| BatchDrainMailbox | 90% |", table, StringComparison.Ordinal);
+            Assert.Contains("| PeerClient, async | 50% |", table, StringComparison.Ordinal);
             Assert.Contains("## Idle to first message", table, StringComparison.Ordinal);
+            Assert.Contains("| PeerClient, async | ", table[table.IndexOf("## Idle to first message", StringComparison.Ordinal)..], StringComparison.Ordinal);
             var set = ResultSet.Read(Assert.Single(Directory.GetFiles(directory.FullName, "LATENCY-*.json")));
             Assert.Contains(set.Measurements, m => m.Scenario == LatencyCommand.HandOffScenario && m.Contender == "Ring" && m.Metric == "p99 µs at 50%");
             Assert.Contains(set.Measurements, m => m.Scenario == LatencyCommand.RequestReplyScenario && m.Contender == "BatchDrainMailbox" && m.Metric == "p99.99 µs at 10%");
+            Assert.Contains(set.Measurements, m => m.Scenario == LatencyCommand.GrpcScenario && m.Contender == "PeerClient, async" && m.Metric == "p99 µs at 90%");
+            Assert.Contains(set.Measurements, m => m.Scenario == LatencyCommand.GrpcScenario && m.Contender == "PeerClient, async" && m.Metric == Measurement.MessagesPerSecond);
             Assert.Contains(set.Measurements, m => m.Scenario == LatencyCommand.IdleScenario && m.Contender == "Ring");
+            Assert.Contains(set.Measurements, m => m.Scenario == LatencyCommand.IdleScenario && m.Contender == "PeerClient, async");
             Assert.NotEmpty(Directory.GetFiles(directory.FullName, "latency-*-hand-off-50.png"));
+            Assert.NotEmpty(Directory.GetFiles(directory.FullName, "latency-*-grpc-request-reply-50.png"));
         }
         finally
         {
@@ -56,6 +63,37 @@ public sealed class LatencyCommandTests
         Assert.Equal(200, paced.Latency.Count);
         Assert.InRange(paced.Seconds, 199.0 / 20_000, 60);  // the schedule held the producer back
         Assert.True(paced.Latency.P50 <= paced.Latency.P99 && paced.Latency.P99 <= paced.Latency.Max);
+    }
+
+    [Theory]
+    [InlineData(PeerMode.Async)]
+    [InlineData(PeerMode.InOrder)]
+    public async Task Run_APacedGrpcClient_TimesAndVerifiesEveryReply(PeerMode mode)
+    {
+        var (flat, paced) = await Task.Run(
+                () =>
+                {
+                    using var target = PacedGrpc.Start(mode, $"paced gRPC {mode}");
+                    // More than the in-flight bound: the runner waits for room, and that wait is timed too.
+                    return (target.Run(PacedGrpc.MostInFlight + 1000, Schedule.AllNow()), target.Run(200, Schedule.At(2_000)));
+                },
+                TestContext.Current.CancellationToken)
+            .WaitAsync(Limit, TestContext.Current.CancellationToken);
+
+        Assert.Equal(PacedGrpc.MostInFlight + 1000, flat.Latency.Count);
+        Assert.Equal(200, paced.Latency.Count);
+        Assert.InRange(paced.Seconds, 199.0 / 2_000, 60);  // the schedule held the sender back
+        Assert.True(paced.Latency.Curve[0] > 0, "a latency was negative (recorded as 0): a reply before its request was due");
+        Assert.True(paced.Latency.P50 <= paced.Latency.P99 && paced.Latency.P99 <= paced.Latency.Max);
+    }
+
+    [Fact]
+    public void GrpcClients_AreTheRegistrysAsyncAndInOrderClients()
+    {
+        var names = LatencyCommand.GrpcClients.Select(c => c.Contender.Name).ToList();
+
+        Assert.Equal(["PeerClient, async", "PeerClient, in order"], names);
+        Assert.All(LatencyCommand.GrpcClients, c => Assert.Equal(ContenderFamily.Ours, c.Contender.Family));
     }
 
     [Fact]

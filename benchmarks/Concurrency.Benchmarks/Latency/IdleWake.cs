@@ -1,15 +1,17 @@
 using System.Diagnostics;
 using Concurrency.Benchmarks.Actors;
 using Concurrency.Benchmarks.Contenders;
+using Concurrency.Benchmarks.Grpc;
 using Concurrency.Benchmarks.Harness;
+using Concurrency.Messaging.Grpc;
 
 namespace Concurrency.Benchmarks.Latency;
 
 /// <summary>
-/// Idle-to-first-message latency: a pipe, operator or actor that handled a message and then sat idle (its consumer parked,
-/// or its pool runner gone back to the pool) is handed one message; how long until it is handled. This is what a parked
-/// consumer or a pool runner costs a user whose messages come now and then. Each wake is counted: exactly one handling
-/// per message handed over.
+/// Idle-to-first-message latency: a pipe, operator, actor or gRPC client that handled a message and then sat idle (its
+/// consumer parked, or its pool runner gone back to the pool) is handed one message; how long until it is handled (for
+/// the client, until its reply is back). This is what a parked consumer or a pool runner costs a user whose messages come
+/// now and then. Each wake is counted: exactly one handling per message handed over.
 /// </summary>
 internal static class IdleWake
 {
@@ -47,6 +49,25 @@ internal static class IdleWake
     public static IdleLatency Actor(Contender<ActorBuild> contender, int times, TimeSpan idle)
     {
         using var target = new PacedActors(contender.Build.Create(), ActorGame.Told, $"{contender.Name}, idle");
+        var values = new List<double>(times);
+        for (var i = 0; i < times; i++)
+        {
+            Thread.Sleep(idle);
+            values.Add(target.Run(1, Schedule.AllNow()).Latency.Max);
+        }
+
+        return new IdleLatency(LatencyCommand.IdleScenario, contender.Name, contender.Family, values);
+    }
+
+    /// <summary>
+    /// Our gRPC client in <paramref name="mode"/>, to an echo server in this process: one request answered, then
+    /// <paramref name="times"/> times idle and one request, timed to its reply; each wake is a verified run of one message.
+    /// </summary>
+    public static IdleLatency Grpc(Contender<GrpcBuild> contender, PeerMode mode, int times, TimeSpan idle)
+    {
+        ArgumentNullException.ThrowIfNull(contender);
+        using var target = PacedGrpc.Start(mode, $"{contender.Name}, idle");
+        target.Run(1, Schedule.AllNow()); // the one message handled before sitting idle, as for every idle contender
         var values = new List<double>(times);
         for (var i = 0; i < times; i++)
         {

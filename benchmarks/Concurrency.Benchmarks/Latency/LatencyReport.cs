@@ -1,6 +1,7 @@
 using System.Globalization;
 using System.Text;
 using Concurrency.Benchmarks.Contenders;
+using Concurrency.Benchmarks.Grpc;
 using Concurrency.Benchmarks.Lab;
 using Concurrency.Benchmarks.Runs;
 
@@ -21,6 +22,7 @@ internal static class LatencyReport
         (LatencyCommand.HandOffScenario, "One producer → one consumer (the hand-off paths)", "hand-off"),
         (LatencyCommand.ToldScenario, "Actors: one actor told by one sender", "actor-told"),
         (LatencyCommand.RequestReplyScenario, "Actors: request/reply (a request to one actor, its reply to another, timed there; not the bounded mailboxes, which refuse a reply told into them from inside a turn when full)", "actor-request-reply"),
+        (LatencyCommand.GrpcScenario, string.Create(CultureInfo.InvariantCulture, $"gRPC request/reply: our PeerClient to an echo PeerServer in this process over loopback (buffer {GrpcContenders.Buffer}, 8 B payloads, at most {PacedGrpc.MostInFlight:N0} in flight; each request timed from when it was due to when its reply reached the caller)"), "grpc-request-reply"),
     ];
 
     private static readonly string[] ChartLoads = ["50%", "90%"];
@@ -35,7 +37,7 @@ internal static class LatencyReport
             .AppendLine(CultureInfo.InvariantCulture, $"# Latency under load, {LabReport.CoreCount(cores)}")
             .AppendLine()
             .Append(settings.Quick ? $"**Quick run (--quick): smoke-test sizes, short runs, one launch. These numbers are not for publishing.**{Environment.NewLine}{Environment.NewLine}" : string.Empty)
-            .AppendLine(CultureInfo.InvariantCulture, $"Open loop, corrected for coordinated omission (the wrk2 method): one producer offers messages on a fixed schedule, message i due at start + i ÷ rate, posting each when it is due (spinning on the clock between messages; on one core yielding instead) or at once when it is late; each message is timed from when it was **due** to when its consumer handled it, so a stall delays, and shows in, every message behind it. One HdrHistogram per consumer (1 ns to 1 h, 3 significant digits), merged at the end of each run. Each target first warms up until its code has settled, then its own maximum is measured in the same shape (every message due at once, posted one at a time, timed alike; the median of {(settings.Quick ? LatencyPlan.Quick : LatencyPlan.Full).MaxRuns} runs), then it is offered {string.Join(", ", LatencyPlan.Loads.Select(l => l.Load))} (the absolute rates only where at or below its maximum), each for {settings.Seconds:0.##} s (at least {LatencyPlan.FewestMessages:N0} and at most {LatencyPlan.MostMessages:N0} messages). Every run is verified: count, checksum and order at the consumer (at every actor for the actors). {Spread(launches.Count)}")
+            .AppendLine(CultureInfo.InvariantCulture, $"Open loop, corrected for coordinated omission (the wrk2 method): one producer offers messages on a fixed schedule, message i due at start + i ÷ rate, posting each when it is due (spinning on the clock between messages; on one core yielding instead) or at once when it is late; each message is timed from when it was **due** to when its consumer handled it, so a stall delays, and shows in, every message behind it. One HdrHistogram per consumer (1 ns to 1 h, 3 significant digits), merged at the end of each run. Each target first warms up until its code has settled, then its own maximum is measured in the same shape (every message due at once, posted one at a time, timed alike; the median of {(settings.Quick ? LatencyPlan.Quick : LatencyPlan.Full).MaxRuns} runs), then it is offered {string.Join(", ", LatencyPlan.Loads.Select(l => l.Load))} (the absolute rates only where at or below its maximum), each for {settings.Seconds:0.##} s (at least {LatencyPlan.FewestMessages:N0} and at most {LatencyPlan.MostMessages:N0} messages). Every run is verified: count, checksum and order at the consumer (at every actor for the actors; for gRPC, each reply carries its request's number, and the count and sum). {Spread(launches.Count)}")
             .AppendLine()
             .AppendLine(CultureInfo.InvariantCulture, $"Taking a timestamp (`Stopwatch.GetTimestamp`) costs {Cell(timestamp, v => v.ToString("0.0", CultureInfo.InvariantCulture))} ns here; every timed message pays at least two (the producer's due check and the consumer's record), so figures within a few of that are the clock's.")
             .AppendLine()
@@ -110,7 +112,7 @@ internal static class LatencyReport
 
         text.AppendLine("## Idle to first message")
             .AppendLine()
-            .AppendLine(CultureInfo.InvariantCulture, $"Each pipe (under each runner), operator and actor handled one message, then sat idle for {settings.IdleSeconds:0.##} s, then was handed one message: the time from the hand-over to the handler, the median of {(settings.Quick ? 1 : 3)} such wakes per launch. A consumer that parks pays the wake-up of its thread; one on the pool pays for a pool thread to pick it up. Pipes run on a dedicated thread unless named \"pool runner\"; actors run on their system's dispatcher.")
+            .AppendLine(CultureInfo.InvariantCulture, $"Each pipe (under each runner), operator, actor and gRPC client handled one message, then sat idle for {settings.IdleSeconds:0.##} s, then was handed one message: the time from the hand-over to the handler, the median of {(settings.Quick ? 1 : 3)} such wakes per launch. A consumer that parks pays the wake-up of its thread; one on the pool pays for a pool thread to pick it up. Pipes run on a dedicated thread unless named \"pool runner\"; actors run on their system's dispatcher; a gRPC client's wake is one request's round trip to the echo server in this process.")
             .AppendLine()
             .AppendLine(CultureInfo.InvariantCulture, $"| contender | µs after {settings.IdleSeconds:0.##} s idle |")
             .AppendLine("|---|---:|");
