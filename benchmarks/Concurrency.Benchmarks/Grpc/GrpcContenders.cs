@@ -3,8 +3,11 @@ using Concurrency.Messaging.Grpc;
 
 namespace Concurrency.Benchmarks.Grpc;
 
-/// <summary>Where a gRPC contender sends: our peer server, and the Proto.Remote echo peer where there is one.</summary>
-internal sealed record GrpcTarget(Uri Server, string? ProtoRemote);
+/// <summary>
+/// Where a gRPC contender sends: our peer server, and where there is one, the Proto.Remote echo peer, the plain
+/// grpc-dotnet echo service and a NATS server (nats://HOST:PORT).
+/// </summary>
+internal sealed record GrpcTarget(Uri Server, string? ProtoRemote, Uri? PlainEcho = null, string? Nats = null);
 
 /// <summary>
 /// How the gRPC game runs a contender: <paramref name="messages"/> messages of <paramref name="payload"/> bytes from
@@ -14,8 +17,10 @@ internal delegate Task<PeerRunResult> GrpcBuild(GrpcTarget target, int senders, 
 
 /// <summary>
 /// The gRPC game's contenders, across processes on loopback: our <c>PeerClient</c> in its three modes (buffer 256), the
-/// generated client on one stream (a message per write, or hand-made batches), and Proto.Remote's echo actor (only where
-/// <see cref="GrpcTarget.ProtoRemote"/> names one: <see cref="NeedsProtoRemote"/>).
+/// generated client on one stream (a message per write, or hand-made batches), the plain grpc-dotnet echo service (the
+/// yardstick the end-to-end goal divides by), and two peers: Proto.Remote's echo actor (only where
+/// <see cref="GrpcTarget.ProtoRemote"/> names one: <see cref="NeedsProtoRemote"/>) and NATS request/reply (only where
+/// <see cref="GrpcTarget.Nats"/> names a server).
 /// </summary>
 internal static class GrpcContenders
 {
@@ -31,14 +36,38 @@ internal static class GrpcContenders
         ("PeerClient, in order", PeerMode.InOrder),
     ];
 
+    /// <summary>The yardstick's name: the plain echo service, batches of 256.</summary>
+    public const string PlainEcho256 = "plain grpc-dotnet echo, batches of 256";
+
+    /// <summary>The NATS contender's name.</summary>
+    public const string NatsRequest = "NATS.Net request/reply";
+
     public static ContenderRegistry<GrpcBuild> Registry { get; } = new("gRPC",
     [
         .. Pumps.Select(p => Pump(p.Name, p.Mode)),
         Raw("generated client, a message per write", 1),
         Raw("generated client, batches of 16", 16),
         Raw("generated client, batches of 256", 256),
+        new(PlainEcho256, ContenderFamily.Baseline, (target, _, payload, messages, cancellation) => PeerRuns.PlainEchoAsync(
+            target.PlainEcho ?? throw new InvalidOperationException($"{PlainEcho256} needs the plain echo service (the lab's own peer process starts one)."),
+            256,
+            payload,
+            messages,
+            cancellation))
+        {
+            Note = "a plain grpc-dotnet service that writes each batch of 256 envelopes back whole, one stream, a reader counting replies",
+        },
         ProtoRemote("Proto.Remote RequestAsync", ProtoRemoteSendMode.Request),
         ProtoRemote("Proto.Remote Tell", ProtoRemoteSendMode.Tell),
+        new(NatsRequest, ContenderFamily.Peer, (target, senders, payload, messages, cancellation) => NatsRuns.RequestReplyAsync(
+            target.Nats ?? throw new InvalidOperationException($"{NatsRequest} needs a nats-server ({NatsServer.InstallHint})."),
+            senders,
+            payload,
+            messages,
+            cancellation))
+        {
+            Note = "NATS.Net 3.3.2 against a local nats-server: each sender awaits its request's reply from a subscriber that echoes",
+        },
     ]);
 
     /// <summary>Whether the contender needs a Proto.Remote peer to run.</summary>

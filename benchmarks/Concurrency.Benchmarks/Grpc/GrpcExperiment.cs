@@ -10,7 +10,9 @@ namespace Concurrency.Benchmarks.Grpc;
 /// <c>lab grpc</c>: our gRPC messenger pump in its three modes across buffer sizes, payloads and sender counts, beside the
 /// plain generated client (naive and hand-batched) and Proto.Remote, all against a peer in another process.
 /// </summary>
-internal sealed class GrpcExperiment : ILabExperiment
+/// <param name="findNatsServer">Finds the <c>nats-server</c> executable, or gives null where there is none (the NATS rows
+/// are then skipped with one line saying so); default <see cref="NatsServer.Find"/>.</param>
+internal sealed class GrpcExperiment(Func<string?>? findNatsServer = null) : ILabExperiment
 {
     private const int Payload = 64;
     private const int ManySenders = 5000;
@@ -24,19 +26,29 @@ internal sealed class GrpcExperiment : ILabExperiment
     private const string Raw256 = "generated client, batches of 256";
     private const string ProtoRequest = "Proto.Remote RequestAsync";
     private const string ProtoTell = "Proto.Remote Tell";
-    // Twice through the balanced design: 8 rounds of four contenders (6 of three in a quick run, once through).
-    private const int HeadToHeadRepeats = 2;
+    private const string PlainEcho256 = GrpcContenders.PlainEcho256;
+    private const string NatsRequest = GrpcContenders.NatsRequest;
 
-    // The head-to-head contenders' places in their list, and so in the rounds' rates.
+    // The end-to-end goal: our async pump at least 0.8 of the plain grpc-dotnet echo, head to head.
+    private const double EndToEndGoal = 0.8;
+
+    // At least 8 rounds: twice through the balanced design of four contenders, once through that of five (10 rounds);
+    // a quick run goes once through.
+    private const int HeadToHeadRounds = 8;
+
+    // The head-to-head contenders' places in their list, and so in the rounds' rates; the fewer-senders pump and the
+    // plain echo follow where they run.
     private const int PumpContender = 0;
     private const int RawContender = 1;
     private const int NaiveContender = 2;
-    private const int FewerSendersContender = 3;
     private static readonly TimeSpan RunLength = TimeSpan.FromMilliseconds(600);
     private static readonly int[] Buffers = [1, 16, 256, 4096];
     private static readonly int[] Payloads = [16, 256, 4096];
     private static readonly int[] SenderCounts = [1, 10, 100, 1000, 5000];
     private static readonly PeerMode[] Modes = [PeerMode.Sync, PeerMode.Async, PeerMode.InOrder];
+
+    // NATS request/reply at the issue's sender counts (a quick run: 1 and its own sender count).
+    private static readonly int[] NatsSenderCounts = [1, FewerSenders, ManySenders];
 
     public string Name => "grpc";
 
@@ -59,11 +71,16 @@ internal sealed class GrpcExperiment : ILabExperiment
         (HdrHistogram). Baselines in the same run, against the same server: **naive**, the plain generated client awaiting
         `WriteAsync` for every message while a reader counts replies; **raw batched**, the plain client writing hand-made
         batches of 16 or 256 envelopes (the ceiling for what our pump adds: sequence numbers, acknowledgements, per-caller
-        tasks). **Proto.Remote** 1.8.0 moves the same messages to its echo actor: `RequestAsync` from N concurrent senders
-        (the same shape as ours), and `Tell` with N in flight (its batched best case).
+        tasks). **Plain echo**, the yardstick: the plain generated client of a plain grpc-dotnet service (in the same peer
+        process, on Kestrel over HTTP/2 as ours) that writes each batch of 256 envelopes back whole; nothing of ours on
+        either side. **Proto.Remote** 1.8.0 moves the same messages to its echo actor: `RequestAsync` from N concurrent
+        senders (the same shape as ours), and `Tell` with N in flight (its batched best case). **NATS**: NATS.Net 3.3.2
+        against a `nats-server` the lab starts on a free loopback port (where one is installed: `apt-get install
+        nats-server`), request/reply from 1, 1,000 and 5,000 concurrent senders, each awaiting its reply, to a subscriber
+        that echoes the payload (on its own connection, in the lab's process).
         Each row: a warm-up run that also sizes the run to about 0.6 s, then 3 runs; the median [lowest, highest] is shown.
-        The goal ratios against the plain client are measured head to head, last: 8 rounds, each running our async pump
-        (5,000 and 1,000 senders), raw batched 256 and naive back to back, in a balanced order (each runs right after each
+        The goal ratios against the plain client are measured head to head, last: 10 rounds, each running our async pump
+        (5,000 and 1,000 senders), raw batched 256, naive and the plain echo back to back, in a balanced order (each runs right after each
         other equally often), and the ratio is taken within each round, so that the machine's drift between rows minutes
         apart does not enter it. The lab's process collects its garbage before every timed run.
         Every run checks that each message came back exactly once (count and sum of the numbers they carry).
@@ -74,10 +91,12 @@ internal sealed class GrpcExperiment : ILabExperiment
         ArgumentNullException.ThrowIfNull(context);
         var inProcess = context.Peers.InProcess;
         using var process = context.Peers.Server is null && !inProcess ? PeerProcess.Start() : null;
+        var natsServer = (findNatsServer ?? (() => NatsServer.Find()))();
+        using var nats = natsServer is null ? null : NatsServer.Start(natsServer);
         var hosted = inProcess ? InProcessPeers.StartAsync(context.Cancellation).GetAwaiter().GetResult() : null;
         try
         {
-            return Measure(context, process, hosted?.Peers ?? process?.Peers ?? context.Peers);
+            return Measure(context, process, hosted?.Peers ?? process?.Peers ?? context.Peers, nats?.Url);
         }
         finally
         {
@@ -85,12 +104,13 @@ internal sealed class GrpcExperiment : ILabExperiment
         }
     }
 
-    private static LabOutcome Measure(LabContext context, PeerProcess? process, LabPeers peers)
+    private static LabOutcome Measure(LabContext context, PeerProcess? process, LabPeers peers, string? nats)
     {
         var server = peers.Server!;
         var runs = context.Quick ? 1 : 3;
         var senders = context.Quick ? 100 : ManySenders;
-        var plan = new Plan(context, Modes.Length * Buffers.Length + Payloads.Length + SenderCounts.Length + 7);
+        var natsSenders = context.Quick ? [1, senders] : NatsSenderCounts;
+        var plan = new Plan(context, Modes.Length * Buffers.Length + Payloads.Length + SenderCounts.Length + natsSenders.Length + 8);
         var cancellation = context.Cancellation;
 
         var byMode = new Dictionary<(PeerMode, int), List<PeerRunResult>>();
@@ -103,7 +123,7 @@ internal sealed class GrpcExperiment : ILabExperiment
         }
 
         // The registry's other contenders, each at its own unit of work (a write of N envelopes, or N senders).
-        var target = new GrpcTarget(server, peers.ProtoRemote);
+        var target = new GrpcTarget(server, peers.ProtoRemote, peers.PlainEcho, nats);
         List<PeerRunResult> Baseline(string name, int unit)
             => plan.Measure(name, runs, unit, count => GrpcContenders.Registry[name].Build(target, senders, Payload, count, cancellation));
         var naive = Baseline(Naive, 1);
@@ -116,13 +136,19 @@ internal sealed class GrpcExperiment : ILabExperiment
             protoTell = Baseline(ProtoTell, senders);
         }
 
+        var plainEcho = peers.PlainEcho is null ? null : Baseline(PlainEcho256, 256);
+        var byNatsSenders = nats is null ? null : natsSenders.ToDictionary(
+            s => s,
+            s => plan.Measure($"NATS {s} senders", runs, s, count => GrpcContenders.Registry[NatsRequest].Build(target, s, Payload, count, cancellation)));
+
         var byPayload = Payloads.ToDictionary(p => p, p => plan.Measure($"async {p} B", runs, senders, count => PeerRuns.PumpAsync(server, PeerMode.Async, DefaultBuffer, p, senders, count, cancellation)));
         var bySenders = SenderCounts.Where(s => !context.Quick || s <= senders).ToDictionary(
             s => s,
             s => plan.Measure($"async {s} senders", runs, s, count => PeerRuns.PumpAsync(server, PeerMode.Async, DefaultBuffer, Payload, s, count, cancellation)));
 
         // The goal ratios against the plain client, head to head: each round runs every contender back to back. The list's
-        // order is the one PumpContender, RawContender, NaiveContender and FewerSendersContender name.
+        // order is the one PumpContender, RawContender and NaiveContender name, then the fewer-senders pump and the plain
+        // echo where they run.
         var fewerSenders = senders != FewerSenders && bySenders.TryGetValue(FewerSenders, out var fewerRuns) ? fewerRuns : null;
         List<HeadToHead.Contender> contenders =
         [
@@ -130,12 +156,20 @@ internal sealed class GrpcExperiment : ILabExperiment
             Contender("raw batched 256", plan.Size(Rate(raw256).Median, 256), count => GrpcContenders.Registry[Raw256].Build(target, senders, Payload, count, cancellation)),
             Contender("naive", plan.Size(Rate(naive).Median, 1), count => GrpcContenders.Registry[Naive].Build(target, senders, Payload, count, cancellation)),
         ];
+        int? fewerSendersContender = null, plainEchoContender = null;
         if (fewerSenders is not null)
         {
+            fewerSendersContender = contenders.Count;
             contenders.Add(Contender($"async {FewerSenders:N0} senders", plan.Size(Rate(fewerSenders).Median, FewerSenders), count => PeerRuns.PumpAsync(server, PeerMode.Async, DefaultBuffer, Payload, FewerSenders, count, cancellation)));
         }
 
-        var rounds = plan.HeadToHead(contenders, context.Quick ? 1 : HeadToHeadRepeats);
+        if (plainEcho is not null)
+        {
+            plainEchoContender = contenders.Count;
+            contenders.Add(Contender("plain echo 256", plan.Size(Rate(plainEcho).Median, 256), count => GrpcContenders.Registry[PlainEcho256].Build(target, senders, Payload, count, cancellation)));
+        }
+
+        var rounds = plan.HeadToHead(contenders, context.Quick ? 1 : Math.Max(1, HeadToHeadRounds / HeadToHead.Design(contenders.Count).Length));
 
         // Only against a peer process of our own: the restart run kills one (not with remote or in-process peers).
         RestartResult? restart = null;
@@ -152,8 +186,8 @@ internal sealed class GrpcExperiment : ILabExperiment
             ModeTable(byMode, senders, peers.InProcess
                 ? "Peers hosted in the lab's own process (--in-process, the smoke option): the server's work shares the client's process and thread pool. These numbers are not for publishing, and the restart run (which kills a peer process) was left out."
                 : null),
-            BaselineTable(byMode[(PeerMode.Async, DefaultBuffer)], naive, raw16, raw256, protoRequest, protoTell, senders, peers.InProcess),
-            RatioTable(async, inOrder, rounds, protoRequest, protoTell, senders),
+            BaselineTable(byMode[(PeerMode.Async, DefaultBuffer)], naive, raw16, raw256, plainEcho, protoRequest, protoTell, byNatsSenders, senders, peers.InProcess),
+            RatioTable(async, inOrder, rounds, fewerSendersContender, plainEchoContender, protoRequest, protoTell, byNatsSenders, senders),
             HeadToHeadTable(contenders, rounds),
             SweepTable($"Payload sweep: async, buffer {DefaultBuffer}, {senders:N0} senders", "payload (B)", byPayload),
             SweepTable($"Sender sweep: async, buffer {DefaultBuffer}, {Payload} B", "senders", bySenders),
@@ -193,6 +227,16 @@ internal sealed class GrpcExperiment : ILabExperiment
             figures.Add(Figure(ProtoTell, Senders(senders), protoTell));
         }
 
+        if (plainEcho is not null)
+        {
+            figures.Add(Figure(PlainEcho256, string.Empty, plainEcho));
+        }
+
+        foreach (var (natsSenderCount, natsRuns) in byNatsSenders ?? [])
+        {
+            figures.Add(Figure(NatsRequest, Senders(natsSenderCount), natsRuns));
+        }
+
         return new LabOutcome(tables, charts, figures);
     }
 
@@ -226,7 +270,7 @@ internal sealed class GrpcExperiment : ILabExperiment
         ["buffer", "msg/s", "p50 µs", "p99 µs", "p99.9 µs"],
         note);
 
-    private static LabTable BaselineTable(List<PeerRunResult> async, List<PeerRunResult> naive, List<PeerRunResult> raw16, List<PeerRunResult> raw256, List<PeerRunResult>? protoRequest, List<PeerRunResult>? protoTell, int senders, bool inProcess)
+    private static LabTable BaselineTable(List<PeerRunResult> async, List<PeerRunResult> naive, List<PeerRunResult> raw16, List<PeerRunResult> raw256, List<PeerRunResult>? plainEcho, List<PeerRunResult>? protoRequest, List<PeerRunResult>? protoTell, Dictionary<int, List<PeerRunResult>>? nats, int senders, bool inProcess)
     {
         List<IReadOnlyList<string>> rows =
         [
@@ -235,16 +279,40 @@ internal sealed class GrpcExperiment : ILabExperiment
             ["raw batched: plain client, 16 envelopes per write", Rate(raw16).Format(), Allocated(raw16)],
             ["raw batched: plain client, 256 envelopes per write", Rate(raw256).Format(), Allocated(raw256)],
         ];
+        if (plainEcho is not null)
+        {
+            rows.Add(["plain echo: plain grpc-dotnet service, 256 envelopes per write", Rate(plainEcho).Format(), Allocated(plainEcho)]);
+        }
+
         if (protoRequest is not null && protoTell is not null)
         {
             rows.Add([$"Proto.Remote, RequestAsync from {senders:N0} senders", Rate(protoRequest).Format(), "–"]);
             rows.Add([$"Proto.Remote, Tell, {senders:N0} in flight", Rate(protoTell).Format(), "–"]);
         }
 
+        foreach (var (natsSenders, natsRuns) in nats ?? [])
+        {
+            rows.Add([$"NATS request/reply from {natsSenders:N0} sender{(natsSenders == 1 ? string.Empty : "s")}", Rate(natsRuns).Format(), Allocated(natsRuns)]);
+        }
+
         List<string> notes = [];
+        if (plainEcho is null)
+        {
+            notes.Add("The plain echo was not measured: it runs in the lab's own peers only (not with --server).");
+        }
+
         if (protoRequest is null)
         {
             notes.Add("Proto.Remote was not measured: no --proto-remote peer was given with --server.");
+        }
+
+        if (nats is null)
+        {
+            notes.Add(NatsServer.SkipLine);
+        }
+        else
+        {
+            notes.Add("NATS's allocated B/msg counts its echo subscriber too (it runs in the lab's process).");
         }
 
         notes.Add(inProcess
@@ -255,17 +323,27 @@ internal sealed class GrpcExperiment : ILabExperiment
 
     private static string Allocated(List<PeerRunResult> results) => LabSample.Of([.. results.Select(r => r.BytesPerMessage)]).Format();
 
-    private static LabTable RatioTable(LabSample async, LabSample inOrder, double[][] rounds, List<PeerRunResult>? protoRequest, List<PeerRunResult>? protoTell, int senders)
+    private static LabTable RatioTable(LabSample async, LabSample inOrder, double[][] rounds, int? fewerSendersContender, int? plainEchoContender, List<PeerRunResult>? protoRequest, List<PeerRunResult>? protoTell, Dictionary<int, List<PeerRunResult>>? nats, int senders)
     {
         List<IReadOnlyList<string>> rows =
         [
             Ratio("async ÷ naive (head to head)", HeadToHead.Ratio(rounds[PumpContender], rounds[NaiveContender]), 40),
             Ratio("async ÷ raw batched 256 (head to head)", HeadToHead.Ratio(rounds[PumpContender], rounds[RawContender]), 0.8),
         ];
-        if (rounds.Length > FewerSendersContender)
+        if (fewerSendersContender is { } fewer)
         {
             // The same ratio where the callers' own cost weighs less: fewer tasks in flight, each resumed as often.
-            rows.Add(Ratio(string.Create(CultureInfo.InvariantCulture, $"async, {FewerSenders:N0} senders ÷ raw batched 256 (head to head)"), HeadToHead.Ratio(rounds[FewerSendersContender], rounds[RawContender]), 0.8));
+            rows.Add(Ratio(string.Create(CultureInfo.InvariantCulture, $"async, {FewerSenders:N0} senders ÷ raw batched 256 (head to head)"), HeadToHead.Ratio(rounds[fewer], rounds[RawContender]), 0.8));
+        }
+
+        if (plainEchoContender is { } plain)
+        {
+            // The end-to-end goal: ours, client and server, against gRPC with nothing of ours on either side.
+            rows.Add(Ratio(string.Create(CultureInfo.InvariantCulture, $"async, {senders:N0} senders ÷ plain grpc echo 256 (head to head)"), HeadToHead.Ratio(rounds[PumpContender], rounds[plain]), EndToEndGoal));
+            if (fewerSendersContender is { } fewerThanMany)
+            {
+                rows.Add(Ratio(string.Create(CultureInfo.InvariantCulture, $"async, {FewerSenders:N0} senders ÷ plain grpc echo 256 (head to head)"), HeadToHead.Ratio(rounds[fewerThanMany], rounds[plain]), EndToEndGoal));
+            }
         }
 
         rows.Add(Ratio("in-order ÷ async", inOrder, async, 0.5));
@@ -273,6 +351,11 @@ internal sealed class GrpcExperiment : ILabExperiment
         {
             rows.Add(Ratio("async ÷ Proto.Remote RequestAsync", async, Rate(protoRequest), 1));
             rows.Add(Ratio("async ÷ Proto.Remote Tell", async, Rate(protoTell), 1));
+        }
+
+        if (nats is not null && nats.TryGetValue(senders, out var natsRuns))
+        {
+            rows.Add(Ratio(string.Create(CultureInfo.InvariantCulture, $"async ÷ NATS request/reply, {senders:N0} senders"), async, Rate(natsRuns), 1));
         }
 
         return new LabTable(

@@ -32,6 +32,7 @@ internal sealed class PeerProcess : IDisposable
         var errors = process.StandardError.ReadToEndAsync();
         Uri? server = null;
         string? protoRemote = null;
+        Uri? plainEcho = null;
         var reading = Task.Run(() =>
         {
             while (process.StandardOutput.ReadLine() is { } line && line != ServeCommand.Ready)
@@ -44,9 +45,13 @@ internal sealed class PeerProcess : IDisposable
                 {
                     protoRemote = line[ServeCommand.ProtoRemotePrefix.Length..];
                 }
+                else if (line.StartsWith(ServeCommand.PlainEchoPrefix, StringComparison.Ordinal))
+                {
+                    plainEcho = new Uri(line[ServeCommand.PlainEchoPrefix.Length..]);
+                }
             }
         });
-        if (!reading.Wait(StartLimit) || server is null || protoRemote is null)
+        if (!reading.Wait(StartLimit) || server is null || protoRemote is null || plainEcho is null)
         {
             process.Kill(entireProcessTree: true);
             process.WaitForExit();
@@ -55,7 +60,7 @@ internal sealed class PeerProcess : IDisposable
             throw new InvalidOperationException($"The peer process did not say where it listens: {message}");
         }
 
-        return new PeerProcess(process, new LabPeers(server, protoRemote));
+        return new PeerProcess(process, new LabPeers(server, protoRemote, PlainEcho: plainEcho));
     }
 
     /// <summary>Kills the process at once, as a crash would: its streams break mid-flight.</summary>

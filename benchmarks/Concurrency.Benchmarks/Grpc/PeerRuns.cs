@@ -52,10 +52,19 @@ internal static class PeerRuns
         var elapsed = Stopwatch.GetElapsedTime(start);
         var bytesPerMessage = BytesPerMessage(allocated, latencies.Length);
         await client.CompleteAsync(cancellation).ConfigureAwait(false);
-        Verify($"pump {mode}", latencies.Length, latencies.Length, sums.Sum());
+        return Timed($"pump {mode}", latencies, sums.Sum(), elapsed, bytesPerMessage);
+    }
+
+    /// <summary>
+    /// A run of senders that each timed their round trips: <paramref name="latencies"/> in <see cref="Stopwatch"/> ticks, one
+    /// per message, indexed by the message's number; <paramref name="sum"/> the sum of the numbers the replies carried.
+    /// </summary>
+    public static PeerRunResult Timed(string path, long[] latencies, long sum, TimeSpan elapsed, double bytesPerMessage)
+    {
+        Verify(path, latencies.Length, latencies.Length, sum);
         if (latencies.Any(latency => latency == 0))
         {
-            throw new LabVerificationException($"pump {mode}: a reply came back without its send being timed.");
+            throw new LabVerificationException($"{path}: a reply came back without its send being timed.");
         }
 
         var histogram = new LongHistogram(LongestLatencyNs, 3);
@@ -133,6 +142,56 @@ internal static class PeerRuns
         return new PeerRunResult(messages / elapsed.TotalSeconds, double.NaN, double.NaN, double.NaN, bytesPerMessage);
     }
 
+    /// <summary>
+    /// The yardstick: the plain generated client of <see cref="PlainEchoServer"/>, writing <paramref name="perWrite"/>
+    /// envelopes per write on one stream while a reader counts the batches that come back whole. What gRPC moves when
+    /// nothing of ours is on either side.
+    /// </summary>
+    public static async Task<PeerRunResult> PlainEchoAsync(Uri server, int perWrite, int payloadBytes, int messages, CancellationToken cancellation)
+    {
+        using var channel = GrpcChannel.ForAddress(server, new GrpcChannelOptions { MaxReceiveMessageSize = null, MaxSendMessageSize = null });
+        var client = new PlainEcho.Echo.EchoClient(channel);
+        using var call = client.Exchange(cancellationToken: cancellation);
+        var allocated = GC.GetTotalAllocatedBytes(precise: false);
+        var start = Stopwatch.GetTimestamp();
+        var reader = Task.Run(
+            async () =>
+            {
+                long count = 0, sum = 0;
+                while (await call.ResponseStream.MoveNext(cancellation).ConfigureAwait(false))
+                {
+                    foreach (var reply in call.ResponseStream.Current.Envelopes)
+                    {
+                        sum += BinaryPrimitives.ReadInt64LittleEndian(reply.Payload.Span);
+                        count++;
+                    }
+                }
+
+                return (Count: count, Sum: sum);
+            },
+            cancellation);
+        var size = Math.Max(payloadBytes, sizeof(long));
+        for (var first = 0; first < messages; first += perWrite)
+        {
+            var batch = new PlainEcho.EchoBatch();
+            for (var number = first; number < Math.Min(first + perWrite, messages); number++)
+            {
+                var payload = new byte[size];
+                BinaryPrimitives.WriteInt64LittleEndian(payload, number);
+                batch.Envelopes.Add(new PlainEcho.EchoEnvelope { Sequence = (ulong)number + 1, Type = "echo", Source = "bench", Payload = UnsafeByteOperations.UnsafeWrap(payload) });
+            }
+
+            await call.RequestStream.WriteAsync(batch, cancellation).ConfigureAwait(false);
+        }
+
+        await call.RequestStream.CompleteAsync().ConfigureAwait(false);
+        var (replies, total) = await reader.ConfigureAwait(false);
+        var elapsed = Stopwatch.GetElapsedTime(start);
+        var bytesPerMessage = BytesPerMessage(allocated, messages);
+        Verify($"plain echo, batches of {perWrite}", messages, replies, total);
+        return new PeerRunResult(messages / elapsed.TotalSeconds, double.NaN, double.NaN, double.NaN, bytesPerMessage);
+    }
+
     /// <summary>Proto.Remote: the peer a .NET actor user would pick, moving the same messages to its echo actor.</summary>
     public static async Task<PeerRunResult> ProtoRemoteAsync(string endpoint, ProtoRemoteSendMode mode, int senders, int payloadBytes, int messages, CancellationToken cancellation)
     {
@@ -151,7 +210,7 @@ internal static class PeerRuns
     }
 
     // What this process allocated since the count was taken, per message: the client's side (the peer is another process).
-    private static double BytesPerMessage(long allocatedBefore, long messages)
+    public static double BytesPerMessage(long allocatedBefore, long messages)
         => (GC.GetTotalAllocatedBytes(precise: false) - allocatedBefore) / (double)messages;
 
     private static void Verify(string path, long expected, long replies, long sum)

@@ -60,7 +60,7 @@ public sealed record LabOptions(IReadOnlyList<ILabExperiment> Experiments, IRead
 
         public Option<string?> ProtoRemote { get; } = new("--proto-remote") { HelpName = "HOST:PORT", Description = "the Proto.Remote echo peer on another machine, e.g. --proto-remote 10.0.0.2:5001" };
 
-        public Option<bool> InProcess { get; } = new("--in-process") { Description = "host both gRPC peers in the lab's own process on loopback: a smoke option (no peer process, no restart run), not for publishing" };
+        public Option<bool> InProcess { get; } = new("--in-process") { Description = "host the gRPC peers in the lab's own process on loopback: a smoke option (no peer process, no restart run), not for publishing" };
 
         public Option<string?> Contender { get; } = new("--contender") { Hidden = true };
 

@@ -10,7 +10,9 @@ namespace Concurrency.Benchmarks.Lab;
 /// <param name="Server">Our peer server's address, or null.</param>
 /// <param name="ProtoRemote">The Proto.Remote echo peer's HOST:PORT, or null.</param>
 /// <param name="InProcess">Whether the experiment hosts its peers in its own process instead of starting a peer process.</param>
-public sealed record LabPeers(Uri? Server, string? ProtoRemote, bool InProcess = false)
+/// <param name="PlainEcho">The plain grpc-dotnet echo service's address (the yardstick), or null: known only where the
+/// experiment started the peers itself.</param>
+public sealed record LabPeers(Uri? Server, string? ProtoRemote, bool InProcess = false, Uri? PlainEcho = null)
 {
     /// <summary>No remote peers: the experiment starts a peer process of its own.</summary>
     public static readonly LabPeers None = new(null, null);

@@ -13,6 +13,7 @@ public sealed class GrpcExperimentTests
     [Fact]
     public async Task Grpc_QuickRun_EveryModeBaselineAndPeerIsMeasuredAndVerified()
     {
+        var nats = NatsServer.Find() is not null;
         var outcome = await Task.Run(() => new GrpcExperiment().Run(new LabContext(Environment.ProcessorCount, quick: true)), TestContext.Current.CancellationToken)
             .WaitAsync(Limit, TestContext.Current.CancellationToken);
 
@@ -22,13 +23,21 @@ public sealed class GrpcExperimentTests
         var baselines = outcome.Tables[1];
         Assert.Contains(baselines.Rows, row => row[0].StartsWith("naive", StringComparison.Ordinal));
         Assert.Contains(baselines.Rows, row => row[0].StartsWith("Proto.Remote, Tell", StringComparison.Ordinal));
-        Assert.All(baselines.Rows.Take(4), row => Assert.True(double.Parse(row[2].Split(' ')[0], CultureInfo.InvariantCulture) > 0, row[0])); // allocated B/msg
-        Assert.Equal(5, outcome.Tables[2].Rows.Count); // ratios: naive, raw, in-order, two Proto.Remote
+        Assert.All(baselines.Rows.Take(5), row => Assert.True(double.Parse(row[2].Split(' ')[0], CultureInfo.InvariantCulture) > 0, row[0])); // allocated B/msg
+        Assert.Contains(baselines.Rows, row => row[0].StartsWith("plain echo", StringComparison.Ordinal));
+        Assert.Equal(nats ? 2 : 0, baselines.Rows.Count(row => row[0].StartsWith("NATS request/reply", StringComparison.Ordinal))); // 1 and 100 senders
+        Assert.Equal(nats, !baselines.Note!.Contains(NatsServer.SkipLine, StringComparison.Ordinal));
+        Assert.Equal(nats ? 2 : 0, outcome.Figures!.Count(f => f.Contender == GrpcContenders.NatsRequest));
+        Assert.Contains(outcome.Figures!, f => f.Contender == GrpcContenders.PlainEcho256);
+
+        // Ratios: naive, raw, ours ÷ plain echo, in-order, two Proto.Remote, and NATS where it ran.
+        Assert.Equal(nats ? 7 : 6, outcome.Tables[2].Rows.Count);
         Assert.StartsWith("async ÷ naive (head to head)", outcome.Tables[2].Rows[0][0], StringComparison.Ordinal);
+        Assert.Contains(outcome.Tables[2].Rows, row => row[0] == "async, 100 senders ÷ plain grpc echo 256 (head to head)" && row[2] == "≥ 0.8");
         var headToHead = Assert.Single(outcome.Tables, t => t.Title.StartsWith("Head to head", StringComparison.Ordinal));
-        Assert.Equal(["async 100 senders", "raw batched 256", "naive"], headToHead.Rows.Select(row => row[0]));
+        Assert.Equal(["async 100 senders", "raw batched 256", "naive", "plain echo 256"], headToHead.Rows.Select(row => row[0]));
         Assert.All(headToHead.Rows, row => Assert.Equal(headToHead.Columns.Count, row.Count));
-        Assert.Equal(1 + 6 + 1, headToHead.Columns.Count); // the contender, six rounds (the design for three), the median
+        Assert.Equal(1 + 4 + 1, headToHead.Columns.Count); // the contender, four rounds (the design for four), the median
         Assert.Equal(["Sync", "Async", "InOrder"], outcome.Charts[0].Series.Select(s => s.Label));
         var restart = Assert.Single(outcome.Tables, t => t.Title.Contains("killed", StringComparison.Ordinal));
         Assert.Equal("0", restart.Rows[0][2]); // lost
@@ -39,13 +48,18 @@ public sealed class GrpcExperimentTests
     {
         var peers = LabPeers.Parse(null, null, inProcess: true);
 
-        var outcome = await Task.Run(() => new GrpcExperiment().Run(new LabContext(Environment.ProcessorCount, quick: true, peers: peers)), TestContext.Current.CancellationToken)
+        // As where nats-server is not installed: the NATS rows are skipped with one line saying so.
+        var outcome = await Task.Run(() => new GrpcExperiment(findNatsServer: () => null).Run(new LabContext(Environment.ProcessorCount, quick: true, peers: peers)), TestContext.Current.CancellationToken)
             .WaitAsync(Limit, TestContext.Current.CancellationToken);
 
         var modes = outcome.Tables[0];
         Assert.Equal(12, modes.Rows.Count);
         Assert.Contains("--in-process", modes.Note, StringComparison.Ordinal);
         Assert.Contains(outcome.Tables[1].Rows, row => row[0].StartsWith("Proto.Remote, RequestAsync", StringComparison.Ordinal));
+        Assert.Contains(outcome.Tables[1].Rows, row => row[0].StartsWith("plain echo", StringComparison.Ordinal));
+        Assert.DoesNotContain(outcome.Tables[1].Rows, row => row[0].StartsWith("NATS", StringComparison.Ordinal));
+        Assert.Equal(1, outcome.Tables.Sum(t => (t.Note ?? string.Empty).Split(NatsServer.SkipLine).Length - 1)); // said once, in the baselines' note
+        Assert.DoesNotContain(outcome.Figures!, f => f.Contender == GrpcContenders.NatsRequest);
         Assert.DoesNotContain(outcome.Tables, t => t.Title.Contains("killed", StringComparison.Ordinal)); // the restart run needs a peer process
         Assert.Equal(["--in-process"], peers.Arguments());
     }
