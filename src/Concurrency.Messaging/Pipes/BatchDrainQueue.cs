@@ -1,3 +1,5 @@
+using System.Diagnostics;
+
 namespace Concurrency.Messaging.Pipes;
 
 /// <summary>
@@ -17,7 +19,9 @@ namespace Concurrency.Messaging.Pipes;
 /// Nothing is allocated until the first message, so a queue that never received one costs its fields (an idle actor).
 /// With a scheduled consumer, a message that arrives at an empty queue waits in a field of its own rather than the array,
 /// and the consumer takes it from there (<see cref="LaneTake.TakenOne"/>): a queue that holds one message at a time (a
-/// token passed round a ring, a request and its reply) never touches an array at all.
+/// token passed round a ring, a request and its reply) never touches an array at all. A second message moves it into the
+/// array, so a backlog is always in the array alone and the consumer takes it by swapping, never copying. A consumer that
+/// goes idle hands back the larger of the two arrays, so a burst grows one array per queue, once.
 /// </para>
 /// </remarks>
 // The semaphore is not disposed on purpose: a post after completion must return false, not throw
@@ -34,7 +38,7 @@ internal struct BatchDrainQueue<T>
     private SemaphoreSlim? _wake;                  // dedicated consumers park here; created by the first one to park (CompareExchange)
     private IScheduledConsumer? _scheduled;        // set once before the first post: the idle consumer a producer schedules instead
     private Slot<T>[]? _items;                     // guarded by _gate: after _first, the accepted messages are _items[_head.._count)
-    private T _first;                              // guarded by _gate: scheduled consumer only, the oldest message, if _hasFirst
+    private T _first;                              // guarded by _gate: scheduled consumer only, the one message waiting, if _hasFirst (the array is then empty)
     private bool _hasFirst;                        // guarded by _gate
     private int _head;                             // guarded by _gate: where consumers sharing the lane take from
     private int _count;                            // written under _gate; read without it as a hint by an idle consumer
@@ -71,13 +75,17 @@ internal struct BatchDrainQueue<T>
             }
             else
             {
-                if (_items is null || _count == _items.Length)
+                if (_hasFirst)
                 {
-                    Array.Resize(ref _items, Math.Max(InitialCapacity, (_items?.Length ?? 0) * 2));
+                    // A backlog starts: the lone message goes first in the array, so the consumer can take the whole
+                    // backlog by swapping arrays rather than copying it into a second one.
+                    Debug.Assert(_count == _head, "A message waits apart only while the array is empty.");
+                    Append(_first);
+                    _first = default!;
+                    _hasFirst = false;
                 }
 
-                _items[_count].Value = message;
-                Volatile.Write(ref _count, _count + 1);
+                Append(message);
             }
 
             wake = TakeParked(1);
@@ -184,19 +192,11 @@ internal struct BatchDrainQueue<T>
             count = 0;
             if (_hasFirst)
             {
-                if (_count == _head)
-                {
-                    one = _first;
-                    _first = default!;
-                    _hasFirst = false;
-                    return LaneTake.TakenOne;
-                }
-
-                // Messages came in behind it: hand everything over as one batch, oldest first, so that a consumer reading
-                // in runs (an aggregating actor) sees the whole backlog, not the lone message apart from the rest.
-                one = default!;
-                count = TakeWithFirst(ref batch);
-                return LaneTake.Taken;
+                Debug.Assert(_count == _head, "A message waits apart only while the array is empty.");
+                one = _first;
+                _first = default!;
+                _hasFirst = false;
+                return LaneTake.TakenOne;
             }
 
             one = default!;
@@ -211,6 +211,14 @@ internal struct BatchDrainQueue<T>
                 return LaneTake.Completed;
             }
 
+            // Going idle, the consumer hands its batch back if it is the larger array (a take swapped it out with the
+            // backlog): the next backlog then fills it instead of growing a small one, so the lane and its consumer hold
+            // one grown array between them, not two. The consumer has cleared it.
+            if (batch.Length > (_items?.Length ?? 0))
+            {
+                (_items, batch) = (batch, _items ?? []);
+            }
+
             _parked = 1;
             return LaneTake.Idle;
         }
@@ -221,7 +229,11 @@ internal struct BatchDrainQueue<T>
     }
 
     /// <summary>A hint, read without the lock: whether nothing waits and the queue is open (the answer may be stale at once).</summary>
-    public bool LooksIdle() => Volatile.Read(ref _count) == 0 && !Volatile.Read(ref _hasFirst) && !_closed;
+    /// <remarks>
+    /// The lone message's flag is read before the count: a post that starts a backlog counts the message into the array
+    /// before it clears the flag, so on x64 this read order does not see the message in neither place.
+    /// </remarks>
+    public bool LooksIdle() => !Volatile.Read(ref _hasFirst) && Volatile.Read(ref _count) == 0 && !_closed;
 
     /// <summary>
     /// For consumers that share the lane as pooled turns, and are scheduled by the pipe, not by the lane: takes the oldest
@@ -345,19 +357,16 @@ internal struct BatchDrainQueue<T>
         return share;
     }
 
-    /// <summary>Under the gate, with <see cref="_first"/> and messages in the array: copies both into <paramref name="batch"/>.</summary>
-    private int TakeWithFirst(ref Slot<T>[] batch)
+    /// <summary>Under the gate: adds <paramref name="message"/> at the end of the array, growing it when full.</summary>
+    private void Append(T message)
     {
-        var behind = _count - _head;
-        EnsureCapacity(ref batch, behind + 1);
-        batch[0].Value = _first;
-        Array.Copy(_items!, _head, batch, 1, behind);
-        Array.Clear(_items!, _head, behind);
-        _first = default!;
-        _hasFirst = false;
-        _head = 0;
-        _count = 0;
-        return behind + 1;
+        if (_items is null || _count == _items.Length)
+        {
+            Array.Resize(ref _items, Math.Max(InitialCapacity, (_items?.Length ?? 0) * 2));
+        }
+
+        _items[_count].Value = message;
+        Volatile.Write(ref _count, _count + 1);
     }
 
     private static void EnsureCapacity(ref Slot<T>[] batch, int count)
