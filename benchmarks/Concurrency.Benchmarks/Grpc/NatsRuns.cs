@@ -40,31 +40,18 @@ internal static class NatsRuns
         await requester.PingAsync(cancellation).ConfigureAwait(false);
         try
         {
-            var perSender = messages / senders;
-            var latencies = new long[perSender * senders];
-            var allocated = GC.GetTotalAllocatedBytes(precise: false);
-            var start = Stopwatch.GetTimestamp();
-            var sums = await Task.WhenAll(Enumerable.Range(0, senders).Select(sender => Task.Run(
-                async () =>
+            // NATS.Net copies the payload into its write buffer before the request returns.
+            return await PeerRuns.SendersAsync(
+                $"NATS request/reply, {senders} senders",
+                senders,
+                messages,
+                payloadBytes,
+                async payload =>
                 {
-                    // The client copies the payload into its write buffer before the request returns, so a sender reuses its own.
-                    var payload = new byte[Math.Max(payloadBytes, sizeof(long))];
-                    long sum = 0;
-                    for (var k = 0; k < perSender; k++)
-                    {
-                        var number = (long)sender + ((long)k * senders);
-                        BinaryPrimitives.WriteInt64LittleEndian(payload, number);
-                        var sent = Stopwatch.GetTimestamp();
-                        var reply = await requester.RequestAsync<byte[], byte[]>(Subject, payload, replyOpts: ReplyOptions, cancellationToken: cancellation).ConfigureAwait(false);
-                        latencies[number] = Stopwatch.GetTimestamp() - sent;
-                        sum += reply.Data is { Length: >= sizeof(long) } data ? BinaryPrimitives.ReadInt64LittleEndian(data) : -1;
-                    }
-
-                    return sum;
+                    var reply = await requester.RequestAsync<byte[], byte[]>(Subject, payload, replyOpts: ReplyOptions, cancellationToken: cancellation).ConfigureAwait(false);
+                    return reply.Data is { Length: >= sizeof(long) } data ? BinaryPrimitives.ReadInt64LittleEndian(data) : -1;
                 },
-                cancellation))).ConfigureAwait(false);
-            var elapsed = Stopwatch.GetElapsedTime(start);
-            return PeerRuns.Timed($"NATS request/reply, {senders} senders", latencies, sums.Sum(), elapsed, PeerRuns.BytesPerMessage(allocated, latencies.Length));
+                cancellation).ConfigureAwait(false);
         }
         finally
         {

@@ -4,6 +4,7 @@ using Concurrency.Benchmarks.Lab;
 using Concurrency.Messaging.Grpc;
 using Concurrency.Messaging.Grpc.Protocol;
 using Google.Protobuf;
+using Grpc.Core;
 using Grpc.Net.Client;
 using HdrHistogram;
 
@@ -26,6 +27,26 @@ internal static class PeerRuns
     {
         var options = new PeerClientOptions { Mode = mode, BufferSize = buffer, DeliveryTimeout = TimeSpan.FromMinutes(5) };
         await using var client = await PeerClient.ConnectAsync(server.ToString(), options, cancellation).ConfigureAwait(false);
+        var result = await SendersAsync(
+            $"pump {mode}",
+            senders,
+            messages,
+            payloadBytes,
+            async payload => BinaryPrimitives.ReadInt64LittleEndian((await client.SendAsync(new PeerMessage("echo", "bench", payload), cancellation).ConfigureAwait(false)).Payload.Span),
+            cancellation).ConfigureAwait(false);
+        await client.CompleteAsync(cancellation).ConfigureAwait(false);
+        return result;
+    }
+
+    /// <summary>
+    /// <paramref name="senders"/> tasks, each sending its share of <paramref name="messages"/> one at a time through
+    /// <paramref name="roundTrip"/> (which returns the number the reply carries) and timing each round trip; then the
+    /// replies verified and the run timed (<see cref="Timed"/>). Each sender reuses one payload buffer: it awaits its
+    /// reply before it writes the next number into it, so a client that does not copy a payload has sent it by then.
+    /// </summary>
+    public static async Task<PeerRunResult> SendersAsync(string label, int senders, int messages, int payloadBytes, Func<byte[], Task<long>> roundTrip, CancellationToken cancellation)
+    {
+        ArgumentNullException.ThrowIfNull(roundTrip);
         var perSender = messages / senders;
         var latencies = new long[perSender * senders];
         var allocated = GC.GetTotalAllocatedBytes(precise: false);
@@ -33,7 +54,6 @@ internal static class PeerRuns
         var sums = await Task.WhenAll(Enumerable.Range(0, senders).Select(sender => Task.Run(
             async () =>
             {
-                // The client does not copy a payload; each sender awaits its reply before it reuses its buffer.
                 var payload = new byte[Math.Max(payloadBytes, sizeof(long))];
                 long sum = 0;
                 for (var k = 0; k < perSender; k++)
@@ -41,18 +61,15 @@ internal static class PeerRuns
                     var number = (long)sender + ((long)k * senders);
                     BinaryPrimitives.WriteInt64LittleEndian(payload, number);
                     var sent = Stopwatch.GetTimestamp();
-                    var reply = await client.SendAsync(new PeerMessage("echo", "bench", payload), cancellation).ConfigureAwait(false);
+                    sum += await roundTrip(payload).ConfigureAwait(false);
                     latencies[number] = Stopwatch.GetTimestamp() - sent;
-                    sum += BinaryPrimitives.ReadInt64LittleEndian(reply.Payload.Span);
                 }
 
                 return sum;
             },
             cancellation))).ConfigureAwait(false);
         var elapsed = Stopwatch.GetElapsedTime(start);
-        var bytesPerMessage = BytesPerMessage(allocated, latencies.Length);
-        await client.CompleteAsync(cancellation).ConfigureAwait(false);
-        return Timed($"pump {mode}", latencies, sums.Sum(), elapsed, bytesPerMessage);
+        return Timed(label, latencies, sums.Sum(), elapsed, BytesPerMessage(allocated, latencies.Length));
     }
 
     /// <summary>
@@ -104,22 +121,7 @@ internal static class PeerRuns
 
         var allocated = GC.GetTotalAllocatedBytes(precise: false);
         var start = Stopwatch.GetTimestamp();
-        var reader = Task.Run(
-            async () =>
-            {
-                long count = 0, sum = 0;
-                while (await call.ResponseStream.MoveNext(cancellation).ConfigureAwait(false))
-                {
-                    foreach (var reply in call.ResponseStream.Current.Envelopes)
-                    {
-                        sum += BinaryPrimitives.ReadInt64LittleEndian(reply.Payload.Span);
-                        count++;
-                    }
-                }
-
-                return (Count: count, Sum: sum);
-            },
-            cancellation);
+        var reader = CountRepliesAsync(call.ResponseStream, batch => batch.Envelopes.Select(e => e.Payload), cancellation);
         var size = Math.Max(payloadBytes, sizeof(long));
         for (var first = 0; first < messages; first += perWrite)
         {
@@ -154,22 +156,7 @@ internal static class PeerRuns
         using var call = client.Exchange(cancellationToken: cancellation);
         var allocated = GC.GetTotalAllocatedBytes(precise: false);
         var start = Stopwatch.GetTimestamp();
-        var reader = Task.Run(
-            async () =>
-            {
-                long count = 0, sum = 0;
-                while (await call.ResponseStream.MoveNext(cancellation).ConfigureAwait(false))
-                {
-                    foreach (var reply in call.ResponseStream.Current.Envelopes)
-                    {
-                        sum += BinaryPrimitives.ReadInt64LittleEndian(reply.Payload.Span);
-                        count++;
-                    }
-                }
-
-                return (Count: count, Sum: sum);
-            },
-            cancellation);
+        var reader = CountRepliesAsync(call.ResponseStream, batch => batch.Envelopes.Select(e => e.Payload), cancellation);
         var size = Math.Max(payloadBytes, sizeof(long));
         for (var first = 0; first < messages; first += perWrite)
         {
@@ -208,6 +195,28 @@ internal static class PeerRuns
 
         return new PeerRunResult(messages / result.Elapsed.TotalSeconds, double.NaN, double.NaN, double.NaN);
     }
+
+    /// <summary>
+    /// On a pool thread: reads the stream's batches until the server ends it, counting the replies and summing the number
+    /// each carries in its first 8 bytes, for the run's verification.
+    /// </summary>
+    private static Task<(long Count, long Sum)> CountRepliesAsync<TBatch>(IAsyncStreamReader<TBatch> replies, Func<TBatch, IEnumerable<ByteString>> payloads, CancellationToken cancellation)
+        => Task.Run(
+            async () =>
+            {
+                long count = 0, sum = 0;
+                while (await replies.MoveNext(cancellation).ConfigureAwait(false))
+                {
+                    foreach (var payload in payloads(replies.Current))
+                    {
+                        sum += BinaryPrimitives.ReadInt64LittleEndian(payload.Span);
+                        count++;
+                    }
+                }
+
+                return (Count: count, Sum: sum);
+            },
+            cancellation);
 
     // What this process allocated since the count was taken, per message: the client's side (the peer is another process).
     public static double BytesPerMessage(long allocatedBefore, long messages)
