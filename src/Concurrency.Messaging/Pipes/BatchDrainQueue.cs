@@ -82,7 +82,7 @@ internal struct BatchDrainQueue<T>
                     Debug.Assert(_count == _head, "A message waits apart only while the array is empty.");
                     Append(_first);
                     _first = default!;
-                    _hasFirst = false;
+                    Volatile.Write(ref _hasFirst, false); // after the count: see LooksIdle
                 }
 
                 Append(message);
@@ -231,7 +231,8 @@ internal struct BatchDrainQueue<T>
     /// <summary>A hint, read without the lock: whether nothing waits and the queue is open (the answer may be stale at once).</summary>
     /// <remarks>
     /// The lone message's flag is read before the count: a post that starts a backlog counts the message into the array
-    /// before it clears the flag, so on x64 this read order does not see the message in neither place.
+    /// before it clears the flag (a release write, so the count is visible first on every architecture), so this read order
+    /// never sees the message in neither place.
     /// </remarks>
     public bool LooksIdle() => !Volatile.Read(ref _hasFirst) && Volatile.Read(ref _count) == 0 && !_closed;
 
