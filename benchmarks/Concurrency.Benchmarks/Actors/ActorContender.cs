@@ -6,9 +6,10 @@ namespace Concurrency.Benchmarks.Actors;
 /// <summary>
 /// The two games written once, so every framework plays them alike and differs only in how it spawns actors and sends:
 /// the same actors' logic (<see cref="PingerTally"/>, <see cref="RingLaps"/>, <see cref="DeliveryCount"/>), the same
-/// preallocated <see cref="Token"/>s, the same in-flight window, and the same wait. The benchmark thread arms the tallies,
-/// sends the run's first messages from outside, and blocks (bounded) on one <see cref="BlockSignal"/> that the last
-/// delivery sets: each pinger arrives when its last pong is back, the ring's starter when its last lap ends.
+/// preallocated <see cref="Token"/>s (the process's, <see cref="Token.Shared"/>: allocated once, not in a timed run), the
+/// same in-flight window, and the same wait. The benchmark thread arms the tallies, sends the run's first messages from
+/// outside, and blocks (bounded) on one <see cref="BlockSignal"/> that the last delivery sets: each pinger arrives when
+/// its last pong is back, the ring's starter when its last lap ends.
 /// </summary>
 /// <remarks>
 /// Concurrency rule: the fields here belong to the benchmark thread (setup, runs, dispose: one at a time). Each actor
@@ -18,7 +19,6 @@ internal abstract class ActorContender<TRef> : IActorContender
     where TRef : class
 {
     private readonly BlockSignal _signal = new();
-    private Token[] _tokens = [];                   // numbered 1..n, grown when a run needs more
     private (TRef Pinger, PingerTally Tally, DeliveryCount Pings)[] _pairs = [];
     private TRef[] _ring = [];
     private DeliveryCount[] _hops = [];             // one per ring member
@@ -144,15 +144,7 @@ internal abstract class ActorContender<TRef> : IActorContender
         }
     }
 
-    private Token[] TokensUpTo(long count)
-    {
-        if (_tokens.Length < count)
-        {
-            _tokens = Token.Numbered(count);
-        }
-
-        return _tokens;
-    }
+    private static Token[] TokensUpTo(long count) => Token.Shared(count);
 
     /// <summary>Waits for the run's signal; a run stuck past the limit fails with what had arrived (read racily: a diagnosis).</summary>
     private void Wait(string what, Func<RunTotals> soFar)

@@ -32,7 +32,11 @@ internal sealed record ActorGame(string Name, long Messages, Action<IActorConten
         return new(
             string.Create(CultureInfo.InvariantCulture, $"ping-pong, {inFlight} in flight"),
             2 * pairs * perPair,
-            contender => contender.SetUpPingPong(pairs, inFlight),
+            contender =>
+            {
+                contender.SetUpPingPong(pairs, inFlight);
+                Token.Shared(perPair); // the run's pings, allocated here, untimed, and kept for the process's later runs
+            },
             contender => contender.RunPingPong(perPair),
             new RunTotals(2 * pairs * perPair, pairs * (perPair * (perPair + 1) / 2)));
     }
@@ -40,7 +44,11 @@ internal sealed record ActorGame(string Name, long Messages, Action<IActorConten
     private static ActorGame Ring(int actors, int messages, bool allAtOnce) => new(
         string.Create(CultureInfo.InvariantCulture, $"ring N={actors:N0} M={messages:N0}, {(allAtOnce ? "all tokens at once" : "one token")}"),
         (long)actors * messages,
-        contender => contender.SetUpRing(actors),
+        contender =>
+        {
+            contender.SetUpRing(actors);
+            Token.Shared(messages); // the run's tokens, allocated here, untimed
+        },
         contender => contender.RunRing(messages, allAtOnce),
         new RunTotals((long)actors * messages, (long)messages * (messages + 1) / 2));
 }
