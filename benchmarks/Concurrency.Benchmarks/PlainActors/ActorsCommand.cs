@@ -12,13 +12,15 @@ namespace Concurrency.Benchmarks.PlainActors;
 
 /// <summary>
 /// <c>-- actors [--launches N] [--runs N] [--steady-seconds S] [--quick] [--out DIR]</c>: the actor games measured as a
-/// user's program plays them, beside the BenchmarkDotNet suite's steady state. Each launch is a fresh process; each run
-/// builds a fresh actor system (ours on each mailbox, Akka.NET, Proto.Actor, built the same way in the same process),
-/// times one game with a Stopwatch and checks every delivery. Cold: one warm-up run, then the median of --runs, in a
-/// process that has not played the game yet. Steady: after the process has played the game (fresh systems, one after
-/// another) for --steady-seconds, the median of --runs. The contenders' order turns by one each launch, so no contender
-/// is always the first to pay the process's own start. Prefix <c>taskset -c 0</c> for one core. Writes ACTORS-&lt;cores&gt;.md
-/// and its results as JSON beside it.
+/// user's program plays them, beside the BenchmarkDotNet suite's steady state. Each launch starts a fresh process per
+/// contender (ours on each mailbox, Akka.NET, Proto.Actor), so each one's cold phase is its own process's first work:
+/// five of the contenders are ours and share the runtime's code, and in one process the first of them would tier that
+/// code up for the others, while each peer is alone in its library. Each run builds a fresh actor system, times one game
+/// with a Stopwatch and checks every delivery. Cold: one warm-up run, then the median of --runs, in a process that has
+/// not played the game yet. Steady: after the process has played the game (fresh systems, one after another) for
+/// --steady-seconds, the median of --runs. The contenders' order turns by one each launch. The processes run with the
+/// runtime's defaults a user's program has (concurrent workstation GC), not this program's non-concurrent setting.
+/// Prefix <c>taskset -c 0</c> for one core. Writes ACTORS-&lt;cores&gt;.md and its results as JSON beside it.
 /// </summary>
 public static class ActorsCommand
 {
@@ -26,6 +28,10 @@ public static class ActorsCommand
     public const string Scenario = "actors";
 
     private static readonly TimeSpan LaunchLimit = TimeSpan.FromMinutes(60);
+
+    // A user's program runs with the runtime's default garbage collector (workstation, concurrent); this program's
+    // project turns concurrent collection off for its other commands, so the contenders' processes turn it back on.
+    private static readonly Dictionary<string, string> UserDefaults = new() { ["DOTNET_gcConcurrent"] = "1" };
 
     // The goals of the actors issue: our default mailbox against the better peer, per game and phase.
     private const string Ours = "BatchDrainMailbox";
@@ -38,11 +44,11 @@ public static class ActorsCommand
         var steady = CommonOptions.Seconds("--steady-seconds", 60, "how long a process plays a game before its steady runs (2 with --quick)");
         var quick = CommonOptions.Quick("a smoke test: games a twentieth the size, one run, one launch, a short steady phase; not for publishing");
         var outDirectory = CommonOptions.Out("where ACTORS-<cores>.md goes (default: a new folder results/runs/actors/yyyy-MM-dd-HHmmss)");
-        var rotate = new Option<int>("--rotate") { Hidden = true };
+        var only = new Option<string>("--contender") { Hidden = true }; // a child's one contender
         var result = CommonOptions.Result();
         var command = new Command("actors", "The actor games as a user's program plays them: a fresh process per launch, a fresh system per run, a Stopwatch, every delivery checked; cold (the first runs of a game in the process) and steady (after --steady-seconds of the game) apart; ours on each mailbox, Akka.NET and Proto.Actor. Prefix taskset -c 0 for one core. Writes ACTORS-<cores>.md.")
         {
-            launches, runs, steady, quick, outDirectory, rotate, result,
+            launches, runs, steady, quick, outDirectory, only, result,
         };
         command.SetAction(parse =>
         {
@@ -56,7 +62,7 @@ public static class ActorsCommand
             var output = parse.InvocationConfiguration.Output;
             if (parse.GetValue(result) is { } resultFile)
             {
-                BenchmarkProcess.WriteResult(resultFile, Play(settings, parse.GetValue(rotate), output));
+                BenchmarkProcess.WriteResult(resultFile, Play(settings, parse.GetValue(only) ?? throw new InvalidOperationException("A child plays one --contender."), output));
                 return 0;
             }
 
@@ -65,35 +71,41 @@ public static class ActorsCommand
         return command;
     }
 
-    /// <summary>In the parent: the launches, each a child process, then ACTORS-&lt;cores&gt;.md and its JSON.</summary>
+    /// <summary>In the parent: the launches, each a child process per contender, then ACTORS-&lt;cores&gt;.md and its JSON.</summary>
     private static int Run(Settings settings, string outDirectory, IReadOnlyList<string> arguments, TextWriter output)
     {
         var provenance = RunProvenance.Capture(arguments);
         var cores = Environment.ProcessorCount;
+        var contenders = ActorContenders.Registry.All;
         var launches = new List<List<ActorSample>>();
         for (var launch = 0; launch < settings.Launches; launch++)
         {
             output.WriteLine(string.Create(CultureInfo.InvariantCulture, $"Launch {launch + 1} of {settings.Launches}:"));
-            launches.Add(BenchmarkProcess.RunForResult<List<ActorSample>>(
-                [
-                    "actors", "--runs", settings.Runs.ToString(CultureInfo.InvariantCulture),
-                    "--steady-seconds", settings.Steady.TotalSeconds.ToString(CultureInfo.InvariantCulture),
-                    "--rotate", launch.ToString(CultureInfo.InvariantCulture), .. settings.Quick ? ["--quick"] : Array.Empty<string>(),
-                ],
-                environment: null,
-                (_, step) => output.WriteLine("  " + step),
-                LaunchLimit,
-                string.Create(CultureInfo.InvariantCulture, $"Actors launch {launch + 1}")));
+            var samples = new List<ActorSample>();
+            foreach (var contender in contenders.Skip(launch % contenders.Count).Concat(contenders.Take(launch % contenders.Count)))
+            {
+                samples.AddRange(BenchmarkProcess.RunForResult<List<ActorSample>>(
+                    [
+                        "actors", "--runs", settings.Runs.ToString(CultureInfo.InvariantCulture),
+                        "--steady-seconds", settings.Steady.TotalSeconds.ToString(CultureInfo.InvariantCulture),
+                        "--contender", contender.Name, .. settings.Quick ? ["--quick"] : Array.Empty<string>(),
+                    ],
+                    UserDefaults,
+                    (_, step) => output.WriteLine("  " + step),
+                    LaunchLimit,
+                    string.Create(CultureInfo.InvariantCulture, $"Actors launch {launch + 1}, {contender.Name}")));
+            }
+
+            launches.Add(samples);
         }
 
-        var contenders = ActorContenders.Registry.All;
         var games = launches[0].Select(s => s.Game).Distinct().ToList();
         var measurements = new List<Measurement>();
         var text = new StringBuilder()
             .AppendLine(CultureInfo.InvariantCulture, $"# Actors as a user's program plays them, {LabReport.CoreCount(cores)}")
             .AppendLine()
             .Append(settings.Quick ? $"**Quick run (--quick): games a twentieth the size, one run, one launch. These numbers are not for publishing.**{Environment.NewLine}{Environment.NewLine}" : string.Empty)
-            .AppendLine(CultureInfo.InvariantCulture, $"Each launch is a fresh process; each run builds a fresh actor system, sets up the game's actors (untimed), times one run with a Stopwatch and checks every delivery (count and checksum), then shuts the system down. **Cold**: one warm-up run, then the median of {settings.Runs} runs, before the process has played the game otherwise. **Steady**: after the process has played the game for {settings.Steady.TotalSeconds:0.#} s, the median of {settings.Runs} runs. Every contender at its defaults (ours: throughput 300; Akka.NET and Proto.Actor their default dispatchers). Ping-pong: one pair per core. Cells: msg/s (hops/s for the rings), the median of {settings.Launches} launches [lowest, highest launch]; the launches' spread is highest ÷ lowest. Goals: {Ours} at least 1.0× the better of Akka.NET and Proto.Actor steady, at least 0.83× cold, taken within each launch; our launches within 1.5× of each other unless the peers' differ as much.")
+            .AppendLine(CultureInfo.InvariantCulture, $"Each launch starts a fresh process per contender (so each one's cold phase is its process's first work, and ours do not warm each other's shared code), with the runtime's default garbage collector (workstation, concurrent), as a user's program has; each run builds a fresh actor system, sets up the game's actors (untimed), times one run with a Stopwatch and checks every delivery (count and checksum), then shuts the system down. **Cold**: one warm-up run, then the median of {settings.Runs} runs, before the process has played the game otherwise. **Steady**: after the process has played the game for {settings.Steady.TotalSeconds:0.#} s, the median of {settings.Runs} runs. Every contender at its defaults (ours: throughput 300; Akka.NET and Proto.Actor their default dispatchers). Ping-pong: one pair per core. Cells: msg/s (hops/s for the rings), the median of {settings.Launches} launches [lowest, highest launch]; the launches' spread is highest ÷ lowest. Goals: {Ours} at least 1.0× the better of Akka.NET and Proto.Actor steady, at least 0.83× cold, taken within each launch; our launches within 1.5× of each other unless the peers' differ as much.")
             .AppendLine()
             .AppendLine(CultureInfo.InvariantCulture, $"Machine: {provenance.Cpu}, {provenance.LogicalCores} logical cores ({cores} usable by this process), {provenance.Os}, {provenance.Runtime}. Commit {provenance.CommitLabel}.")
             .AppendLine(CultureInfo.InvariantCulture, $"Command: `{(cores == 1 ? "taskset -c 0 " : string.Empty)}dotnet run -c Release --project benchmarks/Concurrency.Benchmarks -- {provenance.Arguments}`")
@@ -133,14 +145,13 @@ public static class ActorsCommand
         return 0;
     }
 
-    /// <summary>In a launch's own process: every game cold for every contender, then every game steady.</summary>
-    private static List<ActorSample> Play(Settings settings, int rotate, TextWriter output)
+    /// <summary>In a contender's own process in a launch: every game cold, then every game steady.</summary>
+    private static List<ActorSample> Play(Settings settings, string contenderName, TextWriter output)
     {
-        var all = ActorContenders.Registry.All;
-        var contenders = all.Skip(rotate % all.Count).Concat(all.Take(rotate % all.Count)).ToList();
+        var contenders = new[] { ActorContenders.Registry[contenderName] };
         var games = ActorGame.All(Environment.ProcessorCount, settings.Quick);
         var samples = new List<ActorSample>();
-        var steps = 2.0 * games.Count * contenders.Count;
+        var steps = 2.0 * games.Count * contenders.Length;
         foreach (var phase in (Phase[])[Phase.Cold, Phase.Steady])
         {
             foreach (var game in games)
