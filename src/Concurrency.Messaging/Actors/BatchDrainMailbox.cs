@@ -26,6 +26,5 @@ internal sealed class BatchDrainMailbox<T> : Mailbox<T>
 
     protected override void CloseQueue() => _queue.Close();
 
-    protected override LaneTake Take(ref Slot<Envelope<T>>[] batch, int most, out int count, out Envelope<T> one) =>
-        _queue.TryTake(ref batch, out count, out one);
+    public override void RunTurn() => RunTurn(ref _queue);
 }

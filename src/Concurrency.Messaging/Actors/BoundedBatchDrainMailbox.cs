@@ -1,4 +1,5 @@
 using System.Diagnostics;
+using Concurrency.Messaging.Internal;
 using Concurrency.Messaging.Pipes;
 
 namespace Concurrency.Messaging.Actors;
@@ -83,20 +84,10 @@ internal sealed class BoundedBatchDrainMailbox<T> : Mailbox<T>
         Volatile.Read(ref _room)?.WakeAll(); // waiting senders find the actor stopped and give up
     }
 
-    protected override LaneTake Take(ref Slot<Envelope<T>>[] batch, int most, out int count, out Envelope<T> one)
+    public override void RunTurn()
     {
-        var taken = _queue.TryTake(ref batch, out count, out one);
-        switch (taken)
-        {
-            case LaneTake.Taken:
-                Free(count);
-                break;
-            case LaneTake.TakenOne:
-                Free(1);
-                break;
-        }
-
-        return taken;
+        var queue = new FreeingQueue(this);
+        RunTurn(ref queue);
     }
 
     private bool TryReserve()
@@ -130,5 +121,29 @@ internal sealed class BoundedBatchDrainMailbox<T> : Mailbox<T>
     {
         var created = new RoomSignal();
         return Interlocked.CompareExchange(ref _room, created, null) ?? created;
+    }
+
+    /// <summary>The queue as the turn takes from it: what a take moves out of the queue frees its places.</summary>
+    private readonly struct FreeingQueue(BoundedBatchDrainMailbox<T> mailbox) : ITurnQueue<Envelope<T>>
+    {
+        public TurnTake Take(ref Slot<Envelope<T>>[] batch, int most, bool idleIfEmpty, out int count, out Envelope<T> one)
+        {
+            var taken = mailbox._queue.Take(ref batch, most, idleIfEmpty, out count, out one);
+            switch (taken)
+            {
+                case TurnTake.Taken:
+                    mailbox.Free(count);
+                    break;
+                case TurnTake.TakenOne:
+                    mailbox.Free(1);
+                    break;
+            }
+
+            return taken;
+        }
+
+        public bool HasWork() => mailbox._queue.HasWork();
+
+        public bool TryClaimIdle() => false; // the queue schedules its consumer from the post
     }
 }

@@ -1,20 +1,19 @@
 using System.Threading.Channels;
+using Concurrency.Messaging.Internal;
 using Concurrency.Messaging.Pipes;
 
 namespace Concurrency.Messaging.Actors;
 
 /// <summary>
-/// The seed's mailbox: a bounded channel, with Proto.Actor's idle/scheduled status beside it. A post that finds the actor
-/// idle claims the status with a compare-and-swap and schedules a turn. A turn that finds the channel empty releases the
-/// status and then looks again, claiming it back if a message slipped in between: both sides write before they read, with
-/// full fences, so one of them always sees the other and no wake-up is lost.
+/// The seed's mailbox: a bounded channel, with Proto.Actor's idle/scheduled status beside it (see
+/// <see cref="ChannelTurnQueue{T}"/>, which says why the channel cannot keep it). A post that finds the actor idle claims
+/// the status and schedules a turn; a turn that finds the channel empty releases it and looks again (see
+/// <see cref="IdleFlag"/>), so no wake-up is lost.
 /// </summary>
 internal sealed class ChannelMailbox<T> : Mailbox<T>
 {
-    private const int Idle = 0, Scheduled = 1;
-
     private readonly Channel<Envelope<T>> _channel;
-    private int _status; // Idle or Scheduled (Interlocked): Scheduled while a turn is queued or running
+    private ChannelTurnQueue<Envelope<T>> _queue; // used in place: the turn takes from it, posts claim its flag
 
     public ChannelMailbox(ActorSystem system, Func<Actor<T>> factory, ActorOptions options, long id)
         : base(system, factory, options, id)
@@ -25,6 +24,7 @@ internal sealed class ChannelMailbox<T> : Mailbox<T>
             FullMode = BoundedChannelFullMode.Wait,
             AllowSynchronousContinuations = false,
         });
+        _queue = new ChannelTurnQueue<Envelope<T>>(_channel.Reader, batches: true);
     }
 
     public override MailboxKind MailboxKind => MailboxKind.BoundedChannel;
@@ -64,47 +64,7 @@ internal sealed class ChannelMailbox<T> : Mailbox<T>
         WakeIfIdle(); // an idle actor must run once more to find the channel completed and terminate
     }
 
-    protected override LaneTake Take(ref Slot<Envelope<T>>[] batch, int most, out int count, out Envelope<T> one)
-    {
-        one = default;
-        var reader = _channel.Reader;
-        while (true)
-        {
-            count = 0;
-            while (count < most && reader.TryRead(out var envelope))
-            {
-                if (count == batch.Length)
-                {
-                    Array.Resize(ref batch, Math.Min(Math.Max(batch.Length * 2, 16), most)); // a throughput below 16 caps the first array too
-                }
+    public override void RunTurn() => RunTurn(ref _queue);
 
-                batch[count++].Value = envelope;
-            }
-
-            if (count > 0)
-            {
-                return LaneTake.Taken;
-            }
-
-            if (reader.Completion.IsCompleted)
-            {
-                return LaneTake.Completed; // closed and empty
-            }
-
-            Interlocked.Exchange(ref _status, Idle);
-            var more = reader.TryPeek(out _) || reader.Completion.IsCompleted;
-            if (!more || Interlocked.CompareExchange(ref _status, Scheduled, Idle) != Idle)
-            {
-                return LaneTake.Idle; // nothing came, or a post came and scheduled a turn of its own
-            }
-        }
-    }
-
-    private void WakeIfIdle()
-    {
-        if (Interlocked.CompareExchange(ref _status, Scheduled, Idle) == Idle)
-        {
-            Schedule();
-        }
-    }
+    private void WakeIfIdle() => WakeIfIdle(ref _queue);
 }

@@ -1,14 +1,15 @@
 using System.Diagnostics;
+using Concurrency.Messaging.Internal;
 using Concurrency.Messaging.Pipes;
 
 namespace Concurrency.Messaging.Actors;
 
 /// <summary>
-/// An actor's mailbox and runner: a queue of the pipes' family with a consumer that runs as turns on the .NET thread pool.
-/// A post that finds the actor idle schedules one turn (the queue decides, under its own lock or wait, so a turn is never
-/// queued twice nor missed); a turn handles up to the throughput budget, then queues the next turn if more is waiting or
-/// goes idle. At most one turn runs at a time, so the fields marked "turn" need no lock, and the actor handles one message
-/// at a time.
+/// An actor's mailbox: a queue of the pipes' family whose consumer runs as turns on the .NET thread pool, run by the
+/// <see cref="TurnRunner"/> as the pipes' pooled consumers are. A post that finds the actor idle schedules one turn (the
+/// queue decides, see <see cref="ITurnQueue{T}"/>, so a turn is never queued twice nor missed); a turn handles up to the
+/// throughput budget, then queues the next turn if more is waiting or goes idle. At most one turn runs at a time, so the
+/// fields marked "turn" need no lock, and the actor handles one message at a time. Actors take the runner's run-next slot.
 /// </summary>
 /// <remarks>
 /// A handler that returns before its work is done (<see cref="AsyncActor{T}"/>, whose <c>ReceiveAsync</c> awaits) ends
@@ -17,7 +18,7 @@ namespace Concurrency.Messaging.Actors;
 /// schedules the next turn, which ends the handling (a failure goes to the supervisor) and goes on with the batch. The
 /// handler's own code after its await is then the only code touching the actor, so the "turn" fields keep one owner.
 /// </remarks>
-internal abstract class Mailbox<T> : ActorRef<T>, IActorTurn, IScheduledConsumer, IActorControl
+internal abstract class Mailbox<T> : ActorRef<T>, ITurn, IActorControl
 {
     private const int Running = 0, Draining = 1, Discarding = 2, Terminated = 3;
 
@@ -26,9 +27,7 @@ internal abstract class Mailbox<T> : ActorRef<T>, IActorTurn, IScheduledConsumer
     private readonly Func<Exception, SupervisionDirective>? _supervisor;
     private readonly int _throughput;
     private Actor<T> _actor;                   // turn: replaced on restart
-    private Slot<Envelope<T>>[] _batch = [];   // turn: messages taken but not yet handled are _batch[_next.._count)
-    private int _next;                         // turn
-    private int _count;                        // turn
+    private TurnBatch<Envelope<T>> _batch = new(); // turn: messages taken but not yet handled
     private int _state;                        // Running → Draining | Discarding (Interlocked, once) → Terminated; Discarding also from Draining after a fatal failure
     private long _discarded;                   // written by the turn, read by anyone (Interlocked)
     private Exception? _failure;               // set by the turn before Terminated when the supervisor stopped the actor
@@ -96,13 +95,8 @@ internal abstract class Mailbox<T> : ActorRef<T>, IActorTurn, IScheduledConsumer
     /// <summary>Refuses further posts; the turn drains what was accepted and then finds the queue completed.</summary>
     protected abstract void CloseQueue();
 
-    /// <summary>
-    /// Takes up to <paramref name="most"/> waiting messages without waiting for more (a queue may take all it has), into
-    /// <paramref name="batch"/> or, for a queue that keeps a lone message apart, into <paramref name="one"/>
-    /// (<see cref="LaneTake.TakenOne"/>). If there are none, arranges for the next post to schedule a turn and returns
-    /// <see cref="LaneTake.Idle"/>: the turn must end at once, because another may already have started.
-    /// </summary>
-    protected abstract LaneTake Take(ref Slot<Envelope<T>>[] batch, int most, out int count, out Envelope<T> one);
+    /// <summary>Runs one turn over the mailbox's queue: <see cref="RunTurn{TQueue}"/> with it, held in place.</summary>
+    public abstract void RunTurn();
 
     public override void Tell(T message)
     {
@@ -205,11 +199,30 @@ internal abstract class Mailbox<T> : ActorRef<T>, IActorTurn, IScheduledConsumer
         return Termination;
     }
 
-    public void Schedule() => TurnScheduler.Wake(this);
+    public void Schedule() => TurnRunner.Schedule(this, mayRunNext: true);
 
-    public void Execute() => TurnScheduler.Run(this);
+    public void Execute() => TurnRunner.RunChained(this);
 
-    void IActorTurn.RunTurn() => RunTurn();
+    /// <summary>
+    /// One turn over <paramref name="queue"/>: first ends the message whose handler awaited, if any, then lets the runner
+    /// take and hand over up to the throughput.
+    /// </summary>
+    private protected void RunTurn<TQueue>(ref TQueue queue)
+        where TQueue : struct, ITurnQueue<Envelope<T>>
+    {
+        if (_awaiting)
+        {
+            EndAwaited();
+        }
+
+        var delivery = new Delivery(this);
+        TurnRunner.Run(this, ref queue, ref delivery, ref _batch, _throughput);
+    }
+
+    /// <summary>Producer side, for a queue with an <see cref="IdleFlag"/>: after a post (or the close), schedules the idle actor.</summary>
+    private protected void WakeIfIdle<TQueue>(ref TQueue queue)
+        where TQueue : struct, ITurnQueue<Envelope<T>>
+        => TurnRunner.WakeIfIdle<Envelope<T>, TQueue>(this, ref queue, mayRunNext: true);
 
     /// <summary>Called by the actor after each message: a request handled without a reply fails its caller now, not at its timeout.</summary>
     internal void AfterReceive()
@@ -278,72 +291,6 @@ internal abstract class Mailbox<T> : ActorRef<T>, IActorTurn, IScheduledConsumer
         return Interlocked.CompareExchange(ref _deferred, created, null) ?? created;
     }
 
-    private void RunTurn()
-    {
-        if (_awaiting)
-        {
-            EndAwaited();
-        }
-
-        var left = _throughput;
-        while (true)
-        {
-            if (left <= 0)
-            {
-                TurnScheduler.Yield(this); // the budget is spent: give the thread to other actors and come back
-                return;
-            }
-
-            if (_next == _count)
-            {
-                Array.Clear(_batch, 0, _count); // the queue may reuse this array: drop the references it still holds
-                _next = 0;
-                _count = 0;
-                switch (Take(ref _batch, left, out _count, out var one))
-                {
-                    case LaneTake.Idle:
-                        return; // the next post schedules a turn; touch nothing more
-                    case LaneTake.Completed:
-                        Terminate();
-                        return;
-                    case LaneTake.TakenOne:
-                        left--;
-                        HandleOne(in one);
-                        if (_awaiting)
-                        {
-                            ResumeWhenHandled();
-                            return;
-                        }
-
-                        continue;
-                }
-            }
-
-            if (IsDiscarding)
-            {
-                DiscardTaken();
-                continue;
-            }
-
-            var start = _next;
-            try
-            {
-                _actor.ReceiveBatch(this, _batch, ref _next, Math.Min(_count, _next + left));
-            }
-            catch (Exception ex)
-            {
-                Failed(ex);
-            }
-
-            left -= _next - start;
-            if (_awaiting)
-            {
-                ResumeWhenHandled();
-                return;
-            }
-        }
-    }
-
     /// <summary>
     /// The turn's last act: the handler's completion schedules the next turn, which may start on another thread before
     /// this call returns, so nothing of the turn may be touched after it.
@@ -362,25 +309,6 @@ internal abstract class Mailbox<T> : ActorRef<T>, IActorTurn, IScheduledConsumer
         {
             ((AsyncActor<T>)_actor).EndHandling();
             AfterReceive();
-        }
-        catch (Exception ex)
-        {
-            Failed(ex);
-        }
-    }
-
-    private void HandleOne(in Envelope<T> envelope)
-    {
-        if (IsDiscarding)
-        {
-            Discard(in envelope);
-            Interlocked.Increment(ref _discarded);
-            return;
-        }
-
-        try
-        {
-            _actor.ReceiveOne(this, in envelope);
         }
         catch (Exception ex)
         {
@@ -432,16 +360,23 @@ internal abstract class Mailbox<T> : ActorRef<T>, IActorTurn, IScheduledConsumer
         }
     }
 
-    /// <summary>Counts what the turn holds as discarded, and fails the requests among it. Turn only.</summary>
-    private void DiscardTaken()
+    /// <summary>
+    /// The turn's last act when the queue itself threw (not a handler): the actor stops accepting and terminates, faulted
+    /// with an error that says so; what the broken queue still held is lost, and no count is claimed for it.
+    /// </summary>
+    private void QueueFailed(Exception exception)
     {
-        for (var i = _next; i < _count; i++)
+        var failure = new InvalidOperationException(
+            $"The mailbox of actor '{Name}' failed (its queue threw, not a handler); messages it still held were not handled. See the inner exception.",
+            exception);
+        _system.ReportFailure(new ActorFailure(Name, failure, SupervisionDirective.Stop));
+        _failure = failure;
+        if (Interlocked.Exchange(ref _state, Discarding) == Running)
         {
-            Discard(in _batch[i].Value);
+            CloseQueue(); // later posts are refused as dead letters
         }
 
-        Interlocked.Add(ref _discarded, _count - _next);
-        _next = _count;
+        Terminate();
     }
 
     /// <summary>
@@ -515,7 +450,7 @@ internal abstract class Mailbox<T> : ActorRef<T>, IActorTurn, IScheduledConsumer
 
         // Inside a turn (this actor's or any other's) a wait would hold a pool thread until the target makes room, and the
         // target may be waiting for this very turn: itself, or a peer telling back into this actor's full mailbox.
-        if (TurnScheduler.InTurn)
+        if (TurnRunner.InTurn)
         {
             throw MailboxFullException.InsideTurn(Name);
         }
@@ -553,4 +488,45 @@ internal abstract class Mailbox<T> : ActorRef<T>, IActorTurn, IScheduledConsumer
     }
 
     private void ReportDeadLetter(T message) => _system.ReportDeadLetter(new DeadLetter(Name, message));
+
+    /// <summary>
+    /// The actor as the <see cref="TurnRunner"/>'s owner: messages go to the actor's behaviour, a throw to its supervisor;
+    /// once it discards, messages are dead letters; an async handler that awaits suspends the turn.
+    /// </summary>
+    private readonly struct Delivery(Mailbox<T> mailbox) : ITurnOwner<Envelope<T>>
+    {
+        public bool LooksBeforeIdle => false; // an actor's partner is usually woken through the run-next slot, not spinning
+
+        public bool IsStopping => mailbox.IsDiscarding;
+
+        public bool IsSuspended => mailbox._awaiting;
+
+        public void Deliver(Slot<Envelope<T>>[] batch, ref int next, int end) => mailbox._actor.ReceiveBatch(mailbox, batch, ref next, end);
+
+        public void DeliverOne(in Envelope<T> message) => mailbox._actor.ReceiveOne(mailbox, in message);
+
+        public void Unhandled(Slot<Envelope<T>>[] batch, int next, int end)
+        {
+            for (var i = next; i < end; i++)
+            {
+                mailbox.Discard(in batch[i].Value);
+            }
+
+            Interlocked.Add(ref mailbox._discarded, end - next);
+        }
+
+        public void UnhandledOne(in Envelope<T> message)
+        {
+            mailbox.Discard(in message);
+            Interlocked.Increment(ref mailbox._discarded);
+        }
+
+        public void Failed(Exception exception) => mailbox.Failed(exception);
+
+        public void Suspended() => mailbox.ResumeWhenHandled();
+
+        public void Completed() => mailbox.Terminate();
+
+        public void QueueFailed(Exception exception) => mailbox.QueueFailed(exception);
+    }
 }

@@ -1,3 +1,5 @@
+using Concurrency.Messaging.Internal;
+
 namespace Concurrency.Messaging.Pipes;
 
 /// <summary>A <see cref="BatchDrainQueue{T}"/> as one lane of a <see cref="LanedQueuePipe{T, TLane}"/>.</summary>
@@ -12,18 +14,15 @@ internal sealed class BatchDrainLane<T> : IQueueLane<T>
     public void Close() => _queue.Close();
 
     /// <inheritdoc cref="BatchDrainQueue{T}.UseScheduledConsumer"/>
-    public void UseScheduledConsumer(IScheduledConsumer consumer) => _queue.UseScheduledConsumer(consumer);
+    public void UseScheduledConsumer(ITurn consumer) => _queue.UseScheduledConsumer(consumer);
 
     /// <inheritdoc cref="BatchDrainQueue{T}.TakeBatch"/>
     public bool TakeBatch(ref Slot<T>[] batch, int sharers, bool spin, out int count) => _queue.TakeBatch(ref batch, sharers, spin, out count);
 
-    public PooledTake TryTakeNow(out T message) => _queue.TryTakeOne(out message);
+    public TurnTake TryTakeNow(out T message) => _queue.TryTakeOne(out message);
 
     public bool HasWork() => _queue.HasWork();
 
-    /// <inheritdoc cref="BatchDrainQueue{T}.LooksIdle"/>
-    public bool LooksIdle() => _queue.LooksIdle();
-
-    /// <inheritdoc cref="BatchDrainQueue{T}.TryTake"/>
-    public LaneTake TryTake(ref Slot<T>[] batch, out int count, out T one) => _queue.TryTake(ref batch, out count, out one);
+    /// <summary>Gets the lane's queue, for its scheduled consumer to take from in place.</summary>
+    public ref BatchDrainQueue<T> Queue => ref _queue;
 }

@@ -1,4 +1,5 @@
 using System.Diagnostics;
+using Concurrency.Messaging.Internal;
 
 namespace Concurrency.Messaging.Pipes;
 
@@ -6,7 +7,7 @@ namespace Concurrency.Messaging.Pipes;
 /// An unbounded multi-producer queue drained in one step: an array behind a spin lock. Producers append under the lock (one
 /// compare-and-swap in, one release store out); a consumer swaps the whole array for its empty one and handles the batch
 /// outside the lock. The consumer runs either on a dedicated thread, which pauses, yields, then parks on a semaphore (see
-/// <see cref="TakeBatch"/>), or as turns scheduled on a shared pool (see <see cref="TryTake"/>), which cost nothing
+/// <see cref="TakeBatch"/>), or as turns scheduled on a shared pool by the <see cref="TurnRunner"/> (see <see cref="Take"/>), which cost nothing
 /// while idle. Either way the consumer's "nothing here, I am going idle" and a producer's "I appended, is anyone idle?"
 /// meet under the same lock, so no wake-up is lost and no fence is needed beyond the lock's.
 /// </summary>
@@ -18,7 +19,7 @@ namespace Concurrency.Messaging.Pipes;
 /// <para>
 /// Nothing is allocated until the first message, so a queue that never received one costs its fields (an idle actor).
 /// With a scheduled consumer, a message that arrives at an empty queue waits in a field of its own rather than the array,
-/// and the consumer takes it from there (<see cref="LaneTake.TakenOne"/>): a queue that holds one message at a time (a
+/// and the consumer takes it from there (<see cref="TurnTake.TakenOne"/>): a queue that holds one message at a time (a
 /// token passed round a ring, a request and its reply) never touches an array at all. A second message moves it into the
 /// array, so a backlog is always in the array alone and the consumer takes it by swapping, never copying. A consumer that
 /// goes idle hands back the larger of the two arrays, so a burst grows one array per queue, once.
@@ -26,7 +27,7 @@ namespace Concurrency.Messaging.Pipes;
 /// </remarks>
 // The semaphore is not disposed on purpose: a post after completion must return false, not throw
 // ObjectDisposedException; it holds no kernel handle unless one is asked for.
-internal struct BatchDrainQueue<T>
+internal struct BatchDrainQueue<T> : ITurnQueue<T>
 {
     /// <summary>The size of the first array a lane with messages allocates.</summary>
     public const int InitialCapacity = 16;
@@ -36,7 +37,7 @@ internal struct BatchDrainQueue<T>
 
     private SpinGate _gate;                        // guards the fields below: each critical section is a few stores
     private SemaphoreSlim? _wake;                  // dedicated consumers park here; created by the first one to park (CompareExchange)
-    private IScheduledConsumer? _scheduled;        // set once before the first post: the idle consumer a producer schedules instead
+    private ITurn? _scheduled;                      // set once before the first post: the idle consumer a producer schedules instead
     private Slot<T>[]? _items;                     // guarded by _gate: after _first, the accepted messages are _items[_head.._count)
     private T _first;                              // guarded by _gate: scheduled consumer only, the one message waiting, if _hasFirst (the array is then empty)
     private bool _hasFirst;                        // guarded by _gate
@@ -50,7 +51,7 @@ internal struct BatchDrainQueue<T>
     /// Makes <paramref name="consumer"/> the lane's only consumer, run as scheduled turns: a producer that appends while it is
     /// idle schedules it once. Call before the first post; the consumer starts idle.
     /// </summary>
-    public void UseScheduledConsumer(IScheduledConsumer consumer)
+    public void UseScheduledConsumer(ITurn consumer)
     {
         _scheduled = consumer;
         _parked = 1;
@@ -82,7 +83,7 @@ internal struct BatchDrainQueue<T>
                     Debug.Assert(_count == _head, "A message waits apart only while the array is empty.");
                     Append(_first);
                     _first = default!;
-                    Volatile.Write(ref _hasFirst, false); // after the count: see LooksIdle
+                    Volatile.Write(ref _hasFirst, false); // after the count: see HasWork
                 }
 
                 Append(message);
@@ -144,7 +145,7 @@ internal struct BatchDrainQueue<T>
             {
                 if (_count > _head)
                 {
-                    count = Take(ref batch, sharers, out wake);
+                    count = TakeLocked(ref batch, sharers, out wake);
                 }
                 else if (_refusing)
                 {
@@ -178,14 +179,16 @@ internal struct BatchDrainQueue<T>
 
     /// <summary>
     /// For the scheduled consumer: takes what is waiting without waiting for more: the message in its own field if it is
-    /// alone, else everything (that message first, then the array). If there is nothing, the consumer is marked idle under
-    /// the lock, so the next post schedules it again; the caller must then end its turn.
+    /// alone, else everything (that message first, then the array), whatever <paramref name="most"/>. If there is nothing
+    /// and <paramref name="idleIfEmpty"/>, the consumer is marked idle under the lock, so the next post schedules it again;
+    /// the caller must then end its turn.
     /// </summary>
-    /// <returns><see cref="LaneTake.TakenOne"/> with the message in <paramref name="one"/>; <see cref="LaneTake.Taken"/>
-    /// with <paramref name="count"/> messages now in <paramref name="batch"/>; <see cref="LaneTake.Idle"/> when empty and
-    /// open; <see cref="LaneTake.Completed"/> when closed and empty.</returns>
-    public LaneTake TryTake(ref Slot<T>[] batch, out int count, out T one)
+    /// <returns><see cref="TurnTake.TakenOne"/> with the message in <paramref name="one"/>; <see cref="TurnTake.Taken"/>
+    /// with <paramref name="count"/> messages now in <paramref name="batch"/>; <see cref="TurnTake.Idle"/> (or
+    /// <see cref="TurnTake.Empty"/>) when empty and open; <see cref="TurnTake.Completed"/> when closed and empty.</returns>
+    public TurnTake Take(ref Slot<T>[] batch, int most, bool idleIfEmpty, out int count, out T one)
     {
+        Debug.Assert(_scheduled is not null, "Only a scheduled consumer takes this way.");
         _gate.Enter();
         try
         {
@@ -196,19 +199,24 @@ internal struct BatchDrainQueue<T>
                 one = _first;
                 _first = default!;
                 _hasFirst = false;
-                return LaneTake.TakenOne;
+                return TurnTake.TakenOne;
             }
 
             one = default!;
             if (_count > _head)
             {
-                count = Take(ref batch, 1, out _);
-                return LaneTake.Taken;
+                count = TakeLocked(ref batch, 1, out _);
+                return TurnTake.Taken;
             }
 
             if (_refusing)
             {
-                return LaneTake.Completed;
+                return TurnTake.Completed;
+            }
+
+            if (!idleIfEmpty)
+            {
+                return TurnTake.Empty;
             }
 
             // Going idle, the consumer hands its batch back if it is the larger array (a take swapped it out with the
@@ -219,8 +227,9 @@ internal struct BatchDrainQueue<T>
                 (_items, batch) = (batch, _items ?? []);
             }
 
+            Debug.Assert(_parked == 0, "The scheduled consumer is marked idle only by its running turn.");
             _parked = 1;
-            return LaneTake.Idle;
+            return TurnTake.Idle;
         }
         finally
         {
@@ -228,19 +237,27 @@ internal struct BatchDrainQueue<T>
         }
     }
 
-    /// <summary>A hint, read without the lock: whether nothing waits and the queue is open (the answer may be stale at once).</summary>
+    /// <summary>The queue schedules its consumer from the post, under the lock: no producer claims it from outside.</summary>
+    public readonly bool TryClaimIdle() => false;
+
+    /// <summary>
+    /// Whether a message is waiting or the queue is closed, read without the lock: for a consumer looking before it goes
+    /// idle, and for the second look of a pooled consumer that shares the lane, after the full fence of going idle (a post
+    /// counts its message with a release store before its producer fences and reads that consumer's flag).
+    /// </summary>
     /// <remarks>
     /// The lone message's flag is read before the count: a post that starts a backlog counts the message into the array
     /// before it clears the flag (a release write, so the count is visible first on every architecture), so this read order
-    /// never sees the message in neither place.
+    /// never sees the message in neither place. A count never stays above zero once the lane is empty: the take that empties
+    /// it sets it back to zero.
     /// </remarks>
-    public bool LooksIdle() => !Volatile.Read(ref _hasFirst) && Volatile.Read(ref _count) == 0 && !_closed;
+    public bool HasWork() => Volatile.Read(ref _hasFirst) || Volatile.Read(ref _count) != 0 || _closed;
 
     /// <summary>
     /// For consumers that share the lane as pooled turns, and are scheduled by the pipe, not by the lane: takes the oldest
     /// message without waiting.
     /// </summary>
-    public PooledTake TryTakeOne(out T message)
+    public TurnTake TryTakeOne(out T message)
     {
         _gate.Enter();
         try
@@ -255,25 +272,11 @@ internal struct BatchDrainQueue<T>
                     _count = 0;
                 }
 
-                return PooledTake.Taken;
+                return TurnTake.TakenOne;
             }
 
             message = default!;
-            return _refusing ? PooledTake.Completed : PooledTake.Empty;
-        }
-        finally
-        {
-            _gate.Exit();
-        }
-    }
-
-    /// <summary>Whether a message is waiting or the lane is closed (for <see cref="TryTakeOne"/>'s consumers).</summary>
-    public bool HasWork()
-    {
-        _gate.Enter();
-        try
-        {
-            return _count > _head || _refusing;
+            return _refusing ? TurnTake.Completed : TurnTake.Empty;
         }
         finally
         {
@@ -315,7 +318,7 @@ internal struct BatchDrainQueue<T>
     }
 
     /// <summary>Under the gate, with messages available.</summary>
-    private int Take(ref Slot<T>[] batch, int sharers, out int wake)
+    private int TakeLocked(ref Slot<T>[] batch, int sharers, out int wake)
     {
         wake = 0;
         if (sharers == 1)

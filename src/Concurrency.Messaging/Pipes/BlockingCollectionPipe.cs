@@ -1,5 +1,6 @@
 using System.Collections.Concurrent;
 using System.Runtime.CompilerServices;
+using Concurrency.Messaging.Internal;
 
 namespace Concurrency.Messaging.Pipes;
 
@@ -22,7 +23,7 @@ internal sealed class BlockingCollectionPipe<T> : PipeBase<T>
     private readonly bool _sharing;
     private readonly LaneRoom? _room;                // bounded pipes only
     private readonly Lock? _gate;                    // several lanes: one post reaches every lane before the next post or the close
-    private readonly PooledConsumer<T>[]? _turns;    // pooled runner: the consumers, notified after every accepted post
+    private readonly PooledConsumer<T, CollectionQueue>[]? _turns; // pooled runner: the consumers, notified after every accepted post
     private bool _closed;                            // guarded by _gate
 
     public BlockingCollectionPipe(IReadOnlyList<Action<T>> handlers, PipeOptions options)
@@ -41,7 +42,7 @@ internal sealed class BlockingCollectionPipe<T> : PipeBase<T>
         StartConsumers(options, _handlers.Length, Consume, i =>
         {
             var index = _sharing ? 0 : i;
-            return new LaneConsumer(_lanes[index], _room, index, this, _handlers[i], options.MessagesPerTurn);
+            return new PooledConsumer<T, CollectionQueue>(this, new CollectionQueue(_lanes[index], _room, index), _handlers[i], options.MessagesPerTurn);
         }, out _turns);
     }
 
@@ -108,7 +109,7 @@ internal sealed class BlockingCollectionPipe<T> : PipeBase<T>
 
         if (_turns is not null)
         {
-            PooledConsumer<T>.NotifyAll(_turns);
+            PooledConsumer<T, CollectionQueue>.NotifyAll(_turns);
         }
     }
 
@@ -117,7 +118,7 @@ internal sealed class BlockingCollectionPipe<T> : PipeBase<T>
     {
         if (_turns is not null)
         {
-            PooledConsumer<T>.NotifyPosted(_turns, _sharing);
+            PooledConsumer<T, CollectionQueue>.NotifyPosted(_turns, _sharing);
         }
     }
 
@@ -218,28 +219,46 @@ internal sealed class BlockingCollectionPipe<T> : PipeBase<T>
         }
     }
 
-    /// <summary>A consumer run as pooled turns over one collection.</summary>
-    private sealed class LaneConsumer(BlockingCollection<T> lane, LaneRoom? room, int index, BlockingCollectionPipe<T> pipe, Action<T> handler, int budget)
-        : PooledConsumer<T>(pipe, handler, budget)
+    /// <summary>
+    /// One pooled consumer's side of a collection: a message at a time, freeing its room. The collection cannot mark a
+    /// consumer idle atomically with finding itself empty, so the consumer's flag lives here.
+    /// </summary>
+    private struct CollectionQueue(BlockingCollection<T> lane, LaneRoom? room, int index) : ITurnQueue<T>
     {
-        protected override PooledTake Handle(ref int left)
-        {
-            if (!lane.TryTake(out var message))
-            {
-                // Completed only once adding is completed and the collection is empty, both decided by the collection itself.
-                return lane.IsCompleted ? PooledTake.Completed : PooledTake.Empty;
-            }
+        private IdleFlag _idle; // see IdleFlag: producers claim it after posting, the running turn releases it
 
-            do
+        public TurnTake Take(ref Slot<T>[] batch, int most, bool idleIfEmpty, out int count, out T one)
+        {
+            count = 0;
+            while (true)
             {
-                room?.Free(index);
-                left--;
-                Deliver(message);
+                if (lane.TryTake(out one!))
+                {
+                    room?.Free(index);
+                    return TurnTake.TakenOne;
+                }
+
+                // Completed only once adding is completed and the collection is empty, both decided by the collection itself.
+                if (lane.IsCompleted)
+                {
+                    return TurnTake.Completed;
+                }
+
+                if (!idleIfEmpty)
+                {
+                    return TurnTake.Empty;
+                }
+
+                _idle.Release();
+                if (!HasWork() || !_idle.TryReclaim())
+                {
+                    return TurnTake.Idle; // nothing came, or a producer saw Idle and queued the next turn
+                }
             }
-            while (left > 0 && lane.TryTake(out message!));
-            return PooledTake.Taken;
         }
 
-        protected override bool HasWork() => lane.Count > 0 || lane.IsAddingCompleted;
+        public readonly bool HasWork() => lane.Count > 0 || lane.IsAddingCompleted;
+
+        public bool TryClaimIdle() => _idle.TryClaim();
     }
 }

@@ -1,11 +1,12 @@
 using System.Threading.Channels;
+using Concurrency.Messaging.Internal;
 
 namespace Concurrency.Messaging.Pipes;
 
 /// <summary>
 /// A <see cref="Channel{T}"/>, unbounded or bounded. Broadcast gives each consumer its own channel; work-sharing shares one.
-/// A consumer is an async read loop on the thread pool (the default, <see cref="PipeRunner.ThreadPool"/>), or a dedicated
-/// thread that blocks on the channel's wait (<see cref="PipeRunner.DedicatedThread"/>).
+/// A consumer runs as turns on the thread pool (the default, <see cref="PipeRunner.ThreadPool"/>, see <see cref="TurnRunner"/>),
+/// or on a dedicated thread that blocks on the channel's wait (<see cref="PipeRunner.DedicatedThread"/>).
 /// </summary>
 /// <remarks>
 /// <para>
@@ -17,9 +18,11 @@ namespace Concurrency.Messaging.Pipes;
 /// <para>
 /// Written around two known .NET 10 bounded-channel bugs: cancelling a pending <c>ReadAsync</c> can lose the item a writer
 /// handed to it (dotnet/runtime#132094), and under CPU contention a parked reader may never wake (dotnet/runtime#131141).
-/// So consumers never read with a cancellable call: they drain with <c>WaitToReadAsync</c> (no token) and <c>TryRead</c>,
-/// and a parked consumer or producer looks at the channel on its own now and then (see <see cref="WatchAsync"/>), so a
-/// missed wake-up delays, never strands. Abort and fault close the writers instead of cancelling readers.
+/// So consumers never read with a cancellable call: a pooled consumer never waits on the channel at all (it drains with
+/// <c>TryRead</c>, and producers wake it through its own flag, see <see cref="ChannelTurnQueue{T}"/>); a dedicated one
+/// waits with <c>WaitToReadAsync</c> (no token). A parked dedicated consumer or producer looks at the channel on its own
+/// now and then (see <see cref="WatchAsync"/>), so a missed wake-up delays, never strands. Abort and fault close the
+/// writers instead of cancelling readers.
 /// </para>
 /// </remarks>
 internal sealed class ChannelPipe<T> : PipeBase<T>
@@ -38,7 +41,7 @@ internal sealed class ChannelPipe<T> : PipeBase<T>
     private readonly int _capacity;   // bounded: the capacity of each lane; int.MaxValue when unbounded
     private readonly LaneRoom? _room; // bounded broadcast with FullMode.Wait: room reserved in every lane before a write
     private readonly Lock? _gate;     // several lanes: one post reaches every lane before the next post or the close
-    private readonly int _budget;     // pooled consumers: messages per turn before the loop yields its thread
+    private readonly PooledConsumer<T, ChannelTurnQueue<T>>[]? _turns; // pooled runner: consumer i reads lane i (or the shared one)
     private readonly bool _spin;      // dedicated consumers: IdleWait may pause (every party has a core)
     private bool _closed;             // guarded by _gate
 
@@ -91,27 +94,26 @@ internal sealed class ChannelPipe<T> : PipeBase<T>
         }
 
         _gate = laneCount > 1 ? new Lock() : null;
-        _budget = options.MessagesPerTurn;
         _spin = IdleWait.SpinsFor(_handlers.Length + options.Producers);
-        if (Pipe.RunnerOf(Kind, options) == PipeRunner.DedicatedThread)
+        StartConsumers(options, _handlers.Length, Consume, i =>
         {
-            StartConsumerThreads(_handlers.Length, Consume);
-            return;
-        }
-
-        StartConsumers(_handlers.Length);
-        for (var i = 0; i < _handlers.Length; i++)
-        {
-            var consumer = i;
-            _ = Task.Run(() => ConsumeAsync(consumer));
-        }
+            var lane = _sharing ? 0 : i;
+            var queue = new ChannelTurnQueue<T>(_lanes[lane].Reader, batches: false, _room, lane);
+            return new PooledConsumer<T, ChannelTurnQueue<T>>(this, queue, _handlers[i], options.MessagesPerTurn);
+        }, out _turns);
     }
 
     public override bool TryPost(T message)
     {
         if (_gate is null)
         {
-            return _lanes[0].Writer.TryWrite(message);
+            if (!_lanes[0].Writer.TryWrite(message))
+            {
+                return false;
+            }
+
+            Posted();
+            return true;
         }
 
         return TryWriteAllNow(message, out _);
@@ -160,6 +162,8 @@ internal sealed class ChannelPipe<T> : PipeBase<T>
 
             spinner.SpinOnce(sleep1Threshold: -1);
         }
+
+        Posted();
     }
 
     public override ValueTask PostAsync(T message, CancellationToken cancellationToken = default)
@@ -172,7 +176,13 @@ internal sealed class ChannelPipe<T> : PipeBase<T>
         if (_gate is null)
         {
             var writer = _lanes[0].Writer;
-            return writer.TryWrite(message) ? default : WriteOneAsync(writer, message, cancellationToken);
+            if (writer.TryWrite(message))
+            {
+                Posted();
+                return default;
+            }
+
+            return WriteOneAsync(writer, message, cancellationToken);
         }
 
         if (TryWriteAllNow(message, out var closed))
@@ -188,21 +198,36 @@ internal sealed class ChannelPipe<T> : PipeBase<T>
         if (_gate is null)
         {
             _lanes[0].Writer.TryComplete();
-            return;
         }
-
-        lock (_gate)
+        else
         {
-            _closed = true;
-            foreach (var lane in _lanes)
+            lock (_gate)
             {
-                lane.Writer.TryComplete();
+                _closed = true;
+                foreach (var lane in _lanes)
+                {
+                    lane.Writer.TryComplete();
+                }
             }
+
+            // Only now wake the posts waiting for room: one refused as closed must not be followed by an accepted post of
+            // its own thread, which it would be if the gate were still open when it woke.
+            _room?.Close();
         }
 
-        // Only now wake the posts waiting for room: one refused as closed must not be followed by an accepted post of its
-        // own thread, which it would be if the gate were still open when it woke.
-        _room?.Close();
+        if (_turns is { } turns)
+        {
+            PooledConsumer<T, ChannelTurnQueue<T>>.NotifyAll(turns); // each idle consumer runs once more to find its end
+        }
+    }
+
+    /// <summary>After an accepted write: pooled consumers that are idle need a turn (any one of them, when they share a lane).</summary>
+    private void Posted()
+    {
+        if (_turns is { } turns)
+        {
+            PooledConsumer<T, ChannelTurnQueue<T>>.NotifyPosted(turns, _sharing);
+        }
     }
 
     /// <summary>
@@ -267,26 +292,33 @@ internal sealed class ChannelPipe<T> : PipeBase<T>
             {
                 lane.Writer.TryWrite(message); // unbounded, or room reserved; not completed (the close takes this gate)
             }
-
-            return true;
         }
+
+        Posted();
+        return true;
     }
 
     /// <summary>Several lanes, room already reserved (after a wait): writes to every lane, or to none if the pipe is closed.</summary>
     private bool WriteAll(T message)
     {
+        bool closed;
         lock (_gate!)
         {
-            if (!_closed)
+            closed = _closed;
+            if (!closed)
             {
                 foreach (var lane in _lanes)
                 {
                     // Unbounded, reserved or dropping, and not completed (the close takes this gate): always accepted.
                     lane.Writer.TryWrite(message);
                 }
-
-                return true;
             }
+        }
+
+        if (!closed)
+        {
+            Posted();
+            return true;
         }
 
         _room?.Unreserve();
@@ -302,59 +334,12 @@ internal sealed class ChannelPipe<T> : PipeBase<T>
                 throw new PipeClosedException();
             }
         }
+
+        Posted();
     }
 
     /// <summary>One bounded lane: whether it has room now (what a writer parked on it waits for).</summary>
     private bool HasRoom() => _lanes[0].Reader.Count < _capacity;
-
-    /// <summary>
-    /// The pooled runner: an async read loop. Each wake-up of the channel's wait is a turn that drains what is there, up to
-    /// the budget; a turn that spent its budget yields its thread and carries on from a fresh work item. The channel's own
-    /// exception faults the pipe.
-    /// </summary>
-    private async Task ConsumeAsync(int consumer)
-    {
-        var lane = _sharing ? 0 : consumer;
-        var reader = _lanes[lane].Reader;
-        var handler = _handlers[consumer];
-        try
-        {
-            while (true)
-            {
-                int handled;
-                BeginConsuming();
-                try
-                {
-                    handled = DrainAvailable(reader, lane, handler, _budget);
-                }
-                finally
-                {
-                    EndConsuming();
-                }
-
-                if (handled == _budget)
-                {
-                    await Task.CompletedTask.ConfigureAwait(ConfigureAwaitOptions.ForceYielding);
-                    continue;
-                }
-
-                if (!await WatchAsync(reader.WaitToReadAsync(), () => reader.TryPeek(out _), CancellationToken.None).ConfigureAwait(false))
-                {
-                    return;
-                }
-            }
-        }
-        catch (Exception queueFailure)
-        {
-            // Handlers' exceptions never get here (Deliver catches them): the channel itself threw. Nobody awaits this loop's
-            // task, so the pipe must fault with it, or Completion would report a clean end.
-            FaultQueue(queueFailure);
-        }
-        finally
-        {
-            ConsumerExited();
-        }
-    }
 
     /// <summary>
     /// The dedicated-thread runner: drains, then pauses and yields while nothing comes (see <see cref="IdleWait"/>), then
@@ -368,7 +353,7 @@ internal sealed class ChannelPipe<T> : PipeBase<T>
         var wait = new IdleWait(_spin);
         while (true)
         {
-            if (DrainAvailable(reader, lane, handler, int.MaxValue) > 0)
+            if (DrainAvailable(reader, lane, handler) > 0)
             {
                 wait.Reset();
                 continue;
@@ -393,12 +378,12 @@ internal sealed class ChannelPipe<T> : PipeBase<T>
         }
     }
 
-    /// <summary>Handles what the channel holds, up to <paramref name="budget"/> messages.</summary>
-    /// <returns>How many it handled: <paramref name="budget"/> if it stopped for the budget, fewer once the channel was empty.</returns>
-    private int DrainAvailable(ChannelReader<T> reader, int lane, Action<T> handler, int budget)
+    /// <summary>The dedicated consumer: handles what the channel holds.</summary>
+    /// <returns>How many it handled.</returns>
+    private int DrainAvailable(ChannelReader<T> reader, int lane, Action<T> handler)
     {
         var handled = 0;
-        while (handled < budget && reader.TryRead(out var message))
+        while (reader.TryRead(out var message))
         {
             _room?.Free(lane);
             Deliver(handler, message);

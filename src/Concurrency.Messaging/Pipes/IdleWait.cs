@@ -1,3 +1,5 @@
+using Concurrency.Messaging.Internal;
+
 namespace Concurrency.Messaging.Pipes;
 
 /// <summary>
@@ -47,8 +49,9 @@ internal struct IdleWait
     /// pauses moved a stream 30% slower). On one core the producer cannot run while this thread looks, so it goes idle
     /// at once. A consumer pays this each time it runs dry, not per message.
     /// </summary>
-    /// <returns>Whether <paramref name="hasWork"/> said yes before the looks ran out.</returns>
-    public static bool LookBeforeIdle<TState>(Func<TState, bool> hasWork, TState state)
+    /// <returns>Whether <paramref name="queue"/> had work before the looks ran out.</returns>
+    public static bool LookBeforeIdle<T, TQueue>(ref TQueue queue)
+        where TQueue : struct, ITurnQueue<T>
     {
         if (Environment.ProcessorCount == 1)
         {
@@ -58,7 +61,7 @@ internal struct IdleWait
         for (var look = 0; look < LooksBeforeIdle; look++)
         {
             Thread.SpinWait(PauseBetweenLooks);
-            if (hasWork(state))
+            if (queue.HasWork())
             {
                 return true;
             }

@@ -1,4 +1,5 @@
 using System.Diagnostics;
+using Concurrency.Messaging.Internal;
 
 namespace Concurrency.Messaging.Pipes;
 
@@ -13,7 +14,7 @@ internal abstract class LanedQueuePipe<T, TLane> : PipeBase<T>
     private readonly TLane[] _lanes;
     private readonly Action<T>[] _handlers;
     private readonly Lock? _fanOutGate; // broadcast: one post reaches every lane before the next post or the close starts
-    private PooledConsumer<T>[]? _turns; // pooled runner: consumer i takes from lane i / ConsumersPerLane; set once by the constructor
+    private PooledConsumer<T, LaneQueue>[]? _turns; // pooled runner: consumer i takes from lane i / ConsumersPerLane; set once by the constructor
 
     protected LanedQueuePipe(PipeKind kind, IReadOnlyList<Action<T>> handlers, PipeOptions options)
         : base(kind, options)
@@ -61,7 +62,7 @@ internal abstract class LanedQueuePipe<T, TLane> : PipeBase<T>
 
         if (accepted && _turns is { } turns)
         {
-            PooledConsumer<T>.NotifyPosted(turns, ConsumersPerLane > 1);
+            PooledConsumer<T, LaneQueue>.NotifyPosted(turns, ConsumersPerLane > 1);
         }
 
         return accepted;
@@ -103,7 +104,7 @@ internal abstract class LanedQueuePipe<T, TLane> : PipeBase<T>
 
         if (_turns is { } turns)
         {
-            PooledConsumer<T>.NotifyAll(turns);
+            PooledConsumer<T, LaneQueue>.NotifyAll(turns);
         }
     }
 
@@ -116,33 +117,41 @@ internal abstract class LanedQueuePipe<T, TLane> : PipeBase<T>
             options,
             handlers.Length,
             consumer => Consume(lanes[consumer / ConsumersPerLane], handlers[consumer]),
-            consumer => new LaneConsumer(this, lanes[consumer / ConsumersPerLane], handlers[consumer], options.MessagesPerTurn),
+            consumer => new PooledConsumer<T, LaneQueue>(this, new LaneQueue(lanes[consumer / ConsumersPerLane]), handlers[consumer], options.MessagesPerTurn),
             out _turns);
 
     /// <summary>One consumer's loop: take from <paramref name="lane"/> until it is closed and empty.</summary>
     protected abstract void Consume(TLane lane, Action<T> handler);
 
-    /// <summary>A consumer run as pooled turns over one lane.</summary>
-    private sealed class LaneConsumer(LanedQueuePipe<T, TLane> pipe, TLane lane, Action<T> handler, int budget)
-        : PooledConsumer<T>(pipe, handler, budget)
+    /// <summary>
+    /// One pooled consumer's side of a lane: a message at a time, so consumers sharing the lane share its backlog. A lane
+    /// cannot mark a consumer idle under its lock (several consumers, scheduled by the pipe), so the consumer's flag lives here.
+    /// </summary>
+    private struct LaneQueue(TLane lane) : ITurnQueue<T>
     {
-        protected override PooledTake Handle(ref int left)
-        {
-            var result = lane.TryTakeNow(out var message);
-            if (result != PooledTake.Taken)
-            {
-                return result;
-            }
+        private IdleFlag _idle; // see IdleFlag: producers claim it after posting, the running turn releases it
 
-            do
+        public TurnTake Take(ref Slot<T>[] batch, int most, bool idleIfEmpty, out int count, out T one)
+        {
+            count = 0;
+            while (true)
             {
-                left--;
-                Deliver(message);
+                var taken = lane.TryTakeNow(out one);
+                if (taken != TurnTake.Empty || !idleIfEmpty)
+                {
+                    return taken;
+                }
+
+                _idle.Release();
+                if (!lane.HasWork() || !_idle.TryReclaim())
+                {
+                    return TurnTake.Idle; // nothing came, or a producer saw Idle and queued the next turn
+                }
             }
-            while (left > 0 && lane.TryTakeNow(out message) == PooledTake.Taken);
-            return PooledTake.Taken;
         }
 
-        protected override bool HasWork() => lane.HasWork();
+        public bool HasWork() => lane.HasWork();
+
+        public bool TryClaimIdle() => _idle.TryClaim();
     }
 }

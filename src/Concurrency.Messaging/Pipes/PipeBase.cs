@@ -1,3 +1,5 @@
+using Concurrency.Messaging.Internal;
+
 namespace Concurrency.Messaging.Pipes;
 
 /// <summary>
@@ -126,7 +128,8 @@ internal abstract class PipeBase<T> : IPipe<T>
     /// <param name="turns">Receives the pooled consumers (for posts and the close to notify), or <see langword="null"/>
     /// under dedicated threads. Pass the field itself: it is set before the abort token is registered, because a token
     /// that is already cancelled closes the pipe at once, and that close must find the consumers to notify.</param>
-    protected void StartConsumers(PipeOptions options, int count, Action<int> consume, Func<int, PooledConsumer<T>> pooled, out PooledConsumer<T>[]? turns)
+    protected void StartConsumers<TQueue>(PipeOptions options, int count, Action<int> consume, Func<int, PooledConsumer<T, TQueue>> pooled, out PooledConsumer<T, TQueue>[]? turns)
+        where TQueue : struct, ITurnQueue<T>
     {
         if (Pipe.RunnerOf(Kind, options) != PipeRunner.ThreadPool)
         {
@@ -135,7 +138,7 @@ internal abstract class PipeBase<T> : IPipe<T>
             return;
         }
 
-        var created = new PooledConsumer<T>[count];
+        var created = new PooledConsumer<T, TQueue>[count];
         for (var i = 0; i < count; i++)
         {
             created[i] = pooled(i);

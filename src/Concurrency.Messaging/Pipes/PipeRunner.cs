@@ -16,7 +16,7 @@ public enum PipeRunner
     /// <summary>
     /// Each consumer runs as turns on the .NET thread pool: a post that finds it idle queues one turn, which handles up to
     /// <see cref="PipeOptions.MessagesPerTurn"/> messages and then yields the thread. An idle consumer holds no thread and
-    /// costs no CPU. The default for <see cref="PipeKind.Channel"/>, whose consumer is an async read loop. An
+    /// costs no CPU. The default for <see cref="PipeKind.Channel"/>. Actors run on the same scheduling. An
     /// <see cref="PipeKind.ObserveOn"/> pipe runs as Rx schedules work on the pool (a turn drains what Rx has queued; the
     /// budget does not apply) and cannot use it with <see cref="PipeScheduler.EventLoop"/>, which is a thread by definition.
     /// </summary>

@@ -1,4 +1,5 @@
 using System.Runtime.CompilerServices;
+using Concurrency.Messaging.Internal;
 
 namespace Concurrency.Messaging.Pipes;
 
@@ -98,14 +99,14 @@ internal sealed class ReaderWriterLockQueuePipe<T>(IReadOnlyList<Action<T>> hand
             }
         }
 
-        public PooledTake TryTakeNow(out T message)
+        public TurnTake TryTakeNow(out T message)
         {
             if (TryDequeue(out message, out var closed))
             {
-                return PooledTake.Taken;
+                return TurnTake.TakenOne;
             }
 
-            return closed ? PooledTake.Completed : PooledTake.Empty;
+            return closed ? TurnTake.Completed : TurnTake.Empty;
         }
 
         public bool HasWork()

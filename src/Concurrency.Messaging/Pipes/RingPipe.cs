@@ -1,5 +1,6 @@
 using System.Numerics;
 using System.Runtime.CompilerServices;
+using Concurrency.Messaging.Internal;
 
 namespace Concurrency.Messaging.Pipes;
 
@@ -25,7 +26,7 @@ internal sealed class RingPipe<T> : PipeBase<T>
     private readonly bool _spin;          // IdleWait may pause: the producer and every consumer have a core each
     private readonly int _batchLimit;     // a consumer releases room at least this often, so the producer can refill meanwhile
     private readonly bool _sharing;       // work-sharing: each post goes to one ring
-    private readonly PooledConsumer<T>[]? _turns; // pooled runner: ring i's consumer; notified (with a fence) after a post
+    private readonly PooledConsumer<T, RingQueue>[]? _turns; // pooled runner: ring i's consumer; notified (with a fence) after a post
     private SingleProducerGate _gate;     // who may post; closed
     private PaddedIndexes _cursor;        // work-sharing, inside the gate: Index = the ring the next post tries first
     private int _drainable;               // 0 → 1 once, after Close saw every in-flight post land: consumers may finish
@@ -48,7 +49,7 @@ internal sealed class RingPipe<T> : PipeBase<T>
         _batchLimit = Math.Max(1, capacity / 2);
         _gate.Initialize(options.ToleratesConcurrentProducers);
         _isDrainable = () => Volatile.Read(ref _drainable) != 0;
-        StartConsumers(options, _handlers.Length, Consume, i => new RingConsumer(this, _rings[i], _handlers[i], options.MessagesPerTurn), out _turns);
+        StartConsumers(options, _handlers.Length, Consume, i => new PooledConsumer<T, RingQueue>(this, new RingQueue(this, _rings[i]), _handlers[i], options.MessagesPerTurn), out _turns);
     }
 
     /// <summary>Gets whether every consumer is parked: idle and costing no CPU (for tests).</summary>
@@ -121,7 +122,7 @@ internal sealed class RingPipe<T> : PipeBase<T>
         _room.WakeAll();
         if (_turns is not null)
         {
-            PooledConsumer<T>.NotifyAll(_turns);
+            PooledConsumer<T, RingQueue>.NotifyAll(_turns);
         }
     }
 
@@ -228,7 +229,7 @@ internal sealed class RingPipe<T> : PipeBase<T>
     {
         if (_turns is not null)
         {
-            PooledConsumer<T>.NotifyAll(_turns);
+            PooledConsumer<T, RingQueue>.NotifyAll(_turns);
             return;
         }
 
@@ -386,46 +387,82 @@ internal sealed class RingPipe<T> : PipeBase<T>
     }
 
     /// <summary>
-    /// A ring's consumer run as pooled turns, handling batches as the dedicated consumer does: it reads the producer's tail
-    /// only when it has handled everything it last saw, and hands the slots back once per batch (of at most half the ring,
-    /// so a producer waiting for room can refill meanwhile), so in a stream the two sides touch each other's lines about once
-    /// per batch. A turn never ends holding slots.
+    /// A ring's consumer side under the pooled runner: a message at a time straight from its slot, reading the producer's
+    /// tail only when it has taken everything it last saw, and handing slots back once per batch (when it has taken all it
+    /// saw, or half the ring, so a producer waiting for room can refill meanwhile): in a stream the two sides touch each
+    /// other's lines about once per batch. A take that goes idle or finishes has handed everything back; a turn that yields
+    /// may keep up to half the ring until its next turn's first take. The ring cannot mark its consumer idle (its producer
+    /// posts with no fence), so the consumer's flag lives here and the producer pays the fence when it notifies.
     /// </summary>
-    private sealed class RingConsumer(RingPipe<T> pipe, SingleProducerRing<T> ring, Action<T> handler, int budget)
-        : PooledConsumer<T>(pipe, handler, budget)
+    private struct RingQueue(RingPipe<T> pipe, SingleProducerRing<T> ring) : ITurnQueue<T>
     {
-        private long _head = ring.Head; // the next slot to take; written by the running turn only
-        private long _seen = ring.Head; // the tail this consumer last read: slots before it are published
+        private long _head = ring.Head;     // the running turn only: the next slot to take
+        private long _seen = ring.Head;     // the running turn only: the tail last read, so slots before it are published
+        private long _released = ring.Head; // the running turn only: slots before it are handed back to the producer
+        private IdleFlag _idle;             // see IdleFlag: the producer claims it after posting, the running turn releases it
 
-        protected override PooledTake Handle(ref int left)
+        public TurnTake Take(ref Slot<T>[] batch, int most, bool idleIfEmpty, out int count, out T one)
         {
-            if (_head == _seen)
+            count = 0;
+            while (true)
             {
-                _seen = ring.ReadTail();
-                if (_seen == _head)
+                if (_head != _seen)
                 {
-                    if (!pipe._isDrainable())
+                    if (_head - _released >= pipe._batchLimit)
                     {
-                        return PooledTake.Empty;
+                        HandBack(); // every slot before _head was handed over before this take
                     }
 
+                    one = ring.Take(_head++);
+                    return TurnTake.TakenOne;
+                }
+
+                if (_released != _head)
+                {
+                    HandBack();
+                }
+
+                one = default!;
+                _seen = ring.ReadTail();
+                if (_seen != _head)
+                {
+                    continue;
+                }
+
+                if (pipe._isDrainable())
+                {
                     // Close waited for every accepted post to publish before it said so: one more look sees them all.
                     _seen = ring.ReadTail();
-                    if (_seen == _head)
+                    if (_seen != _head)
                     {
-                        ring.Clear();
-                        return PooledTake.Completed;
+                        continue;
                     }
+
+                    ring.Clear();
+                    return TurnTake.Completed;
+                }
+
+                if (!idleIfEmpty)
+                {
+                    return TurnTake.Empty;
+                }
+
+                _idle.Release();
+                if (!HasWork() || !_idle.TryReclaim())
+                {
+                    return TurnTake.Idle; // nothing came, or the producer saw Idle and queued the next turn
                 }
             }
-
-            var end = Math.Min(_seen, _head + Math.Min(left, pipe._batchLimit));
-            left -= (int)(end - _head);
-            _head = pipe.HandleBatch(ring, Handler, _head, end);
-            pipe.HandBack(ring, _head);
-            return PooledTake.Taken;
         }
 
-        protected override bool HasWork() => ring.ReadTail() != Volatile.Read(ref _head) || pipe._isDrainable();
+        public readonly bool HasWork() => ring.ReadTail() != _head || pipe._isDrainable();
+
+        public bool TryClaimIdle() => _idle.TryClaim();
+
+        private void HandBack()
+        {
+            pipe.HandBack(ring, _head);
+            _released = _head;
+        }
     }
 }

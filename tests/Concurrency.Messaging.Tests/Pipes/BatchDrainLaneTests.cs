@@ -1,3 +1,4 @@
+using Concurrency.Messaging.Internal;
 using Concurrency.Messaging.Pipes;
 using Xunit;
 
@@ -86,7 +87,7 @@ public sealed class BatchDrainLaneTests
     /// (numbered from 0, each once); the first that breaks the order, a refused post, or a turn scheduled while one was
     /// already due fails the test at once. Nothing on the way allocates, so the lane's allocations are all that is counted.
     /// </summary>
-    private sealed class ScheduledTurns : IScheduledConsumer
+    private sealed class ScheduledTurns : ITurn
     {
         private readonly BatchDrainLane<long> _lane = new();
         private Slot<long>[] _batch = [];
@@ -106,6 +107,10 @@ public sealed class BatchDrainLaneTests
 
             _scheduled = true;
         }
+
+        public void RunTurn() => Assert.Fail("The test plays the turns itself.");
+
+        public void Execute() => RunTurn();
 
         public void Post(long message)
         {
@@ -130,15 +135,15 @@ public sealed class BatchDrainLaneTests
 
             Array.Clear(_batch, 0, _count); // as the mailbox does: the lane may reuse this array
             _count = 0;
-            switch (_lane.TryTake(ref _batch, out _count, out var one))
+            switch (_lane.Queue.Take(ref _batch, int.MaxValue, idleIfEmpty: true, out _count, out var one))
             {
-                case LaneTake.TakenOne:
+                case TurnTake.TakenOne:
                     Handle(one);
                     break;
-                case LaneTake.Idle:
+                case TurnTake.Idle:
                     _scheduled = false;
                     break;
-                case LaneTake.Completed:
+                case TurnTake.Completed:
                     Assert.Fail("The lane was never closed.");
                     break;
             }

@@ -1,0 +1,78 @@
+using System.Threading.Channels;
+using Concurrency.Messaging.Internal;
+
+namespace Concurrency.Messaging.Pipes;
+
+/// <summary>
+/// A consumer's side of a <see cref="Channel{T}"/> under the <see cref="TurnRunner"/>: a channel pipe's pooled consumer (a
+/// message at a time, freeing its room in a <see cref="LaneRoom"/>) or a channel mailbox (a batch at a time, up to the
+/// turn's budget). Nobody waits on the channel's reader: producers write, then notify through the flag kept here.
+/// </summary>
+/// <remarks>
+/// The flag is here because a channel's reader cannot mark its consumer idle atomically with finding itself empty: its
+/// "empty" and its waiters are its own, behind its own lock, with no hook for ours; and parking on its asynchronous wait
+/// instead would bring back the two .NET 10 bugs <see cref="ChannelPipe{T}"/> is written around (a cancelled read losing an
+/// item, a parked reader never woken). So every producer writes, then fences and reads this flag (see
+/// <see cref="IdleFlag"/>).
+/// </remarks>
+internal struct ChannelTurnQueue<T>(ChannelReader<T> reader, bool batches, LaneRoom? room = null, int lane = 0) : ITurnQueue<T>
+{
+    private const int FirstBatchLength = 16;
+
+    private IdleFlag _idle; // see IdleFlag: producers claim it after writing, the running turn releases it
+
+    public TurnTake Take(ref Slot<T>[] batch, int most, bool idleIfEmpty, out int count, out T one)
+    {
+        one = default!;
+        while (true)
+        {
+            count = 0;
+            if (!batches)
+            {
+                if (reader.TryRead(out one!))
+                {
+                    room?.Free(lane);
+                    return TurnTake.TakenOne;
+                }
+            }
+            else
+            {
+                while (count < most && reader.TryRead(out var message))
+                {
+                    if (count == batch.Length)
+                    {
+                        // A budget below the first length caps the first array too.
+                        Array.Resize(ref batch, Math.Min(Math.Max(batch.Length * 2, FirstBatchLength), most));
+                    }
+
+                    batch[count++].Value = message;
+                }
+
+                if (count > 0)
+                {
+                    return TurnTake.Taken;
+                }
+            }
+
+            if (reader.Completion.IsCompleted)
+            {
+                return TurnTake.Completed; // closed and empty
+            }
+
+            if (!idleIfEmpty)
+            {
+                return TurnTake.Empty;
+            }
+
+            _idle.Release();
+            if (!HasWork() || !_idle.TryReclaim())
+            {
+                return TurnTake.Idle; // nothing came, or a producer saw Idle and queued the next turn
+            }
+        }
+    }
+
+    public readonly bool HasWork() => reader.TryPeek(out _) || reader.Completion.IsCompleted;
+
+    public bool TryClaimIdle() => _idle.TryClaim();
+}
