@@ -1,3 +1,5 @@
+using Concurrency.Benchmarks.Contenders;
+using Concurrency.Benchmarks.PlainLoop.Shapes;
 using Xunit;
 
 namespace Concurrency.Benchmarks.Tests;
@@ -29,4 +31,88 @@ public sealed class LoopCommandTests
             directory.Delete(recursive: true);
         }
     }
+
+    [Fact]
+    public async Task Run_ShapesQuick_EveryPathShapeAndPhaseInTheTableAndExitsZero()
+    {
+        var directory = Directory.CreateTempSubdirectory("loop-shapes-quick-");
+        try
+        {
+            var (output, error) = (new StringWriter(), new StringWriter());
+
+            var exit = await Task.Run(() => Program.Run(["loop", "--shapes", "--quick", "--out", directory.FullName], output, error), TestContext.Current.CancellationToken)
+                .WaitAsync(ShapesLimit, TestContext.Current.CancellationToken);
+
+            Assert.True(exit == 0, error.ToString());
+            var table = File.ReadAllText(Assert.Single(Directory.GetFiles(directory.FullName, "LOOP-SHAPES-*.md")));
+            Assert.Contains("Quick run (--quick)", table, StringComparison.Ordinal);
+            foreach (var path in Enum.GetNames<ShapePath>())
+            {
+                Assert.Contains($"| {path} |", table, StringComparison.Ordinal);
+            }
+
+            foreach (var shape in LoopShape.All)
+            {
+                Assert.Contains($" {shape.Name}, cold |", table, StringComparison.Ordinal);
+                Assert.Contains($"| {shape.Name} | steady | best pipe", table, StringComparison.Ordinal);
+            }
+
+            Assert.Single(Directory.GetFiles(directory.FullName, "LOOP-SHAPES-*.json"));
+        }
+        finally
+        {
+            directory.Delete(recursive: true);
+        }
+    }
+
+    [Fact]
+    public void Run_ShapesUnknownPhase_UsageErrorBeforeAnyLaunch()
+    {
+        var (output, error) = (new StringWriter(), new StringWriter());
+
+        var exit = Program.Run(["loop", "--shapes", "--phases", "cold,lukewarm"], output, error);
+
+        Assert.Equal(Cli.UsageException.ExitCode, exit);
+        Assert.Contains("'lukewarm' is not a phase", error.ToString(), StringComparison.Ordinal);
+    }
+
+    public static TheoryData<ShapePath, ShapeMessage, ShapeHandler> PathsAndShapes()
+    {
+        var data = new TheoryData<ShapePath, ShapeMessage, ShapeHandler>();
+        foreach (var path in Enum.GetValues<ShapePath>())
+        {
+            foreach (var shape in LoopShape.All)
+            {
+                data.Add(path, shape.Message, shape.Handler);
+            }
+        }
+
+        return data;
+    }
+
+    [Theory]
+    [MemberData(nameof(PathsAndShapes))]
+    public async Task Measure_ColdSmallRun_HandlerKeptEveryMessageAndRateIsPositive(ShapePath path, ShapeMessage message, ShapeHandler handler)
+    {
+        var launch = await Task.Run(() => LoopShapes.Measure(new LoopShape(message, handler), Phase.Cold, path, 20_000, TimeSpan.Zero), TestContext.Current.CancellationToken)
+            .WaitAsync(Limit, TestContext.Current.CancellationToken);
+
+        var run = Assert.Single(launch.Runs);
+        Assert.Equal(path, run.Path);
+        Assert.True(run.Rate > 0);
+        Assert.True(run.CpuPerMessage >= 0);
+    }
+
+    [Fact]
+    public void SumOf_ReferenceMessagesPastOneBlock_SumsTheValuesTheyCarry()
+    {
+        var shape = new LoopShape(ShapeMessage.Reference, ShapeHandler.Trivial);
+        var messages = ShapeContender.Block + 10L;
+
+        var expected = Enumerable.Range(0, ShapeContender.Block).Sum(i => (long)i) + Enumerable.Range(0, 10).Sum(i => (long)i);
+
+        Assert.Equal(expected, ShapeContender.SumOf(shape, messages));
+    }
+
+    private static readonly TimeSpan ShapesLimit = TimeSpan.FromMinutes(10);
 }

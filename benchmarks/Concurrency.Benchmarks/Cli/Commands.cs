@@ -88,7 +88,6 @@ public static class Commands
             Idle.IdleCommand.Create(),
             Latency.LatencyCommand.Create(),
             Compare.CompareCommand.Create(),
-            UserShaped.UserShapedCommand.Create(machineCores),
         };
 
         // BenchmarkDotNet's own options (--filter, --list, --version, ...) reach it untouched.

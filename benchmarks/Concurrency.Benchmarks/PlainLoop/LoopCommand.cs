@@ -8,6 +8,7 @@ using Concurrency.Benchmarks.Contenders;
 using Concurrency.Benchmarks.Harness;
 using Concurrency.Benchmarks.Lab;
 using Concurrency.Benchmarks.Paths;
+using Concurrency.Benchmarks.PlainLoop.Shapes;
 using Concurrency.Benchmarks.Reporting;
 using Concurrency.Benchmarks.Runs;
 using Concurrency.Benchmarks.Scenarios;
@@ -17,7 +18,8 @@ using Concurrency.Messaging.Pipes;
 namespace Concurrency.Benchmarks.PlainLoop;
 
 /// <summary>
-/// <c>-- loop [--messages N] [--runs N] [--launches N] [--quick] [--out DIR]</c>: the headline contenders measured the plain way,
+/// <c>-- loop [--messages N] [--runs N] [--launches N] [--quick] [--out DIR]</c> (or <c>-- loop --shapes [--phases LIST]
+/// [--warm-seconds S] ...</c>, <see cref="LoopShapes"/>): the headline contenders measured the plain way,
 /// outside BenchmarkDotNet, as a user would try them: one producer thread posts N messages (10,000,000 by default) in one
 /// loop, the run ends when the consumer has handled the last one, every run is verified; warm-up runs until the runtime
 /// has settled on its code, then the median of the runs. Each launch (3 by default) is a fresh process; the table gives
@@ -64,6 +66,12 @@ public static class LoopCommand
     // A quick run (--quick): a smoke test of the whole command, not a measurement.
     private const int QuickMessages = 100_000;
 
+    internal const string ShapesOption = "--shapes";
+    internal const string WarmOption = "--warm-seconds";
+    internal const string ChildShapeOption = "--child-shape";
+    internal const string ChildPhaseOption = "--child-phase";
+    internal const string ChildPathOption = "--child-path";
+
     public static Command Create()
     {
         var messages = CommonOptions.WholeNumber("--messages", "N", 10_000_000, 1, int.MaxValue, $"messages per run ({QuickMessages:N0} with --quick)");
@@ -72,14 +80,38 @@ public static class LoopCommand
         var outDirectory = CommonOptions.Out("where LOOP-<cores>.md goes (default: a new folder results/runs/loop/yyyy-MM-dd-HHmmss; the published one is --out results)");
         var quick = CommonOptions.Quick("a smoke test: small message counts, one run, one launch, a short warm-up; not for publishing");
         var result = CommonOptions.Result();
+        var shapes = new Option<bool>(ShapesOption) { Description = "instead: the shapes users have, head to head (value or small reference messages, trivial or verifying handler, cold and steady) for ActionBlock, Rx ObserveOn, RawRing, Ring, BatchDrainQueue and ObserveOnRing; writes LOOP-SHAPES-<cores>.md" };
+        var phases = new Option<string?>("--phases") { HelpName = "LIST", Description = "with --shapes: cold, steady, or cold,steady (the default)" };
+        var warm = CommonOptions.Seconds(WarmOption, 60, "with --shapes: how long a steady launch runs its paths before it measures (1 with --quick)");
+        var childShape = new Option<string?>(ChildShapeOption) { Hidden = true };
+        var childPhase = new Option<Phase>(ChildPhaseOption) { Hidden = true };
+        var childPath = new Option<ShapePath?>(ChildPathOption) { Hidden = true };
         var command = new Command("loop", "The headline contenders as a plain loop outside BenchmarkDotNet: one producer posts N messages in one loop; warm-up runs until the runtime has settled on its code (at least 3 s, and a run that compiled no method), then the median of --runs. Each launch is a fresh process. Then Ring and ObserveOnRing of capacity 16 and 64 beside their default capacity; on one core each with its ceiling, capacity / (2 x the time one thread takes to hand the core to another). Last, the speed goals head to head, each goal's ratio taken within each of 14 rounds. Prefix taskset -c 0 for one core. Writes LOOP-<cores>.md.")
         {
-            messages, runs, launches, outDirectory, quick, result,
+            messages, runs, launches, outDirectory, quick, result, shapes, phases, warm, childShape, childPhase, childPath,
         };
         command.SetAction(parse =>
         {
             var isQuick = parse.GetValue(quick);
             bool Given(Option option) => parse.GetResult(option) is { Implicit: false };
+            if (parse.GetValue(shapes))
+            {
+                var shapeSettings = new ShapeSettings(
+                    ParsePhases(parse.GetValue(phases)),
+                    isQuick && !Given(messages) ? QuickMessages : parse.GetValue(messages),
+                    isQuick && !Given(launches) ? 1 : parse.GetValue(launches),
+                    TimeSpan.FromSeconds(isQuick && !Given(warm) ? 1 : parse.GetValue(warm)),
+                    isQuick);
+                if (parse.GetValue(result) is { } shapeResult)
+                {
+                    var shape = ParseShape(parse.GetValue(childShape));
+                    BenchmarkProcess.WriteResult(shapeResult, LoopShapes.Measure(shape, parse.GetValue(childPhase), parse.GetValue(childPath), shapeSettings.Messages, shapeSettings.Warm));
+                    return 0;
+                }
+
+                return LoopShapes.Run(shapeSettings, parse.GetValue(outDirectory) ?? StampedFolder.Create("loop"), Commands.Arguments(parse), parse.InvocationConfiguration.Output);
+            }
+
             var settings = new LoopSettings(
                 isQuick && !Given(messages) ? QuickMessages : parse.GetValue(messages),
                 isQuick && !Given(runs) ? 1 : parse.GetValue(runs),
@@ -352,6 +384,19 @@ public static class LoopCommand
         var cpuUsed = Environment.CpuUsage.TotalTime - cpuBefore;
         path.Consumers.VerifyBlock(label);
         return (block.Length / watch.Elapsed.TotalSeconds, cpuUsed.TotalNanoseconds / block.Length);
+    }
+
+    private static List<Phase> ParsePhases(string? list)
+        => list is null
+            ? [Phase.Cold, Phase.Steady]
+            : [.. list.Split(',', StringSplitOptions.TrimEntries).Select(name => Enum.TryParse<Phase>(name, ignoreCase: true, out var phase) && Enum.IsDefined(phase)
+                ? phase
+                : throw new UsageException($"loop: '{name}' is not a phase; use cold, steady or cold,steady."))];
+
+    private static LoopShape ParseShape(string? shape)
+    {
+        var parts = (shape ?? throw new UsageException($"loop: a shapes launch needs {ChildShapeOption}.")).Split(',');
+        return new LoopShape(Enum.Parse<ShapeMessage>(parts[0]), Enum.Parse<ShapeHandler>(parts[1]));
     }
 
     /// <summary>What one launch measures: messages per run, measured runs per path, launches, and whether it is a quick smoke run.</summary>

@@ -20,6 +20,13 @@ namespace Concurrency.Messaging.Pipes;
 /// the start too (see <see cref="SpinsFor"/>).
 /// </para>
 /// <para>
+/// A pause helps only while the other side runs on another core. Where the two share a core (a woken thread often lands
+/// on its waker's core; a loaded machine runs both wherever a core is free), pausing keeps the other side off it, so every
+/// pause after the first begins with a yield, and a side whose last wait needed more than one look starts its next wait
+/// with the yield (<see cref="NextYieldsFirst"/>): a ring then hands over once per ring-full, as on one core, instead of
+/// each side pausing out its budget per ring-full.
+/// </para>
+/// <para>
 /// Parking costs a process-wide barrier and a wake-up later, so it comes last: about 100 µs of pausing, then
 /// <see cref="YieldsBeforePark"/> yields. Once parked, a side costs no CPU at all until it is woken.
 /// </para>
@@ -34,9 +41,25 @@ internal struct IdleWait
     private readonly bool _spin; // whether pausing can pay off: every party has a core of its own
     private int _paused;         // SpinWait iterations spent since the last reset
     private int _yielded;        // yields since the last reset
+    private int _looks;          // calls to Wait since the last reset
+    private bool _yieldFirst;    // learned at each reset: the last wait needed more than one look, so the next one yields first
 
     /// <summary>Creates a wait that pauses before it yields only if <paramref name="spin"/> (see <see cref="SpinsFor"/>).</summary>
-    public IdleWait(bool spin) => _spin = spin;
+    /// <param name="spin">Whether pausing can pay off (see <see cref="SpinsFor"/>).</param>
+    /// <param name="yieldFirst">Whether the first look yields instead of pausing: what an earlier wait of the same side
+    /// learned (<see cref="NextYieldsFirst"/>), for a side that makes a new wait each time.</param>
+    public IdleWait(bool spin, bool yieldFirst = false)
+    {
+        _spin = spin;
+        _yieldFirst = yieldFirst;
+    }
+
+    /// <summary>
+    /// Gets what this side's next wait should start with: a yield (<see langword="true"/>) when the wait so far needed more
+    /// than one look, so one pause did not bring the other side's work; a pause when one look sufficed. A wait that has
+    /// not looked yet passes on what it was created with.
+    /// </summary>
+    public readonly bool NextYieldsFirst => _looks == 0 ? _yieldFirst : _looks > 1;
 
     /// <summary>Whether a wait among <paramref name="threads"/> busy threads (producers and consumers) should pause: only when each has a core.</summary>
     public static bool SpinsFor(int threads) => Environment.ProcessorCount > 1 && threads <= Environment.ProcessorCount;
@@ -86,8 +109,27 @@ internal struct IdleWait
     /// <returns><see langword="false"/> once pausing and yielding have run out: the caller should park.</returns>
     public bool Wait(int pause)
     {
+        _looks++;
         if (_spin && _paused < PauseBudget)
         {
+            // A pause pays off only while the other side runs on another core. When it shares this one (the scheduler
+            // often wakes a thread onto its waker's core, and a loaded machine runs both on whichever core is free), a
+            // pause keeps it off the core: the side waiting for room and the side waiting for work each paused out their
+            // whole budget once per ring-full, a lockstep that moved 5 M msg/s where streaming moves tens of millions. So
+            // every pause after the first begins with a yield, which hands the core to the other side if it waits here
+            // and returns at once if nothing else is runnable; and once a wait needed more than one look, the next one
+            // starts with the yield (see NextYieldsFirst).
+            if (_looks == 1 && _yieldFirst)
+            {
+                Thread.Yield();
+                return true;
+            }
+
+            if (_paused != 0)
+            {
+                Thread.Yield();
+            }
+
             Thread.SpinWait(pause);
             _paused += pause;
             return true;
@@ -106,6 +148,8 @@ internal struct IdleWait
     /// <summary>Starts over, after the side found work (or was woken).</summary>
     public void Reset()
     {
+        _yieldFirst = NextYieldsFirst;
+        _looks = 0;
         _paused = 0;
         _yielded = 0;
     }

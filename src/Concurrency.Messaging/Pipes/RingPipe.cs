@@ -30,6 +30,7 @@ internal sealed class RingPipe<T> : PipeBase<T>
     private SingleProducerGate _gate;     // who may post; closed
     private PaddedIndexes _cursor;        // work-sharing, inside the gate: Index = the ring the next post tries first
     private int _drainable;               // 0 → 1 once, after Close saw every in-flight post land: consumers may finish
+    private bool _postYieldsFirst;        // what the last wait for room learned (IdleWait.NextYieldsFirst): a hint, racy by design
 
     public RingPipe(IReadOnlyList<Action<T>> handlers, PipeOptions options)
         : base(PipeKind.Ring, options)
@@ -245,7 +246,9 @@ internal sealed class RingPipe<T> : PipeBase<T>
     [MethodImpl(MethodImplOptions.NoInlining)]
     private void PostSlow(T message, CancellationToken cancellationToken)
     {
-        var wait = new IdleWait(_spin);
+        // Each wait for room starts the way the last one ended: a pause when one pause brought room (the consumer runs on
+        // another core), a yield when it did not (it waits for this core). See IdleWait.
+        var wait = new IdleWait(_spin, _postYieldsFirst);
         while (true)
         {
             ThrowIfClosed();
@@ -271,6 +274,7 @@ internal sealed class RingPipe<T> : PipeBase<T>
 
             if (TryPost(message))
             {
+                _postYieldsFirst = wait.NextYieldsFirst;
                 return;
             }
         }

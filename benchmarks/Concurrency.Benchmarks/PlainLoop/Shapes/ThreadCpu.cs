@@ -1,6 +1,6 @@
 using System.Runtime.InteropServices;
 
-namespace Concurrency.Benchmarks.UserShaped;
+namespace Concurrency.Benchmarks.PlainLoop.Shapes;
 
 /// <summary>
 /// The calling thread's own CPU time (Linux: <c>CLOCK_THREAD_CPUTIME_ID</c>), so the producer's cost per post can be told

@@ -1,0 +1,285 @@
+using System.Diagnostics;
+using System.Globalization;
+using System.Text;
+using Concurrency.Benchmarks.Contenders;
+using Concurrency.Benchmarks.Lab;
+using Concurrency.Benchmarks.Reporting;
+using Concurrency.Benchmarks.Runs;
+
+namespace Concurrency.Benchmarks.PlainLoop.Shapes;
+
+/// <summary>What <c>loop --shapes</c> measures.</summary>
+/// <param name="Phases">Cold, steady, or both.</param>
+/// <param name="Messages">Messages in each measured run (and in each warm round).</param>
+/// <param name="Launches">Fresh processes per cold path and shape, and per steady shape.</param>
+/// <param name="Warm">How long a steady launch runs its paths before it measures.</param>
+/// <param name="Quick">A smoke test: the numbers are not for publishing.</param>
+public sealed record ShapeSettings(IReadOnlyList<Phase> Phases, int Messages, int Launches, TimeSpan Warm, bool Quick);
+
+/// <summary>One measured run of one path: msg/s, the process's CPU per message, and the producer thread's CPU per post (Linux; else 0).</summary>
+public sealed record ShapeRun(ShapePath Path, double Rate, double CpuPerMessage, double ProducerCpuPerPost);
+
+/// <summary>
+/// What one child process measured in one shape: a cold launch, its one path's first run; a steady launch, every path's
+/// run in each head-to-head round, in round order, after <paramref name="WarmRounds"/> warm rounds per path.
+/// </summary>
+public sealed record ShapeLaunch(ShapeMessage Message, ShapeHandler Handler, Phase Phase, IReadOnlyList<ShapeRun> Runs, int WarmRounds);
+
+/// <summary>
+/// <c>loop --shapes</c>: the shapes users have, each head to head. A shape is a message (a <c>long</c> by value, or a
+/// small preallocated object by reference) and a handler (<c>sum += m</c>, or the verifying one that also checks the
+/// count and the order); each path is built through its public API with default options, one producer thread posts in
+/// a plain <c>for</c> loop. Cold: a fresh process per path and shape creates the path once and measures its first
+/// messages, ending with Complete and Completion; the paths' launches interleave in ABBA order and each ratio is taken
+/// within a launch round. Steady: a fresh process per shape builds every path side by side (RawRing, whose consumer
+/// never parks, afresh per run), runs them in turn for the warm time, then measures rounds in a balanced order
+/// (<see cref="HeadToHead"/>), each ratio taken within each round. Every run checks what the handler kept.
+/// </summary>
+public static class LoopShapes
+{
+    /// <summary>The scenario the shapes' measurements are filed under (the plain loop's own table is "loop").</summary>
+    public const string Scenario = "loop-shapes";
+
+    private static readonly TimeSpan RunLimit = TimeSpan.FromMinutes(2);
+    private static readonly TimeSpan LaunchLimit = TimeSpan.FromMinutes(20);
+    private static readonly string[] BestPipe = [nameof(ShapePath.Ring), nameof(ShapePath.BatchDrainQueue)];
+
+    // The issue's goals, in every shape and phase: the best pipe against ActionBlock, the drop-in against Rx, RawRing as the
+    // ceiling (where it is itself below 1.2× ActionBlock, the best pipe's goal retires), and the post's CPU: ActionBlock's
+    // CPU per message ÷ the best pipe's, at least 1 ÷ 1.1 (the goal holds it in the trivial-handler shape at 2 cores).
+    private static readonly Goal[] Goals =
+    [
+        new("best pipe (the faster of Ring and BatchDrainQueue) ÷ ActionBlock", BestPipe, [nameof(ShapePath.DataflowActionBlock)], 1.2),
+        new("ObserveOnRing ÷ Rx ObserveOn (TaskPool)", [nameof(ShapePath.ObserveOnRing)], [nameof(ShapePath.RxObserveOnTaskPool)], 3),
+        new("RawRing (the ceiling) ÷ ActionBlock", [nameof(ShapePath.RawRing)], [nameof(ShapePath.DataflowActionBlock)], 1.2) { IsYardstick = true },
+    ];
+
+    private static readonly Goal CpuGoal = new("ActionBlock's CPU per message ÷ the best pipe's (the best pipe at most 1.1× ActionBlock's)", BestPipe, [nameof(ShapePath.DataflowActionBlock)], 1 / 1.1);
+
+    /// <summary>In the child: one launch, pinned as the parent is.</summary>
+    public static ShapeLaunch Measure(LoopShape shape, Phase phase, ShapePath? path, int messages, TimeSpan warm)
+        => phase == Phase.Cold
+            ? new ShapeLaunch(shape.Message, shape.Handler, phase, [MeasureCold(path ?? throw new ArgumentNullException(nameof(path)), shape, messages)], 0)
+            : MeasureSteady(shape, messages, warm);
+
+    /// <summary>In the parent: every launch, then LOOP-SHAPES-&lt;cores&gt;.md and its measurements beside it.</summary>
+    public static int Run(ShapeSettings settings, string outDirectory, IReadOnlyList<string> arguments, TextWriter output)
+    {
+        ArgumentNullException.ThrowIfNull(settings);
+        ArgumentNullException.ThrowIfNull(output);
+        var provenance = RunProvenance.Capture(arguments);
+        var paths = Enum.GetValues<ShapePath>();
+        var launches = new List<ShapeLaunch>[settings.Launches];
+        for (var launch = 0; launch < settings.Launches; launch++)
+        {
+            launches[launch] = [];
+            foreach (var phase in settings.Phases)
+            {
+                foreach (var shape in LoopShape.All)
+                {
+                    if (phase == Phase.Steady)
+                    {
+                        launches[launch].Add(Launch(settings, shape, phase, path: null, launch, output));
+                        continue;
+                    }
+
+                    foreach (var path in launch % 2 == 0 ? paths : [.. paths.Reverse()])
+                    {
+                        launches[launch].Add(Launch(settings, shape, phase, path, launch, output));
+                    }
+                }
+            }
+        }
+
+        var cores = Environment.ProcessorCount;
+        var text = Table(settings, launches, provenance, cores);
+        Directory.CreateDirectory(outDirectory);
+        var file = Path.Combine(outDirectory, string.Create(CultureInfo.InvariantCulture, $"LOOP-SHAPES-{cores}.md"));
+        File.WriteAllText(file, text);
+        var json = new ResultSet("loop", provenance, Measurements(settings, launches, cores)).WriteBeside(file);
+        output.WriteLine(text);
+        output.WriteLine($"Wrote {file} and {json}.");
+        return 0;
+    }
+
+    private static ShapeLaunch Launch(ShapeSettings settings, LoopShape shape, Phase phase, ShapePath? path, int launch, TextWriter output)
+    {
+        string[] arguments =
+        [
+            "loop", LoopCommand.ShapesOption, "--messages", settings.Messages.ToString(CultureInfo.InvariantCulture),
+            LoopCommand.WarmOption, settings.Warm.TotalSeconds.ToString(CultureInfo.InvariantCulture),
+            LoopCommand.ChildShapeOption, $"{shape.Message},{shape.Handler}", LoopCommand.ChildPhaseOption, phase.ToString(),
+            .. path is { } p ? [LoopCommand.ChildPathOption, p.ToString()] : Array.Empty<string>(),
+        ];
+        var what = $"the {shape.Name} {phase} launch {launch + 1}{(path is null ? string.Empty : $" of {path}")}";
+        var result = BenchmarkProcess.RunForResult<ShapeLaunch>(arguments, environment: null, (_, _) => { }, LaunchLimit, what);
+        foreach (var run in result.Runs)
+        {
+            output.WriteLine(string.Create(CultureInfo.InvariantCulture, $"launch {launch + 1}: {shape.Name,-20} {phase,-6} {run.Path,-20} {run.Rate / 1e6,7:0.0} M msg/s {run.CpuPerMessage,6:0.0} ns CPU/msg, producer {run.ProducerCpuPerPost,5:0.0} ns/post"));
+        }
+
+        return result;
+    }
+
+    private static ShapeRun MeasureCold(ShapePath path, LoopShape shape, int messages)
+    {
+        using var contender = ShapeContender.Create(path, shape);
+        return Timed(path, contender, messages, () => contender.CompleteAndWait(RunLimit));
+    }
+
+    private static ShapeLaunch MeasureSteady(LoopShape shape, int messages, TimeSpan warm)
+    {
+        var paths = Enum.GetValues<ShapePath>();
+        var kept = paths.Where(p => p != ShapePath.RawRing).ToDictionary(p => p, p => ShapeContender.Create(p, shape));
+        try
+        {
+            var rounds = 0;
+            var warming = Stopwatch.StartNew();
+            while (warming.Elapsed < warm)
+            {
+                foreach (var path in paths)
+                {
+                    RunOnce(path);
+                }
+
+                rounds++;
+            }
+
+            var runs = paths.ToDictionary(p => p, _ => new List<ShapeRun>());
+            HeadToHead.Run([.. paths.Select(p => new HeadToHead.Contender(p.ToString(), () => { var run = RunOnce(p); runs[p].Add(run); return run.Rate; }))], 1, (_, _, _) => { });
+            foreach (var (path, contender) in kept)
+            {
+                contender.CompleteAndWait(RunLimit);
+                contender.Check($"{path} ({shape.Name})");
+            }
+
+            var roundCount = runs[paths[0]].Count;
+            return new ShapeLaunch(shape.Message, shape.Handler, Phase.Steady, [.. Enumerable.Range(0, roundCount).SelectMany(r => paths.Select(p => runs[p][r]))], rounds);
+        }
+        finally
+        {
+            foreach (var contender in kept.Values)
+            {
+                contender.Dispose();
+            }
+        }
+
+        ShapeRun RunOnce(ShapePath path)
+        {
+            if (kept.TryGetValue(path, out var contender))
+            {
+                return Timed(path, contender, messages, () => contender.WaitForHandled(RunLimit, path.ToString()));
+            }
+
+            using var afresh = ShapeContender.Create(path, shape);
+            return Timed(path, afresh, messages, () => afresh.CompleteAndWait(RunLimit));
+        }
+    }
+
+    /// <summary>One run: the posts, then <paramref name="drain"/> until everything is handled; checked.</summary>
+    private static ShapeRun Timed(ShapePath path, ShapeContender contender, int messages, Action drain)
+    {
+        var cpuBefore = Environment.CpuUsage.TotalTime;
+        var start = Stopwatch.GetTimestamp();
+        var producerBefore = ThreadCpu.IsAvailable ? ThreadCpu.Now() : 0;
+        contender.Round(messages);
+        var producer = ThreadCpu.IsAvailable ? (double)(ThreadCpu.Now() - producerBefore) / messages : 0;
+        drain();
+        var elapsed = Stopwatch.GetElapsedTime(start);
+        var cpu = Environment.CpuUsage.TotalTime - cpuBefore;
+        contender.Check($"{path} ({contender.Shape.Name})");
+        return new ShapeRun(path, messages / elapsed.TotalSeconds, cpu.TotalNanoseconds / messages, producer);
+    }
+
+    /// <summary>Per launch, the runs of one path in one shape and phase (cold: one; steady: one per round).</summary>
+    private static List<List<ShapeRun>> RunsOf(List<ShapeLaunch>[] launches, LoopShape shape, Phase phase, ShapePath path)
+        => [.. launches.Select(l => l.Where(x => x.Message == shape.Message && x.Handler == shape.Handler && x.Phase == phase).SelectMany(x => x.Runs).Where(r => r.Path == path).ToList())];
+
+    /// <summary>Per launch, a goal's ratio in each round (cold: the launch's one round of every path).</summary>
+    private static List<IReadOnlyList<double>> Ratios(List<ShapeLaunch>[] launches, LoopShape shape, Phase phase, Goal goal, Func<ShapeRun, double> value)
+    {
+        var byPath = Enum.GetValues<ShapePath>().ToDictionary(p => p.ToString(), p => RunsOf(launches, shape, phase, p));
+        return [.. Enumerable.Range(0, launches.Length).Select(l => (IReadOnlyList<double>)[.. Enumerable.Range(0, byPath.Values.Min(runs => runs[l].Count)).Select(r => goal.RatioOf(name => value(byPath[name][l][r])))])];
+    }
+
+    private static string Table(ShapeSettings settings, List<ShapeLaunch>[] launches, RunProvenance provenance, int cores)
+    {
+        var columns = settings.Phases.SelectMany(phase => LoopShape.All.Select(shape => (Shape: shape, Phase: phase))).ToList();
+        var text = new StringBuilder()
+            .AppendLine(CultureInfo.InvariantCulture, $"# Plain loop, the shapes users have, {LabReport.CoreCount(cores)}")
+            .AppendLine()
+            .Append(settings.Quick ? $"**Quick run (--quick): smoke-test sizes, one launch, a short warm time. These numbers are not for publishing.**{Environment.NewLine}{Environment.NewLine}" : string.Empty)
+            .AppendLine(CultureInfo.InvariantCulture, $"One producer thread posts {settings.Messages:N0} messages per run in a plain `for` loop into each path built with default options. Shapes: a `long` by value or a small preallocated object by reference; the handler `sum += m`, or the verifying one (count, checksum, order). Cold: a fresh process per path and shape, the path created once and its first run measured through Complete and Completion, paths interleaved ABBA across launches. Steady: a fresh process per shape, every path side by side (RawRing afresh per run, its consumer never parks) run in turn for {settings.Warm.TotalSeconds:0} s, then {HeadToHead.Design(Enum.GetValues<ShapePath>().Length).Length} rounds in a balanced order. {settings.Launches} launch(es). Each cell: the median launch's msg/s and process CPU ns per message (a launch's figure: its median round).")
+            .AppendLine()
+            .AppendLine(CultureInfo.InvariantCulture, $"Machine: {provenance.Cpu}, {provenance.LogicalCores} logical cores ({cores} usable by this process), {provenance.Os}, {provenance.Runtime}. Commit {provenance.CommitLabel}.")
+            .AppendLine(CultureInfo.InvariantCulture, $"Command: `{(cores == 1 ? "taskset -c 0 " : string.Empty)}dotnet run -c Release --project benchmarks/Concurrency.Benchmarks -- {provenance.Arguments}`")
+            .AppendLine()
+            .Append("| path |");
+        foreach (var (shape, phase) in columns)
+        {
+            text.Append(CultureInfo.InvariantCulture, $" {shape.Name}, {phase.ToString().ToLowerInvariant()} |");
+        }
+
+        text.AppendLine().Append("|---|").AppendLine(string.Concat(Enumerable.Repeat("---:|", columns.Count)));
+        foreach (var path in Enum.GetValues<ShapePath>())
+        {
+            text.Append(CultureInfo.InvariantCulture, $"| {path} |");
+            foreach (var (shape, phase) in columns)
+            {
+                var perLaunch = RunsOf(launches, shape, phase, path);
+                var rate = Median([.. perLaunch.Select(runs => Median([.. runs.Select(r => r.Rate)]))]);
+                var cpu = Median([.. perLaunch.Select(runs => Median([.. runs.Select(r => r.CpuPerMessage)]))]);
+                text.Append(CultureInfo.InvariantCulture, $" {rate / 1e6:0.0} M, {cpu:0.0} ns |");
+            }
+
+            text.AppendLine();
+        }
+
+        text.AppendLine()
+            .AppendLine("## The goals, per shape and phase")
+            .AppendLine()
+            .AppendLine("Each ratio is taken within a round (steady: a head-to-head round; cold: one launch of every path), then the median launch [lowest, highest]; rounds at goal over every launch. A goal is met when the median of at least 5 launches reaches it, in two runs of the command: the verdict speaks for this run.")
+            .AppendLine()
+            .AppendLine("| shape | phase | goal | × | at least | rounds at goal | verdict |")
+            .AppendLine("|---|---|---|---:|---:|---:|---|");
+        foreach (var (shape, phase) in columns)
+        {
+            foreach (var goal in Goals)
+            {
+                var verdict = goal.Judge(Ratios(launches, shape, phase, goal, r => r.Rate));
+                text.AppendLine(CultureInfo.InvariantCulture, $"| {shape.Name} | {phase.ToString().ToLowerInvariant()} | {goal.Name} | {verdict.Ratio} | {goal.Threshold:0.00}× | {verdict.AtGoal} | {verdict.Verdict} |");
+            }
+
+            var cpu = CpuGoal.Judge(Ratios(launches, shape, phase, CpuGoal, r => 1 / r.CpuPerMessage));
+            text.AppendLine(CultureInfo.InvariantCulture, $"| {shape.Name} | {phase.ToString().ToLowerInvariant()} | {CpuGoal.Name} | {cpu.Ratio} | {CpuGoal.Threshold:0.00}× | {cpu.AtGoal} | {(shape.Handler == ShapeHandler.Trivial && cores == 2 ? cpu.Verdict : "shown, not a goal here")} |");
+        }
+
+        return text.ToString();
+    }
+
+    private static List<Measurement> Measurements(ShapeSettings settings, List<ShapeLaunch>[] launches, int cores)
+    {
+        var measurements = new List<Measurement>();
+        foreach (var phase in settings.Phases)
+        {
+            foreach (var shape in LoopShape.All)
+            {
+                foreach (var path in Enum.GetValues<ShapePath>())
+                {
+                    var perLaunch = RunsOf(launches, shape, phase, path);
+                    var name = path.ToString();
+                    measurements.Add(Measurement.Of(Scenario, name, Families.Of(name), shape.Conditions, phase, cores, Measurement.MessagesPerSecond, [.. perLaunch.Select(runs => Median([.. runs.Select(r => r.Rate)]))]));
+                    measurements.Add(Measurement.Of(Scenario, name, Families.Of(name), shape.Conditions, phase, cores, Measurement.CpuNanosecondsPerMessage, [.. perLaunch.Select(runs => Median([.. runs.Select(r => r.CpuPerMessage)]))]));
+                }
+            }
+        }
+
+        return measurements;
+    }
+
+    private static double Median(List<double> values)
+    {
+        var sorted = values.Order().ToList();
+        return sorted.Count % 2 == 1 ? sorted[sorted.Count / 2] : (sorted[(sorted.Count / 2) - 1] + sorted[sorted.Count / 2]) / 2;
+    }
+}
