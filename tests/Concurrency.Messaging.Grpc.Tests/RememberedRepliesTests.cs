@@ -76,4 +76,50 @@ public sealed class RememberedRepliesTests
         replies.Add(new Envelope { Sequence = 1, Payload = ByteString.CopyFrom(9) }, 129);
         Assert.Equal(new Envelope { Sequence = 1, Payload = ByteString.CopyFrom(9) }, replies.Find(1));
     }
+
+    [Fact]
+    public void TrimExcess_KeepsRoomASteadySessionNeeds_AndGivesBackRoomABurstLeft()
+    {
+        var replies = new RememberedReplies();
+        ulong sequence = 0;
+        void Fill(int count)
+        {
+            for (var i = 0; i < count; i++)
+            {
+                replies.Add(new Envelope { Sequence = ++sequence, Payload = ByteString.CopyFrom(new byte[64]) }, 192);
+            }
+        }
+
+        void Empty()
+        {
+            while (replies.Count > 0)
+            {
+                replies.RemoveOldest();
+            }
+
+            replies.TrimExcess();
+        }
+
+        // A burst of 10,000 keeps its room at the empty right after it (it needed it); a batch of 256 later gives it back.
+        Fill(10_000);
+        Empty();
+        Assert.True(replies.Capacity >= 10_000);
+        Fill(256);
+        Empty();
+        Assert.Equal(0, replies.Capacity);
+
+        // Steady batches of 256 reuse their arrays: nothing grows again once the room is there.
+        Fill(256);
+        Empty();
+        var capacity = replies.Capacity;
+        var steady = GC.GetAllocatedBytesForCurrentThread();
+        for (var batch = 0; batch < 10; batch++)
+        {
+            Fill(256);
+            Empty();
+        }
+
+        Assert.Equal(capacity, replies.Capacity);
+        Assert.True(GC.GetAllocatedBytesForCurrentThread() - steady < 10 * 256 * 300, "only the test's own envelopes are allocated");
+    }
 }

@@ -15,10 +15,14 @@ namespace Concurrency.Messaging.Grpc;
 /// <remarks>
 /// Not thread-safe: the session's gate guards it, as it guards the rest of what the session remembers. The arrays grow
 /// by doubling, so they hold at most twice what is remembered (which the session bounds), and are given back when the
-/// last reply is forgotten (<see cref="TrimExcess"/>).
+/// last reply is forgotten if they are much larger than what the session needed lately (<see cref="TrimExcess"/>).
 /// </remarks>
 internal sealed class RememberedReplies
 {
+    // Arrays up to these sizes are kept when the memory empties, whatever the session needed (64 KiB and about 56 KiB).
+    private const int KeptEntries = 1024;
+    private const int KeptPayloadBytes = 64 * 1024;
+
     private Entry[] _entries = [];
 
     // The oldest entry's index in _entries, and how many there are.
@@ -30,6 +34,13 @@ internal sealed class RememberedReplies
     private byte[] _payloads = [];
     private long _payloadStart;
     private long _payloadEnd;
+
+    // The most replies, and payload bytes, remembered at once since the memory was last empty (see TrimExcess).
+    private int _peakCount;
+    private long _peakPayloadBytes;
+
+    /// <summary>Gets how many replies the entries' array holds without growing (for tests).</summary>
+    public int Capacity => _entries.Length;
 
     /// <summary>Gets how many replies are remembered.</summary>
     public int Count => _count;
@@ -81,6 +92,8 @@ internal sealed class RememberedReplies
         _entries[(_first + _count) % _entries.Length] = new Entry(reply.Sequence, type, source, reply.Error, reply.Forgotten, _payloadEnd, payload.Length, bytes);
         _payloadEnd += payload.Length;
         _count++;
+        _peakCount = Math.Max(_peakCount, _count);
+        _peakPayloadBytes = Math.Max(_peakPayloadBytes, _payloadEnd - _payloadStart);
     }
 
     /// <summary>Forgets the oldest reply (there must be one); returns the bytes it was remembered at.</summary>
@@ -137,13 +150,25 @@ internal sealed class RememberedReplies
         return null;
     }
 
-    /// <summary>Gives the arrays back when nothing is remembered: a session that once held many replies does not keep their room.</summary>
+    /// <summary>
+    /// When nothing is remembered: gives the arrays back if they are more than four times what the session needed since it
+    /// was last empty (and more than a small floor). A client that acknowledges every batch empties the memory once a
+    /// batch; dropping the arrays each time made every batch grow them again, allocation by allocation. A session that
+    /// once held many replies and now holds few gives their room back the next time it is empty.
+    /// </summary>
     public void TrimExcess()
     {
-        if (_count == 0)
+        if (_count != 0)
+        {
+            return;
+        }
+
+        if ((_entries.Length > KeptEntries && _entries.Length > 4 * _peakCount) || (_payloads.Length > KeptPayloadBytes && _payloads.Length > 4 * _peakPayloadBytes))
         {
             (_entries, _payloads) = ([], []);
         }
+
+        (_peakCount, _peakPayloadBytes) = (0, 0);
     }
 
     private ref Entry Newest => ref _entries[(_first + _count - 1) % _entries.Length];
