@@ -387,6 +387,20 @@ internal sealed class GrpcExperiment(Func<string?>? findNatsServer = null) : ILa
         return new LabTable($"Baselines and peer in the same run, {Payload} B", ["path", "msg/s", "allocated B/msg", "server CPU ns/msg"], rows, ["msg/s", "allocated B/msg", "server CPU ns/msg"], string.Join(" ", notes));
     }
 
+    // The ratio of two contenders' server CPU within each round, over the rounds where both took at least a clock tick
+    // (a quick run's rounds may take none): median [lowest, highest], or "–".
+    private static string CpuRatio(List<double> top, List<double> bottom)
+    {
+        double[] ratios = [.. top.Zip(bottom).Where(pair => pair.First > 0 && pair.Second > 0).Select(pair => pair.First / pair.Second)];
+        if (ratios.Length == 0)
+        {
+            return "–";
+        }
+
+        var ratio = LabSample.Of(ratios);
+        return string.Create(CultureInfo.InvariantCulture, $"{ratio.Median:0.00} [{ratio.Low:0.00}, {ratio.High:0.00}]");
+    }
+
     private static string ServerCpu(List<PeerRunResult> results)
         => results.Any(r => double.IsNaN(r.ServerCpuNsPerMessage)) ? "–" : LabSample.Of([.. results.Select(r => r.ServerCpuNsPerMessage)]).Format();
 
@@ -399,12 +413,10 @@ internal sealed class GrpcExperiment(Func<string?>? findNatsServer = null) : ILa
             contender.Label,
             LabSample.Of(rounds[index]).Median.ToString("N0", CultureInfo.InvariantCulture),
             LabSample.Of(cpuRounds[index]).Format(),
-            plainEchoContender is { } plain
-                ? HeadToHead.Ratio(cpuRounds[index], cpuRounds[plain]) is var ratio ? string.Create(CultureInfo.InvariantCulture, $"{ratio.Median:0.00} [{ratio.Low:0.00}, {ratio.High:0.00}]") : "–"
-                : "–",
+            plainEchoContender is { } plain ? CpuRatio(cpuRounds[index], cpuRounds[plain]) : "–",
         ])],
         ["msg/s (median round)", "server CPU ns/msg", "÷ plain echo's (within each round)"],
-        ServerCpuNote + " Median round [lowest, highest]; the ratio is taken within each round, as the rates' are.");
+        ServerCpuNote + " Median round [lowest, highest]; the ratio is taken within each round, as the rates' are, over the rounds where both sides took a clock tick or more (a quick run's are too short to measure).");
 
     private static string Allocated(List<PeerRunResult> results) => LabSample.Of([.. results.Select(r => r.BytesPerMessage)]).Format();
 
