@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using System.Globalization;
 using Concurrency.Benchmarks.Contenders;
 using Concurrency.Benchmarks.Lab;
@@ -41,7 +42,18 @@ internal sealed class GrpcExperiment(Func<string?>? findNatsServer = null) : ILa
     private const int PumpContender = 0;
     private const int RawContender = 1;
     private const int NaiveContender = 2;
+
+    // Each row's warm-up goes on while a run is this much faster than the one before, up to this many runs.
+    private const double WarmUpRise = 1.1;
+    private const int MaxWarmUpRuns = 10;
+
+    // What the server CPU figures are, for the tables' notes.
+    private const string ServerCpuNote = "Server CPU ns/msg is the CPU time (user and system, all threads, Linux's 10 ms ticks) the peer process used from just before a run's client was built to just after it finished, divided by the run's messages: "
+        + "the server's whole cost per message (gRPC, Kestrel, HTTP/2, its garbage collections, and for ours the handler dispatch, reply assembly and session bookkeeping), connection set-up included.";
     private static readonly TimeSpan RunLength = TimeSpan.FromMilliseconds(600);
+
+    // Each row's warm-up (not in a quick run): sized runs for at least this long (and on while they speed up, above).
+    private static readonly TimeSpan WarmUpTime = TimeSpan.FromSeconds(2);
     private static readonly int[] Buffers = [1, 16, 256, 4096];
     private static readonly int[] Payloads = [16, 256, 4096];
     private static readonly int[] SenderCounts = [1, 10, 100, 1000, 5000];
@@ -78,7 +90,9 @@ internal sealed class GrpcExperiment(Func<string?>? findNatsServer = null) : ILa
         against a `nats-server` the lab starts on a free loopback port (where one is installed: `apt-get install
         nats-server`), request/reply from 1, 1,000 and 5,000 concurrent senders, each awaiting its reply, to a subscriber
         that echoes the payload (on its own connection, in the lab's process).
-        Each row: a warm-up run that also sizes the run to about 0.6 s, then 3 runs; the median [lowest, highest] is shown.
+        Each row: a warm-up that sizes the run to about 0.6 s and goes on for at least 2 s and while its rate still rises by
+        a tenth a run (the JIT compiles a path not run before in tiers, over seconds), then 3 runs; the median [lowest,
+        highest] is shown. The server CPU ns/msg: the peer process's CPU time over a run, divided by its messages.
         The goal ratios against the plain client are measured head to head, last: 10 rounds, each running our async pump
         (5,000 and 1,000 senders), raw batched 256, naive and the plain echo back to back, in a balanced order (each runs right after each
         other equally often), and the ratio is taken within each round, so that the machine's drift between rows minutes
@@ -110,7 +124,9 @@ internal sealed class GrpcExperiment(Func<string?>? findNatsServer = null) : ILa
         var runs = context.Quick ? 1 : 3;
         var senders = context.Quick ? 100 : ManySenders;
         var natsSenders = context.Quick ? [1, senders] : NatsSenderCounts;
-        var plan = new Plan(context, Modes.Length * Buffers.Length + Payloads.Length + SenderCounts.Length + natsSenders.Length + 8);
+        // The server's CPU is measurable only in a peer process of the lab's own (not on another machine, not in-process).
+        Func<TimeSpan>? serverCpu = process is null ? null : () => process.CpuTime;
+        var plan = new Plan(context, Modes.Length * Buffers.Length + Payloads.Length + SenderCounts.Length + natsSenders.Length + 8, serverCpu);
         var cancellation = context.Cancellation;
 
         var byMode = new Dictionary<(PeerMode, int), List<PeerRunResult>>();
@@ -139,7 +155,7 @@ internal sealed class GrpcExperiment(Func<string?>? findNatsServer = null) : ILa
         var plainEcho = peers.PlainEcho is null ? null : Baseline(PlainEcho256, 256);
         var byNatsSenders = nats is null ? null : natsSenders.ToDictionary(
             s => s,
-            s => plan.Measure($"NATS {s} senders", runs, s, count => GrpcContenders.Registry[NatsRequest].Build(target, s, Payload, count, cancellation)));
+            s => plan.Measure($"NATS {s} senders", runs, s, count => GrpcContenders.Registry[NatsRequest].Build(target, s, Payload, count, cancellation), serverInPeer: false));
 
         var byPayload = Payloads.ToDictionary(p => p, p => plan.Measure($"async {p} B", runs, senders, count => PeerRuns.PumpAsync(server, PeerMode.Async, DefaultBuffer, p, senders, count, cancellation)));
         var bySenders = SenderCounts.Where(s => !context.Quick || s <= senders).ToDictionary(
@@ -150,23 +166,24 @@ internal sealed class GrpcExperiment(Func<string?>? findNatsServer = null) : ILa
         // order is the one PumpContender, RawContender and NaiveContender name, then the fewer-senders pump and the plain
         // echo where they run.
         var fewerSenders = senders != FewerSenders && bySenders.TryGetValue(FewerSenders, out var fewerRuns) ? fewerRuns : null;
+        var cpuRounds = new List<List<double>>();
         List<HeadToHead.Contender> contenders =
         [
-            Contender($"async {senders:N0} senders", plan.Size(Rate(byMode[(PeerMode.Async, DefaultBuffer)]).Median, senders), count => PeerRuns.PumpAsync(server, PeerMode.Async, DefaultBuffer, Payload, senders, count, cancellation)),
-            Contender("raw batched 256", plan.Size(Rate(raw256).Median, 256), count => GrpcContenders.Registry[Raw256].Build(target, senders, Payload, count, cancellation)),
-            Contender("naive", plan.Size(Rate(naive).Median, 1), count => GrpcContenders.Registry[Naive].Build(target, senders, Payload, count, cancellation)),
+            Contender(plan, $"async {senders:N0} senders", plan.Size(Rate(byMode[(PeerMode.Async, DefaultBuffer)]).Median, senders), count => PeerRuns.PumpAsync(server, PeerMode.Async, DefaultBuffer, Payload, senders, count, cancellation), cpuRounds),
+            Contender(plan, "raw batched 256", plan.Size(Rate(raw256).Median, 256), count => GrpcContenders.Registry[Raw256].Build(target, senders, Payload, count, cancellation), cpuRounds),
+            Contender(plan, "naive", plan.Size(Rate(naive).Median, 1), count => GrpcContenders.Registry[Naive].Build(target, senders, Payload, count, cancellation), cpuRounds),
         ];
         int? fewerSendersContender = null, plainEchoContender = null;
         if (fewerSenders is not null)
         {
             fewerSendersContender = contenders.Count;
-            contenders.Add(Contender($"async {FewerSenders:N0} senders", plan.Size(Rate(fewerSenders).Median, FewerSenders), count => PeerRuns.PumpAsync(server, PeerMode.Async, DefaultBuffer, Payload, FewerSenders, count, cancellation)));
+            contenders.Add(Contender(plan, $"async {FewerSenders:N0} senders", plan.Size(Rate(fewerSenders).Median, FewerSenders), count => PeerRuns.PumpAsync(server, PeerMode.Async, DefaultBuffer, Payload, FewerSenders, count, cancellation), cpuRounds));
         }
 
         if (plainEcho is not null)
         {
             plainEchoContender = contenders.Count;
-            contenders.Add(Contender("plain echo 256", plan.Size(Rate(plainEcho).Median, 256), count => GrpcContenders.Registry[PlainEcho256].Build(target, senders, Payload, count, cancellation)));
+            contenders.Add(Contender(plan, "plain echo 256", plan.Size(Rate(plainEcho).Median, 256), count => GrpcContenders.Registry[PlainEcho256].Build(target, senders, Payload, count, cancellation), cpuRounds));
         }
 
         var rounds = plan.HeadToHead(contenders, context.Quick ? 1 : Math.Max(1, HeadToHeadRounds / HeadToHead.Design(contenders.Count).Length));
@@ -186,12 +203,17 @@ internal sealed class GrpcExperiment(Func<string?>? findNatsServer = null) : ILa
             ModeTable(byMode, senders, peers.InProcess
                 ? "Peers hosted in the lab's own process (--in-process, the smoke option): the server's work shares the client's process and thread pool. These numbers are not for publishing, and the restart run (which kills a peer process) was left out."
                 : null),
-            BaselineTable(byMode[(PeerMode.Async, DefaultBuffer)], naive, raw16, raw256, plainEcho, protoRequest, protoTell, byNatsSenders, senders, peers.InProcess),
+            BaselineTable(byMode[(PeerMode.Async, DefaultBuffer)], naive, raw16, raw256, plainEcho, protoRequest, protoTell, byNatsSenders, senders, peers.InProcess, serverCpu is not null),
             RatioTable(async, inOrder, rounds, fewerSendersContender, plainEchoContender, protoRequest, protoTell, byNatsSenders, senders),
             HeadToHeadTable(contenders, rounds),
             SweepTable($"Payload sweep: async, buffer {DefaultBuffer}, {senders:N0} senders", "payload (B)", byPayload),
             SweepTable($"Sender sweep: async, buffer {DefaultBuffer}, {Payload} B", "senders", bySenders),
         ];
+        if (serverCpu is not null)
+        {
+            tables.Add(ServerCpuTable(contenders, rounds, cpuRounds, plainEchoContender));
+        }
+
         if (restart is { } r)
         {
             tables.Add(new LabTable(
@@ -237,6 +259,30 @@ internal sealed class GrpcExperiment(Func<string?>? findNatsServer = null) : ILa
             figures.Add(Figure(NatsRequest, Senders(natsSenderCount), natsRuns));
         }
 
+        if (serverCpu is not null)
+        {
+            // The server's CPU per message: the baseline rows, and each head-to-head contender over its rounds.
+            figures.Add(CpuFigure("PeerClient, async", Senders(senders), [.. byMode[(PeerMode.Async, DefaultBuffer)].Select(r => r.ServerCpuNsPerMessage)]));
+            figures.Add(CpuFigure(Raw256, string.Empty, [.. raw256.Select(r => r.ServerCpuNsPerMessage)]));
+            figures.Add(CpuFigure(Naive, string.Empty, [.. naive.Select(r => r.ServerCpuNsPerMessage)]));
+            if (plainEcho is not null)
+            {
+                figures.Add(CpuFigure(PlainEcho256, string.Empty, [.. plainEcho.Select(r => r.ServerCpuNsPerMessage)]));
+            }
+
+            figures.Add(CpuFigure("PeerClient, async", $"{Senders(senders)}, head to head", cpuRounds[PumpContender]));
+            figures.Add(CpuFigure(Raw256, "head to head", cpuRounds[RawContender]));
+            if (fewerSendersContender is { } fewerCpu)
+            {
+                figures.Add(CpuFigure("PeerClient, async", $"{Senders(FewerSenders)}, head to head", cpuRounds[fewerCpu]));
+            }
+
+            if (plainEchoContender is { } plainCpu)
+            {
+                figures.Add(CpuFigure(PlainEcho256, "head to head", cpuRounds[plainCpu]));
+            }
+        }
+
         return new LabOutcome(tables, charts, figures);
     }
 
@@ -244,11 +290,28 @@ internal sealed class GrpcExperiment(Func<string?>? findNatsServer = null) : ILa
     private static LabFigure Figure(string contender, string conditions, List<PeerRunResult> runs)
         => new(contender, GrpcContenders.Registry[contender].Family, string.Join(", ", [string.Create(CultureInfo.InvariantCulture, $"Payload={Payload}"), .. conditions.Length > 0 ? [conditions] : Array.Empty<string>()]), Measurement.MessagesPerSecond, [.. runs.Select(r => r.MessagesPerSecond)]);
 
+    /// <summary>The server's CPU time per message in each run, as a figure (metric <see cref="Measurement.ServerCpuNanosecondsPerMessage"/>).</summary>
+    private static LabFigure CpuFigure(string contender, string conditions, IReadOnlyList<double> values)
+        => new(contender, GrpcContenders.Registry[contender].Family, string.Join(", ", [string.Create(CultureInfo.InvariantCulture, $"Payload={Payload}"), .. conditions.Length > 0 ? [conditions] : Array.Empty<string>()]), Measurement.ServerCpuNanosecondsPerMessage, values);
+
     private static string Senders(int senders) => string.Create(CultureInfo.InvariantCulture, $"Senders={senders}");
 
-    /// <summary>A head-to-head contender that sends <paramref name="messages"/> per run and gives the run's rate.</summary>
-    private static HeadToHead.Contender Contender(string label, int messages, Func<int, Task<PeerRunResult>> run)
-        => new(label, () => run(messages).GetAwaiter().GetResult().MessagesPerSecond);
+    /// <summary>
+    /// A head-to-head contender that sends <paramref name="messages"/> per run and gives the run's rate; the server's CPU
+    /// time per message of each round goes to a list of its own, added to <paramref name="serverCpu"/> (so in the
+    /// contenders' order; NaN where it is not measured).
+    /// </summary>
+    private static HeadToHead.Contender Contender(Plan plan, string label, int messages, Func<int, Task<PeerRunResult>> run, List<List<double>> serverCpu)
+    {
+        var rounds = new List<double>();
+        serverCpu.Add(rounds);
+        return new(label, () =>
+        {
+            var result = plan.Timed(run, messages);
+            rounds.Add(result.ServerCpuNsPerMessage);
+            return result.MessagesPerSecond;
+        });
+    }
 
     private static LabSample Rate(List<PeerRunResult> results) => LabSample.Of([.. results.Select(r => r.MessagesPerSecond)]);
 
@@ -270,29 +333,29 @@ internal sealed class GrpcExperiment(Func<string?>? findNatsServer = null) : ILa
         ["buffer", "msg/s", "p50 µs", "p99 µs", "p99.9 µs"],
         note);
 
-    private static LabTable BaselineTable(List<PeerRunResult> async, List<PeerRunResult> naive, List<PeerRunResult> raw16, List<PeerRunResult> raw256, List<PeerRunResult>? plainEcho, List<PeerRunResult>? protoRequest, List<PeerRunResult>? protoTell, Dictionary<int, List<PeerRunResult>>? nats, int senders, bool inProcess)
+    private static LabTable BaselineTable(List<PeerRunResult> async, List<PeerRunResult> naive, List<PeerRunResult> raw16, List<PeerRunResult> raw256, List<PeerRunResult>? plainEcho, List<PeerRunResult>? protoRequest, List<PeerRunResult>? protoTell, Dictionary<int, List<PeerRunResult>>? nats, int senders, bool inProcess, bool serverCpu)
     {
         List<IReadOnlyList<string>> rows =
         [
-            [$"our pump, async, buffer {DefaultBuffer}, {senders:N0} senders", Rate(async).Format(), Allocated(async)],
-            ["naive: plain client, await WriteAsync per message", Rate(naive).Format(), Allocated(naive)],
-            ["raw batched: plain client, 16 envelopes per write", Rate(raw16).Format(), Allocated(raw16)],
-            ["raw batched: plain client, 256 envelopes per write", Rate(raw256).Format(), Allocated(raw256)],
+            [$"our pump, async, buffer {DefaultBuffer}, {senders:N0} senders", Rate(async).Format(), Allocated(async), ServerCpu(async)],
+            ["naive: plain client, await WriteAsync per message", Rate(naive).Format(), Allocated(naive), ServerCpu(naive)],
+            ["raw batched: plain client, 16 envelopes per write", Rate(raw16).Format(), Allocated(raw16), ServerCpu(raw16)],
+            ["raw batched: plain client, 256 envelopes per write", Rate(raw256).Format(), Allocated(raw256), ServerCpu(raw256)],
         ];
         if (plainEcho is not null)
         {
-            rows.Add(["plain echo: plain grpc-dotnet service, 256 envelopes per write", Rate(plainEcho).Format(), Allocated(plainEcho)]);
+            rows.Add(["plain echo: plain grpc-dotnet service, 256 envelopes per write", Rate(plainEcho).Format(), Allocated(plainEcho), ServerCpu(plainEcho)]);
         }
 
         if (protoRequest is not null && protoTell is not null)
         {
-            rows.Add([$"Proto.Remote, RequestAsync from {senders:N0} senders", Rate(protoRequest).Format(), "–"]);
-            rows.Add([$"Proto.Remote, Tell, {senders:N0} in flight", Rate(protoTell).Format(), "–"]);
+            rows.Add([$"Proto.Remote, RequestAsync from {senders:N0} senders", Rate(protoRequest).Format(), "–", ServerCpu(protoRequest)]);
+            rows.Add([$"Proto.Remote, Tell, {senders:N0} in flight", Rate(protoTell).Format(), "–", ServerCpu(protoTell)]);
         }
 
         foreach (var (natsSenders, natsRuns) in nats ?? [])
         {
-            rows.Add([$"NATS request/reply from {natsSenders:N0} sender{(natsSenders == 1 ? string.Empty : "s")}", Rate(natsRuns).Format(), Allocated(natsRuns)]);
+            rows.Add([$"NATS request/reply from {natsSenders:N0} sender{(natsSenders == 1 ? string.Empty : "s")}", Rate(natsRuns).Format(), Allocated(natsRuns), "–"]);
         }
 
         List<string> notes = [];
@@ -318,8 +381,42 @@ internal sealed class GrpcExperiment(Func<string?>? findNatsServer = null) : ILa
         notes.Add(inProcess
             ? "Allocated B/msg counts everything the lab's process allocated during a run, the in-process peers' work included."
             : "Allocated B/msg is what the client's process allocated from the first send to the last reply, per message (the harness's own payload buffers included: one per message for the plain client, one per sender for ours).");
-        return new LabTable($"Baselines and peer in the same run, {Payload} B", ["path", "msg/s", "allocated B/msg"], rows, ["msg/s", "allocated B/msg"], string.Join(" ", notes));
+        notes.Add(serverCpu
+            ? ServerCpuNote + " NATS's server is a process of its own, not measured."
+            : "Server CPU ns/msg is measured only against the lab's own peer process (not with --server or --in-process).");
+        return new LabTable($"Baselines and peer in the same run, {Payload} B", ["path", "msg/s", "allocated B/msg", "server CPU ns/msg"], rows, ["msg/s", "allocated B/msg", "server CPU ns/msg"], string.Join(" ", notes));
     }
+
+    // The ratio of two contenders' server CPU within each round, over the rounds where both took at least a clock tick
+    // (a quick run's rounds may take none): median [lowest, highest], or "–".
+    private static string CpuRatio(List<double> top, List<double> bottom)
+    {
+        double[] ratios = [.. top.Zip(bottom).Where(pair => pair.First > 0 && pair.Second > 0).Select(pair => pair.First / pair.Second)];
+        if (ratios.Length == 0)
+        {
+            return "–";
+        }
+
+        var ratio = LabSample.Of(ratios);
+        return string.Create(CultureInfo.InvariantCulture, $"{ratio.Median:0.00} [{ratio.Low:0.00}, {ratio.High:0.00}]");
+    }
+
+    private static string ServerCpu(List<PeerRunResult> results)
+        => results.Any(r => double.IsNaN(r.ServerCpuNsPerMessage)) ? "–" : LabSample.Of([.. results.Select(r => r.ServerCpuNsPerMessage)]).Format();
+
+    /// <summary>The server's CPU per message of each head-to-head contender over its rounds, and its ratio to the plain echo's within each round.</summary>
+    private static LabTable ServerCpuTable(IReadOnlyList<HeadToHead.Contender> contenders, double[][] rounds, List<List<double>> cpuRounds, int? plainEchoContender) => new(
+        "Server CPU per message, head to head (the same rounds)",
+        ["contender", "msg/s (median round)", "server CPU ns/msg", "÷ plain echo's (within each round)"],
+        [.. contenders.Select((contender, index) => (IReadOnlyList<string>)
+        [
+            contender.Label,
+            LabSample.Of(rounds[index]).Median.ToString("N0", CultureInfo.InvariantCulture),
+            LabSample.Of(cpuRounds[index]).Format(),
+            plainEchoContender is { } plain ? CpuRatio(cpuRounds[index], cpuRounds[plain]) : "–",
+        ])],
+        ["msg/s (median round)", "server CPU ns/msg", "÷ plain echo's (within each round)"],
+        ServerCpuNote + " Median round [lowest, highest]; the ratio is taken within each round, as the rates' are, over the rounds where both sides took a clock tick or more (a quick run's are too short to measure).");
 
     private static string Allocated(List<PeerRunResult> results) => LabSample.Of([.. results.Select(r => r.BytesPerMessage)]).Format();
 
@@ -406,26 +503,57 @@ internal sealed class GrpcExperiment(Func<string?>? findNatsServer = null) : ILa
         ])],
         [key, "msg/s", "p50 µs", "p99 µs", "p99.9 µs"]);
 
-    /// <summary>Runs each row: a warm-up that sizes the run, then the timed runs, with progress.</summary>
-    private sealed class Plan(LabContext context, int rows)
+    /// <summary>
+    /// Runs each row: a warm-up that sizes the run, then the timed runs, with progress. Where the server runs in a peer
+    /// process of the lab's own (<paramref name="serverCpu"/> reads its CPU time), each timed run also gives the server's
+    /// CPU time per message.
+    /// </summary>
+    private sealed class Plan(LabContext context, int rows, Func<TimeSpan>? serverCpu)
     {
         private int _done;
 
-        public List<PeerRunResult> Measure(string label, int runs, int unit, Func<int, Task<PeerRunResult>> run)
+        public List<PeerRunResult> Measure(string label, int runs, int unit, Func<int, Task<PeerRunResult>> run, bool serverInPeer = true)
         {
             context.Report((double)_done / rows, label);
             var warmUp = Round(context.Quick ? 1_000 : 20_000, unit);
-            var first = run(warmUp).GetAwaiter().GetResult();
-            var count = Size(first.MessagesPerSecond, unit);
+            var rate = run(warmUp).GetAwaiter().GetResult().MessagesPerSecond;
+            if (!context.Quick)
+            {
+                // A path whose code has not run yet (the plain echo's, on both sides) starts at the JIT's first tier and
+                // takes seconds of runs to reach its last: it is warmed until its rate stops rising, so that no row is
+                // measured colder than another (a 20,000-message warm-up left the plain echo at half its speed).
+                var warming = Stopwatch.GetTimestamp();
+                for (var i = 0; i < MaxWarmUpRuns; i++)
+                {
+                    var next = run(Size(rate, unit)).GetAwaiter().GetResult().MessagesPerSecond;
+                    var rising = next > rate * WarmUpRise;
+                    rate = next;
+                    if (!rising && Stopwatch.GetElapsedTime(warming) >= WarmUpTime)
+                    {
+                        break;
+                    }
+                }
+            }
+
+            var count = Size(rate, unit);
             var results = new List<PeerRunResult>(runs);
             for (var i = 0; i < runs; i++)
             {
                 Lab.HeadToHead.CollectGarbage();
-                results.Add(run(count).GetAwaiter().GetResult());
+                results.Add(Timed(run, count, serverInPeer));
             }
 
             _done++;
             return results;
+        }
+
+        /// <summary>One run of <paramref name="count"/> messages, with the peer process's CPU time over it per message where it is the server.</summary>
+        public PeerRunResult Timed(Func<int, Task<PeerRunResult>> run, int count, bool serverInPeer = true)
+        {
+            var cpu = serverInPeer ? serverCpu : null;
+            var before = cpu?.Invoke() ?? TimeSpan.Zero;
+            var result = run(count).GetAwaiter().GetResult();
+            return cpu is null ? result : result with { ServerCpuNsPerMessage = (cpu() - before).TotalNanoseconds / count };
         }
 
         /// <summary>A run's message count for a path measured at <paramref name="rate"/>: about the lab's run length.</summary>

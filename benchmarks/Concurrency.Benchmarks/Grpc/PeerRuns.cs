@@ -152,6 +152,9 @@ internal static class PeerRuns
     public static async Task<PeerRunResult> PlainEchoAsync(Uri server, int perWrite, int payloadBytes, int messages, CancellationToken cancellation)
     {
         using var channel = GrpcChannel.ForAddress(server, new GrpcChannelOptions { MaxReceiveMessageSize = null, MaxSendMessageSize = null });
+
+        // Connected before the clock starts, as our client (ConnectAsync) and the raw one (the greeting) are.
+        await channel.ConnectAsync(cancellation).ConfigureAwait(false);
         var client = new PlainEcho.Echo.EchoClient(channel);
         using var call = client.Exchange(cancellationToken: cancellation);
         var allocated = GC.GetTotalAllocatedBytes(precise: false);

@@ -34,6 +34,7 @@ public sealed record Measurement(
 {
     public const string MessagesPerSecond = "msg/s";
     public const string CpuNanosecondsPerMessage = "CPU ns/msg";
+    public const string ServerCpuNanosecondsPerMessage = "server CPU ns/msg";
     public const string BytesPerMessage = "allocated B/msg";
     public const string IdleCorePercent = "% of one core, 100 idle instances";
     public const string BytesPerIdleActor = "bytes per idle actor";

@@ -1,4 +1,3 @@
-using System.Diagnostics;
 using Concurrency.Messaging.Grpc.Protocol;
 
 namespace Concurrency.Messaging.Grpc;
@@ -20,9 +19,8 @@ internal sealed class PeerSession(string id, PeerServerState state)
     // opens a new one only when it gave up on the old. Exchanged with Interlocked.
     private CancellationTokenSource? _current;
 
-    // Guarded by Gate: the remembered replies by sequence number (Recall is O(1)), and their order, oldest first.
-    private readonly Dictionary<ulong, Envelope> _bySequence = [];
-    private readonly Queue<(ulong Sequence, int Bytes)> _order = new();
+    // Guarded by Gate: the remembered replies, oldest first (Recall is a binary search: resends are rare).
+    private readonly RememberedReplies _replies = new();
 
     // Guarded by Gate: the bytes of the remembered replies, reserved in the server's budget.
     private long _bytes;
@@ -58,7 +56,7 @@ internal sealed class PeerSession(string id, PeerServerState state)
     public long LastActive => Volatile.Read(ref _lastActive);
 
     /// <summary>Gets the remembered replies. Under <see cref="Gate"/> (or for a test, when nothing runs).</summary>
-    public int RememberedCount => _bySequence.Count;
+    public int RememberedCount => _replies.Count;
 
     public void Attach() => Interlocked.Increment(ref _streams);
 
@@ -121,17 +119,13 @@ internal sealed class PeerSession(string id, PeerServerState state)
         }
 
         _acknowledged = through;
-        while (_order.TryPeek(out var oldest) && oldest.Sequence <= through)
+        while (_replies.TryPeekOldest(out var oldest, out _) && oldest <= through)
         {
             Forget();
         }
 
-        if (_order.Count == 0)
-        {
-            // A session that once held many replies gives their slots back.
-            _bySequence.TrimExcess();
-            _order.TrimExcess();
-        }
+        // A session that once held many replies gives their room back.
+        _replies.TrimExcess();
     }
 
     /// <summary>
@@ -146,14 +140,14 @@ internal sealed class PeerSession(string id, PeerServerState state)
             return; // larger than a bound by itself: not remembered, and nothing else forgotten for it
         }
 
-        while (_order.Count > 0 && (_order.Count >= options.MaxRememberedPerSession || _bytes + bytes > options.MaxRememberedBytesPerSession))
+        while (_replies.Count > 0 && (_replies.Count >= options.MaxRememberedPerSession || _bytes + bytes > options.MaxRememberedBytesPerSession))
         {
             Forget();
         }
 
         while (!state.TryReserveRemembered(bytes))
         {
-            if (_order.Count == 0)
+            if (_replies.Count == 0)
             {
                 return; // the server's budget is spent by other sessions: this reply is not remembered, a resend of it is "forgotten"
             }
@@ -161,10 +155,8 @@ internal sealed class PeerSession(string id, PeerServerState state)
             Forget();
         }
 
-        _bySequence[reply.Sequence] = reply;
-        _order.Enqueue((reply.Sequence, bytes));
+        _replies.Add(reply, bytes);
         _bytes += bytes;
-        Debug.Assert(_bySequence.Count == _order.Count, "Every remembered reply is in both the map and the order.");
     }
 
     /// <summary>
@@ -173,7 +165,7 @@ internal sealed class PeerSession(string id, PeerServerState state)
     /// </summary>
     public Envelope? Recall(ulong sequence)
     {
-        if (_bySequence.TryGetValue(sequence, out var reply))
+        if (_replies.Find(sequence) is { } reply)
         {
             return reply;
         }
@@ -189,7 +181,7 @@ internal sealed class PeerSession(string id, PeerServerState state)
     /// <summary>Forgets everything, giving its bytes back to the server's budget; for a session the registry drops. Under <see cref="Gate"/> or when no stream uses it.</summary>
     public void Clear()
     {
-        while (_order.Count > 0)
+        while (_replies.Count > 0)
         {
             Forget();
         }
@@ -197,8 +189,7 @@ internal sealed class PeerSession(string id, PeerServerState state)
 
     private void Forget()
     {
-        var (sequence, bytes) = _order.Dequeue();
-        _bySequence.Remove(sequence);
+        var bytes = _replies.RemoveOldest();
         _bytes -= bytes;
         state.ReleaseRemembered(bytes);
     }

@@ -335,7 +335,10 @@ internal sealed class PeerStream
 
     private Envelope Answer(Envelope request, PeerMessage answer)
     {
-        var size = answer.WireSize;
+        // An upper bound first (at most 3 UTF-8 bytes a char, 5 a length, 1 a key), as for requests: the exact size, which
+        // counts the UTF-8 of both strings, only near the limit.
+        var bound = (((answer.Type?.Length ?? 0) + (answer.Source?.Length ?? 0)) * 3) + answer.Payload.Length + 18;
+        var size = bound <= _state.Options.MaxMessageBytes ? bound : answer.WireSize;
         if (size > _state.Options.MaxMessageBytes)
         {
             _state.CountFailed();

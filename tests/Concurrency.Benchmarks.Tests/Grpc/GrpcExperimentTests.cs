@@ -30,6 +30,13 @@ public sealed class GrpcExperimentTests
         Assert.Equal(nats ? 2 : 0, outcome.Figures!.Count(f => f.Contender == GrpcContenders.NatsRequest));
         Assert.Contains(outcome.Figures!, f => f.Contender == GrpcContenders.PlainEcho256);
 
+        // The server's CPU per message, against the peer process: a figure (ticks of 10 ms may round a quick run's to 0).
+        Assert.Equal("server CPU ns/msg", baselines.Columns[3]);
+        Assert.All(baselines.Rows.Take(5), row => Assert.True(double.Parse(row[3].Split(' ')[0], CultureInfo.InvariantCulture) >= 0, row[0]));
+        var serverCpu = Assert.Single(outcome.Tables, t => t.Title.StartsWith("Server CPU per message", StringComparison.Ordinal));
+        Assert.Equal(["async 100 senders", "raw batched 256", "naive", "plain echo 256"], serverCpu.Rows.Select(row => row[0]));
+        Assert.Contains(outcome.Figures!, f => f.Contender == GrpcContenders.PlainEcho256 && f.Metric == Concurrency.Benchmarks.Runs.Measurement.ServerCpuNanosecondsPerMessage);
+
         // Ratios: naive, raw, ours ÷ plain echo, in-order, two Proto.Remote, and NATS where it ran.
         Assert.Equal(nats ? 7 : 6, outcome.Tables[2].Rows.Count);
         Assert.StartsWith("async ÷ naive (head to head)", outcome.Tables[2].Rows[0][0], StringComparison.Ordinal);
@@ -61,6 +68,8 @@ public sealed class GrpcExperimentTests
         Assert.Equal(1, outcome.Tables.Sum(t => (t.Note ?? string.Empty).Split(NatsServer.SkipLine).Length - 1)); // said once, in the baselines' note
         Assert.DoesNotContain(outcome.Figures!, f => f.Contender == GrpcContenders.NatsRequest);
         Assert.DoesNotContain(outcome.Tables, t => t.Title.Contains("killed", StringComparison.Ordinal)); // the restart run needs a peer process
+        Assert.All(outcome.Tables[1].Rows, row => Assert.Equal("–", row[3])); // no server CPU: the server shares this process
+        Assert.DoesNotContain(outcome.Tables, t => t.Title.StartsWith("Server CPU per message", StringComparison.Ordinal));
         Assert.Equal(["--in-process"], peers.Arguments());
     }
 
