@@ -42,9 +42,19 @@ public abstract class AggregatingActor<T, TKey> : Actor<T>
                 continue;
             }
 
-            var key = KeyOf(first.Message);
+            TKey key;
+            try
+            {
+                key = KeyOf(first.Message);
+            }
+            catch
+            {
+                next++; // past the message whose key threw, as past any message before its handler: it fails alone, once
+                throw;
+            }
+
             var runEnd = next + 1;
-            while (runEnd < end && batch[runEnd].Value.Reply is null && _keys.Equals(KeyOf(batch[runEnd].Value.Message), key))
+            while (runEnd < end && batch[runEnd].Value.Reply is null && HasKey(batch[runEnd].Value.Message, key))
             {
                 runEnd++;
             }
@@ -69,6 +79,23 @@ public abstract class AggregatingActor<T, TKey> : Actor<T>
             {
                 Array.Clear(_run, 0, length);
             }
+        }
+    }
+
+    /// <summary>
+    /// Whether <paramref name="message"/> belongs to the run of <paramref name="key"/>. A key that throws ends the run
+    /// before the message, which then starts the next run, where its throw is reported as its own failure: the messages
+    /// before it are handled, not lost with it.
+    /// </summary>
+    private bool HasKey(T message, TKey key)
+    {
+        try
+        {
+            return _keys.Equals(KeyOf(message), key);
+        }
+        catch (Exception)
+        {
+            return false;
         }
     }
 }

@@ -11,9 +11,9 @@ namespace Concurrency.Messaging.Internal;
 /// <remarks>
 /// A producer stores its message, then (after a full fence) reads the flag, and claims an idle consumer by
 /// compare-and-swap (<see cref="TryClaim"/>). A turn that found the queue empty stores Idle with a full fence
-/// (<see cref="Release"/>), then looks at the queue again, and takes the flag back if something came
-/// (<see cref="TryReclaim"/>). Either the producer sees Idle and schedules a turn, or the turn's second look sees the
-/// message; if both happen, the compare-and-swap lets only one of them go on. Starts Idle: the consumer waits for its
+/// (<see cref="ReleaseThenLook"/>), then looks at the queue again, and takes the flag back if something came. Either the
+/// producer sees Idle and schedules a turn, or the turn's second look sees the message; if both happen, the
+/// compare-and-swap lets only one of them go on. Starts Idle: the consumer waits for its
 /// first post. A consumer that finished never releases it again, so it is never scheduled again.
 /// </remarks>
 internal struct IdleFlag
@@ -26,9 +26,31 @@ internal struct IdleFlag
     public bool TryClaim() =>
         Volatile.Read(ref _state.Value) == Idle && Interlocked.CompareExchange(ref _state.Value, Scheduled, Idle) == Idle;
 
-    /// <summary>The running turn, having found the queue empty: marks the consumer idle. A full fence: the next look cannot move above it.</summary>
-    public void Release() => Interlocked.Exchange(ref _state.Value, Idle);
+    /// <summary>
+    /// The running turn, having found <paramref name="queue"/> empty: marks the consumer idle (a full fence: the look below
+    /// cannot move above it), looks at the queue once more, and takes the consumer back if something came.
+    /// </summary>
+    /// <returns><see langword="true"/> if this turn still holds the consumer and should take again; <see langword="false"/>
+    /// if it is idle now (nothing came, or a producer saw Idle and queued the next turn): the turn must touch nothing more.</returns>
+    /// <remarks>
+    /// A look that throws counts as work: the turn takes the consumer back and its next take, which throws again while it
+    /// holds the consumer, ends the consumer cleanly. Failing here, after the release, would let a producer's turn run beside
+    /// the failing one, and the consumer would exit twice.
+    /// </remarks>
+    public bool ReleaseThenLook<T, TQueue>(ref TQueue queue)
+        where TQueue : struct, ITurnQueue<T>
+    {
+        Interlocked.Exchange(ref _state.Value, Idle);
+        bool more;
+        try
+        {
+            more = queue.HasWork();
+        }
+        catch (Exception)
+        {
+            more = true;
+        }
 
-    /// <summary>After <see cref="Release"/>, when the look found work: whether this turn got the consumer back (else a producer did).</summary>
-    public bool TryReclaim() => Interlocked.CompareExchange(ref _state.Value, Scheduled, Idle) == Idle;
+        return more && Interlocked.CompareExchange(ref _state.Value, Scheduled, Idle) == Idle;
+    }
 }

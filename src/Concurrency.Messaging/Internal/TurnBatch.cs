@@ -1,3 +1,4 @@
+using System.Runtime.CompilerServices;
 using Concurrency.Messaging.Pipes;
 
 namespace Concurrency.Messaging.Internal;
@@ -17,7 +18,11 @@ internal struct TurnBatch<T>
     /// <summary>After the batch was handled: drops the references it still holds, since the queue may reuse the array.</summary>
     public void Reset()
     {
-        Array.Clear(Items, 0, Count);
+        if (RuntimeHelpers.IsReferenceOrContainsReferences<T>() && Count != 0)
+        {
+            Array.Clear(Items, 0, Count);
+        }
+
         Next = 0;
         Count = 0;
     }

@@ -186,9 +186,14 @@ internal static class TurnRunner
                     break;
                 case TurnTake.Idle:
                     return; // the next post schedules a turn, which may have started already: touch nothing more
-                default:
-                    Debug.Assert(take == TurnTake.Completed, "A take marking idle never says Empty.");
+                case TurnTake.Completed:
                     owner.Completed();
+                    return;
+                default:
+                    // A take asked to mark the consumer idle never says Empty; if one did, the consumer still holds its
+                    // turn, so come back later rather than end a consumer whose queue may still get messages.
+                    Debug.Fail("A take marking idle never says Empty.");
+                    Yield(self);
                     return;
             }
         }
@@ -214,12 +219,20 @@ internal static class TurnRunner
                 return;
             }
 
+            var before = next;
             try
             {
                 owner.Deliver(batch, ref next, end);
             }
             catch (Exception ex)
             {
+                // The contract moves next past a message before handing it over; an owner that threw before it did (a
+                // key selector, say) must not get the same message again, or a restarting actor would fail on it forever.
+                if (next == before)
+                {
+                    next++;
+                }
+
                 owner.Failed(ex);
             }
 

@@ -249,8 +249,7 @@ internal sealed class BlockingCollectionPipe<T> : PipeBase<T>
                     return TurnTake.Empty;
                 }
 
-                _idle.Release();
-                if (!HasWork() || !_idle.TryReclaim())
+                if (!_idle.ReleaseThenLook<T, CollectionQueue>(ref this))
                 {
                     return TurnTake.Idle; // nothing came, or a producer saw Idle and queued the next turn
                 }

@@ -64,8 +64,7 @@ internal struct ChannelTurnQueue<T>(ChannelReader<T> reader, bool batches, LaneR
                 return TurnTake.Empty;
             }
 
-            _idle.Release();
-            if (!HasWork() || !_idle.TryReclaim())
+            if (!_idle.ReleaseThenLook<T, ChannelTurnQueue<T>>(ref this))
             {
                 return TurnTake.Idle; // nothing came, or a producer saw Idle and queued the next turn
             }

@@ -27,8 +27,8 @@ namespace Concurrency.Messaging.Pipes;
 /// each side pausing out its budget per ring-full.
 /// </para>
 /// <para>
-/// Parking costs a process-wide barrier and a wake-up later, so it comes last: about 100 µs of pausing, then
-/// <see cref="YieldsBeforePark"/> yields. Once parked, a side costs no CPU at all until it is woken.
+/// Parking costs a process-wide barrier and a wake-up later, so it comes last: about 100 µs of pausing (yields between
+/// pauses included), then <see cref="YieldsBeforePark"/> yields. Once parked, a side costs no CPU at all until it is woken.
 /// </para>
 /// </remarks>
 internal struct IdleWait
@@ -37,6 +37,9 @@ internal struct IdleWait
     private const int PauseBudget = 4000;
 
     private const int YieldsBeforePark = 40;
+
+    /// <summary>What a yield that returns at once costs, in <see cref="Thread.SpinWait(int)"/> iterations (a system call: about a microsecond).</summary>
+    private const int YieldCost = 40;
 
     private readonly bool _spin; // whether pausing can pay off: every party has a core of its own
     private int _paused;         // SpinWait iterations spent since the last reset
@@ -119,15 +122,19 @@ internal struct IdleWait
             // every pause after the first begins with a yield, which hands the core to the other side if it waits here
             // and returns at once if nothing else is runnable; and once a wait needed more than one look, the next one
             // starts with the yield (see NextYieldsFirst).
+            // Each yield is charged to the budget at what a yield that finds nothing else to run costs (about a
+            // microsecond), so a small pause does not turn the budget into thousands of system calls.
             if (_looks == 1 && _yieldFirst)
             {
                 Thread.Yield();
+                _paused += YieldCost;
                 return true;
             }
 
             if (_paused != 0)
             {
                 Thread.Yield();
+                _paused += YieldCost;
             }
 
             Thread.SpinWait(pause);

@@ -142,8 +142,7 @@ internal abstract class LanedQueuePipe<T, TLane> : PipeBase<T>
                     return taken;
                 }
 
-                _idle.Release();
-                if (!lane.HasWork() || !_idle.TryReclaim())
+                if (!_idle.ReleaseThenLook<T, LaneQueue>(ref this))
                 {
                     return TurnTake.Idle; // nothing came, or a producer saw Idle and queued the next turn
                 }

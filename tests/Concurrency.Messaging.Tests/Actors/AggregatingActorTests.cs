@@ -112,10 +112,27 @@ public sealed class AggregatingActorTests
             iter: 200);
     }
 
-    /// <summary>Holds the actor, queues <paramref name="backlog"/>, releases it, drains it, and returns the runs it was handed.</summary>
-    private static async Task<List<(char Key, string[] Messages)>> RunsOfBacklog(MailboxKind kind, string[] backlog, int? throughput = null)
+    [Theory]
+    [InlineData(MailboxKind.BatchDrain)]
+    [InlineData(MailboxKind.BoundedChannel)]
+    public async Task ReceiveRun_KeyOfAMessageThrows_ThatMessageFailsAloneAndTheRestAreHandled(MailboxKind kind)
     {
         await using var system = new ActorSystem();
+
+        // RunRecorder's key is a message's first character: the empty message's KeyOf throws, once while it would extend
+        // the run of "a", once as the first of its own. The runs around it are handled; only it fails, and only once.
+        var runs = await RunsOfBacklog(kind, ["a0", "a1", "", "b3", "b4"], system: system);
+
+        Assert.Equal([('a', ["a0", "a1"]), ('b', ["b3", "b4"])], runs.Select(r => (r.Key, r.Messages)));
+        Assert.Equal(1, system.FailureCount);
+    }
+
+    /// <summary>Holds the actor, queues <paramref name="backlog"/>, releases it, drains it, and returns the runs it was handed.</summary>
+    private static async Task<List<(char Key, string[] Messages)>> RunsOfBacklog(
+        MailboxKind kind, string[] backlog, int? throughput = null, ActorSystem? system = null)
+    {
+        await using var owned = system is null ? new ActorSystem() : null;
+        system ??= owned!;
         using var gate = new HandlerGate();
         var runs = new List<(char Key, string[] Messages)>();
         var actor = system.Spawn(() => new RunRecorder(gate, runs), new ActorOptions { Mailbox = kind, Throughput = throughput });
