@@ -16,6 +16,7 @@ public sealed class ActorSystem : IAsyncDisposable
     private long _nextId;          // Interlocked
     private long _deadLetterCount; // Interlocked
     private long _failureCount;    // Interlocked
+    private long _retiredHandled;  // guarded by _gate: what the terminated actors handled
     private bool _shutDown;        // guarded by _gate: no more spawns
 
     /// <summary>Creates an actor system.</summary>
@@ -32,6 +33,7 @@ public sealed class ActorSystem : IAsyncDisposable
         Throughput = options.Throughput;
         AskTimeout = options.AskTimeout;
         TimeProvider = options.TimeProvider;
+        ActorInstruments.Live.Add(this);
     }
 
     /// <summary>
@@ -66,6 +68,24 @@ public sealed class ActorSystem : IAsyncDisposable
             lock (_gate)
             {
                 return _actors.Count;
+            }
+        }
+    }
+
+    /// <summary>Gets how many messages this system's actors handled, terminated ones included (see <see cref="ActorInstruments"/>).</summary>
+    internal long HandledCount
+    {
+        get
+        {
+            lock (_gate)
+            {
+                var sum = _retiredHandled;
+                foreach (var actor in _actors)
+                {
+                    sum += actor.HandledCount;
+                }
+
+                return sum;
             }
         }
     }
@@ -137,7 +157,13 @@ public sealed class ActorSystem : IAsyncDisposable
             terminations[i] = actors[i].StopAsync(mode);
         }
 
-        await Task.WhenAll(terminations).WaitAsync(cancellationToken).ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing);
+        var all = Task.WhenAll(terminations);
+        await all.WaitAsync(cancellationToken).ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing);
+        if (all.IsCompleted)
+        {
+            ActorInstruments.Retire(this); // every actor terminated and none can be spawned: the count is final
+        }
+
         cancellationToken.ThrowIfCancellationRequested();
     }
 
@@ -149,21 +175,29 @@ public sealed class ActorSystem : IAsyncDisposable
 
     internal void Remove(IActorControl actor)
     {
+        // The actor's turn counted what it handled before it terminated: final, and moved to the total with the removal,
+        // under the lock a reader of HandledCount takes, so the sum never goes back.
+        var handled = actor.HandledCount;
         lock (_gate)
         {
-            _actors.Remove(actor);
+            if (_actors.Remove(actor))
+            {
+                _retiredHandled += handled;
+            }
         }
     }
 
     internal void ReportDeadLetter(DeadLetter letter)
     {
         Interlocked.Increment(ref _deadLetterCount);
+        ActorInstruments.Count(ActorInstruments.DeadLetters);
         _deadLetters.Report(letter);
     }
 
     internal void ReportFailure(ActorFailure failure)
     {
         Interlocked.Increment(ref _failureCount);
+        ActorInstruments.Count(ActorInstruments.Failures);
         _failures.Report(failure);
     }
 

@@ -5,4 +5,7 @@ internal interface IActorControl
 {
     /// <summary>Stops the actor and returns its termination.</summary>
     Task StopAsync(ActorStopMode mode);
+
+    /// <summary>Gets how many messages the actor's handler returned from (see <see cref="ActorInstruments"/>).</summary>
+    long HandledCount { get; }
 }

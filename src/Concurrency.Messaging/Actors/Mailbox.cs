@@ -30,8 +30,8 @@ internal abstract class Mailbox<T> : ActorRef<T>, ITurn, IActorControl
     private TurnBatch<Envelope<T>> _batch = new(); // turn: messages taken but not yet handled
     private int _state;                        // Running → Draining | Discarding (Interlocked, once) → Terminated; Discarding also from Draining after a fatal failure
     private long _discarded;                   // written by the turn, read by anyone (Interlocked)
-    private Exception? _failure;               // set by the turn before Terminated when the supervisor stopped the actor
-    private TaskCompletionSource? _termination; // created on first request (CompareExchange), completed once Terminated
+    private long _handled;                     // turn: a plain add once per turn (see TurnRunner.Run); read by anyone (Volatile)
+    private Ending? _termination;              // created on first request or failure (CompareExchange), completed once Terminated
     private HashSet<AskPromise>? _deferred;    // asks taken out of a turn and not yet completed; guarded by lock on itself
     private bool _awaiting;                    // turn: the last message's handler has not completed; the next turn ends it first
 
@@ -63,16 +63,13 @@ internal abstract class Mailbox<T> : ActorRef<T>, ITurn, IActorControl
 
     public override long DiscardedCount => Interlocked.Read(ref _discarded);
 
+    public long HandledCount => Volatile.Read(ref _handled);
+
     public override Task Termination
     {
         get
         {
-            var termination = Volatile.Read(ref _termination);
-            if (termination is null)
-            {
-                var created = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-                termination = Interlocked.CompareExchange(ref _termination, created, null) ?? created;
-            }
+            var termination = GetTermination();
 
             // The turn sets Terminated before it looks for a TaskCompletionSource: one of the two completes it.
             if (Volatile.Read(ref _state) == Terminated)
@@ -351,7 +348,7 @@ internal abstract class Mailbox<T> : ActorRef<T>, ITurn, IActorControl
 
         if (directive == SupervisionDirective.Stop)
         {
-            _failure = exception;
+            GetTermination().Failure = exception;
             var before = Interlocked.Exchange(ref _state, Discarding);
             if (before == Running)
             {
@@ -370,7 +367,7 @@ internal abstract class Mailbox<T> : ActorRef<T>, ITurn, IActorControl
             $"The mailbox of actor '{Name}' failed (its queue threw, not a handler); messages it still held were not handled. See the inner exception.",
             exception);
         _system.ReportFailure(new ActorFailure(Name, failure, SupervisionDirective.Stop));
-        _failure = failure;
+        GetTermination().Failure = failure;
         if (Interlocked.Exchange(ref _state, Discarding) == Running)
         {
             CloseQueue(); // later posts are refused as dead letters
@@ -416,9 +413,21 @@ internal abstract class Mailbox<T> : ActorRef<T>, ITurn, IActorControl
         }
     }
 
-    private void Complete(TaskCompletionSource termination)
+    private Ending GetTermination()
     {
-        if (_failure is { } failure)
+        var termination = Volatile.Read(ref _termination);
+        if (termination is null)
+        {
+            var created = new Ending();
+            termination = Interlocked.CompareExchange(ref _termination, created, null) ?? created;
+        }
+
+        return termination;
+    }
+
+    private static void Complete(Ending termination)
+    {
+        if (termination.Failure is { } failure)
         {
             termination.TrySetException(failure);
         }
@@ -490,6 +499,16 @@ internal abstract class Mailbox<T> : ActorRef<T>, ITurn, IActorControl
     private void ReportDeadLetter(T message) => _system.ReportDeadLetter(new DeadLetter(Name, message));
 
     /// <summary>
+    /// The actor's end, made only when someone asks for it or the actor fails, so an actor that never stops pays one null
+    /// field for it: the failure rides on the task that reports it.
+    /// </summary>
+    private sealed class Ending() : TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously)
+    {
+        /// <summary>Set by the turn before Terminated when the supervisor (or a failed queue) stopped the actor; read after.</summary>
+        public Exception? Failure;
+    }
+
+    /// <summary>
     /// The actor as the <see cref="TurnRunner"/>'s owner: messages go to the actor's behaviour, a throw to its supervisor;
     /// once it discards, messages are dead letters; an async handler that awaits suspends the turn.
     /// </summary>
@@ -505,6 +524,8 @@ internal abstract class Mailbox<T> : ActorRef<T>, ITurn, IActorControl
 
         public void DeliverOne(in Envelope<T> message) => mailbox._actor.ReceiveOne(mailbox, in message);
 
+        public void Handled(int count) => Volatile.Write(ref mailbox._handled, mailbox._handled + count); // one turn at a time: one writer
+
         public void Unhandled(Slot<Envelope<T>>[] batch, int next, int end)
         {
             for (var i = next; i < end; i++)
@@ -513,12 +534,14 @@ internal abstract class Mailbox<T> : ActorRef<T>, ITurn, IActorControl
             }
 
             Interlocked.Add(ref mailbox._discarded, end - next);
+            ActorInstruments.Count(ActorInstruments.Discarded, end - next);
         }
 
         public void UnhandledOne(in Envelope<T> message)
         {
             mailbox.Discard(in message);
             Interlocked.Increment(ref mailbox._discarded);
+            ActorInstruments.Count(ActorInstruments.Discarded);
         }
 
         public void Failed(Exception exception) => mailbox.Failed(exception);

@@ -34,6 +34,13 @@ internal interface ITurnOwner<T>
     /// <summary>Counts off one message without handling it: the consumer is stopping.</summary>
     void UnhandledOne(in T message);
 
+    /// <summary>
+    /// Counts <paramref name="count"/> messages handed over whose handler returned. The running turn only, once per turn or
+    /// batch and before the turn lets go of the consumer, so a plain add suffices (the next turn's thread sees it through
+    /// the hand-over's fence); readers on other threads read it with <see cref="Volatile"/>.
+    /// </summary>
+    void Handled(int count);
+
     /// <summary>A handler threw: the message that threw is lost; the owner faults or supervises.</summary>
     void Failed(Exception exception);
 

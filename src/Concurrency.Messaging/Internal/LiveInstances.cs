@@ -14,7 +14,8 @@ internal sealed class LiveInstances<T>
 
     public void Add(T instance) => _live.TryAdd(instance, null);
 
-    public void Remove(T instance) => _live.Remove(instance);
+    /// <returns>Whether <paramref name="instance"/> was live.</returns>
+    public bool Remove(T instance) => _live.Remove(instance);
 
     /// <summary>Adds up <paramref name="read"/> over the live instances.</summary>
     public long Sum(Func<T, long> read)

@@ -112,27 +112,35 @@ internal static class TurnRunner
     /// <paramref name="budget"/> messages; then yields if more may be waiting, or ends as the queue says (idle, completed)
     /// or as the owner says (suspended). A queue's exception ends the consumer through the owner, never the process.
     /// </summary>
+    /// <remarks>
+    /// What was handled is counted in a local and given to the owner (<see cref="ITurnOwner{T}.Handled"/>) before any act
+    /// that may let the next turn start on another thread (a yield, a take that may go idle, a suspension, the end), so the
+    /// owner's count has one writer at a time and costs a plain add once per turn or batch, never per message.
+    /// </remarks>
     public static void Run<T, TQueue, TOwner>(ITurn self, ref TQueue queue, ref TOwner owner, ref TurnBatch<T> batch, int budget)
         where TQueue : struct, ITurnQueue<T>
         where TOwner : struct, ITurnOwner<T>
     {
         Debug.Assert(budget > 0, "A turn handles at least one message.");
         var left = budget;
+        var handled = 0; // handed over and returned, not yet given to the owner
         while (true)
         {
             if (batch.Next < batch.Count)
             {
                 if (left <= 0)
                 {
+                    CountHandled<T, TOwner>(ref owner, ref handled);
                     Yield(self); // the budget is spent with messages in hand: the next turn starts with them
                     return;
                 }
 
                 var start = batch.Next;
-                DeliverBatch(ref owner, batch.Items, ref batch.Next, Math.Min(batch.Count, start + left));
+                handled += DeliverBatch(ref owner, batch.Items, ref batch.Next, Math.Min(batch.Count, start + left));
                 left -= batch.Next - start;
                 if (owner.IsSuspended)
                 {
+                    CountHandled<T, TOwner>(ref owner, ref handled);
                     owner.Suspended();
                     return;
                 }
@@ -143,6 +151,7 @@ internal static class TurnRunner
             batch.Reset();
             if (left <= 0)
             {
+                CountHandled<T, TOwner>(ref owner, ref handled);
                 Yield(self); // the budget is spent: give the thread to other work and come back
                 return;
             }
@@ -151,11 +160,18 @@ internal static class TurnRunner
             T one;
             try
             {
-                take = queue.Take(ref batch.Items, left, !owner.LooksBeforeIdle, out batch.Count, out one);
+                var idleIfEmpty = !owner.LooksBeforeIdle;
+                if (idleIfEmpty)
+                {
+                    CountHandled<T, TOwner>(ref owner, ref handled); // this take may go idle, and the next turn start at once
+                }
+
+                take = queue.Take(ref batch.Items, left, idleIfEmpty, out batch.Count, out one);
                 if (take == TurnTake.Empty)
                 {
                     // On several cores, look a little before going idle (see IdleWait), then take once more, going idle if
                     // still empty; the look found work or it did not, and the take decides either way.
+                    CountHandled<T, TOwner>(ref owner, ref handled);
                     IdleWait.LookBeforeIdle<T, TQueue>(ref queue);
                     take = queue.Take(ref batch.Items, left, idleIfEmpty: true, out batch.Count, out one);
                 }
@@ -165,6 +181,7 @@ internal static class TurnRunner
                 // Handlers' exceptions never get here (the delivery catches them): this is the queue itself failing. Thrown
                 // out of a pool work item it would end the process; the owner ends the consumer with it instead.
                 batch.Count = 0;
+                CountHandled<T, TOwner>(ref owner, ref handled);
                 owner.QueueFailed(queueFailure);
                 return;
             }
@@ -176,26 +193,45 @@ internal static class TurnRunner
                     break;
                 case TurnTake.TakenOne:
                     left--;
-                    DeliverOne(ref owner, in one);
+                    if (DeliverOne(ref owner, in one))
+                    {
+                        handled++;
+                    }
+
                     if (owner.IsSuspended)
                     {
+                        CountHandled<T, TOwner>(ref owner, ref handled);
                         owner.Suspended();
                         return;
                     }
 
                     break;
                 case TurnTake.Idle:
+                    Debug.Assert(handled == 0, "The count was given to the owner before the take that went idle.");
                     return; // the next post schedules a turn, which may have started already: touch nothing more
                 case TurnTake.Completed:
+                    CountHandled<T, TOwner>(ref owner, ref handled);
                     owner.Completed();
                     return;
                 default:
                     // A take asked to mark the consumer idle never says Empty; if one did, the consumer still holds its
                     // turn, so come back later rather than end a consumer whose queue may still get messages.
                     Debug.Fail("A take marking idle never says Empty.");
+                    CountHandled<T, TOwner>(ref owner, ref handled);
                     Yield(self);
                     return;
             }
+        }
+    }
+
+    /// <summary>Gives the turn's count so far to the owner: once per turn or batch, before the turn lets go of the consumer.</summary>
+    private static void CountHandled<T, TOwner>(ref TOwner owner, ref int handled)
+        where TOwner : struct, ITurnOwner<T>
+    {
+        if (handled != 0)
+        {
+            owner.Handled(handled);
+            handled = 0;
         }
     }
 
@@ -207,59 +243,68 @@ internal static class TurnRunner
     /// goes to the owner (fault or supervision) and delivery goes on past the message that threw; once stopping, the rest
     /// is counted off. Returns early if a handler suspended the turn.
     /// </summary>
-    private static void DeliverBatch<T, TOwner>(ref TOwner owner, Slot<T>[] batch, ref int next, int end)
+    /// <returns>How many messages were handed over and returned (the one that threw, and those counted off, excluded).</returns>
+    private static int DeliverBatch<T, TOwner>(ref TOwner owner, Slot<T>[] batch, ref int next, int end)
         where TOwner : struct, ITurnOwner<T>
     {
+        var handled = 0;
         while (next < end)
         {
             if (owner.IsStopping)
             {
                 owner.Unhandled(batch, next, end);
                 next = end;
-                return;
+                return handled;
             }
 
-            var before = next;
+            var start = next;
             try
             {
                 owner.Deliver(batch, ref next, end);
+                handled += next - start;
             }
             catch (Exception ex)
             {
-                // The contract moves next past a message before handing it over; an owner that threw before it did (a
-                // key selector, say) must not get the same message again, or a restarting actor would fail on it forever.
-                if (next == before)
+                // The contract moves next past a message before handing it over; an owner that threw before it did
+                // must not get the same message again, or a restarting actor would fail on it for ever.
+                if (next == start)
                 {
                     next++;
                 }
 
+                handled += next - start - 1; // next is past the message that threw
                 owner.Failed(ex);
             }
 
             if (owner.IsSuspended)
             {
-                return;
+                return handled;
             }
         }
+
+        return handled;
     }
 
     /// <summary>The deliver-count-fault loop for one message.</summary>
-    private static void DeliverOne<T, TOwner>(ref TOwner owner, in T message)
+    /// <returns>Whether it was handed over and returned.</returns>
+    private static bool DeliverOne<T, TOwner>(ref TOwner owner, in T message)
         where TOwner : struct, ITurnOwner<T>
     {
         if (owner.IsStopping)
         {
             owner.UnhandledOne(in message);
-            return;
+            return false;
         }
 
         try
         {
             owner.DeliverOne(in message);
+            return true;
         }
         catch (Exception ex)
         {
             owner.Failed(ex);
+            return false;
         }
     }
 }

@@ -17,7 +17,7 @@ internal sealed class BatchDrainQueuePipe<T>(IReadOnlyList<Action<T>> handlers, 
     // Runs once per consumer for the pipe's whole life: compiled fully optimized from the start, not left in tier-0 or
     // on-stack-replacement code that a loop entered once would otherwise run in.
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
-    protected override void Consume(BatchDrainLane<T> lane, Action<T> handler)
+    protected override void Consume(int consumer, BatchDrainLane<T> lane, Action<T> handler)
     {
         var batch = new Slot<T>[BatchDrainQueue<T>.InitialCapacity];
         var spin = IdleWait.SpinsFor(ConsumerCount + ProducerCount);
@@ -32,11 +32,13 @@ internal sealed class BatchDrainQueuePipe<T>(IReadOnlyList<Action<T>> handlers, 
                     handler(batch[handled].Value);
                 }
 
+                CountHandled(consumer, handled);
                 CountUnhandled(count - handled);
             }
             catch (Exception ex)
             {
                 // The message at `handled` threw; it and the rest of the batch are not handled.
+                CountHandled(consumer, handled);
                 CountUnhandled(count - handled);
                 Fault(ex);
             }
@@ -59,7 +61,7 @@ internal sealed class BatchDrainQueuePipe<T>(IReadOnlyList<Action<T>> handlers, 
         // and each lane's close schedules its idle consumer.
         for (var i = 0; i < handlers.Length; i++)
         {
-            lanes[i].UseScheduledConsumer(new PooledConsumer<T, SoleLaneQueue>(this, new SoleLaneQueue(lanes[i]), handlers[i], options.MessagesPerTurn));
+            lanes[i].UseScheduledConsumer(new PooledConsumer<T, SoleLaneQueue>(this, i, new SoleLaneQueue(lanes[i]), handlers[i], options.MessagesPerTurn));
         }
 
         StartConsumers(handlers.Length);

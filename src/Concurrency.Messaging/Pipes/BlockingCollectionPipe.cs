@@ -42,7 +42,7 @@ internal sealed class BlockingCollectionPipe<T> : PipeBase<T>
         StartConsumers(options, _handlers.Length, Consume, i =>
         {
             var index = _sharing ? 0 : i;
-            return new PooledConsumer<T, CollectionQueue>(this, new CollectionQueue(_lanes[index], _room, index), _handlers[i], options.MessagesPerTurn);
+            return new PooledConsumer<T, CollectionQueue>(this, i, new CollectionQueue(_lanes[index], _room, index), _handlers[i], options.MessagesPerTurn);
         }, out _turns);
     }
 
@@ -215,7 +215,7 @@ internal sealed class BlockingCollectionPipe<T> : PipeBase<T>
         while (lane.TryTake(out var message, Timeout.Infinite))
         {
             _room?.Free(index);
-            Deliver(handler, message);
+            Deliver(consumer, handler, message);
         }
     }
 

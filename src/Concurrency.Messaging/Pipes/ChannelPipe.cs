@@ -99,7 +99,7 @@ internal sealed class ChannelPipe<T> : PipeBase<T>
         {
             var lane = _sharing ? 0 : i;
             var queue = new ChannelTurnQueue<T>(_lanes[lane].Reader, batches: false, _room, lane);
-            return new PooledConsumer<T, ChannelTurnQueue<T>>(this, queue, _handlers[i], options.MessagesPerTurn);
+            return new PooledConsumer<T, ChannelTurnQueue<T>>(this, i, queue, _handlers[i], options.MessagesPerTurn);
         }, out _turns);
     }
 
@@ -353,7 +353,7 @@ internal sealed class ChannelPipe<T> : PipeBase<T>
         var wait = new IdleWait(_spin);
         while (true)
         {
-            if (DrainAvailable(reader, lane, handler) > 0)
+            if (DrainAvailable(consumer, reader, lane, handler) > 0)
             {
                 wait.Reset();
                 continue;
@@ -379,14 +379,14 @@ internal sealed class ChannelPipe<T> : PipeBase<T>
     }
 
     /// <summary>The dedicated consumer: handles what the channel holds.</summary>
-    /// <returns>How many it handled.</returns>
-    private int DrainAvailable(ChannelReader<T> reader, int lane, Action<T> handler)
+    /// <returns>How many it took.</returns>
+    private int DrainAvailable(int consumer, ChannelReader<T> reader, int lane, Action<T> handler)
     {
         var handled = 0;
         while (reader.TryRead(out var message))
         {
             _room?.Free(lane);
-            Deliver(handler, message);
+            Deliver(consumer, handler, message);
             handled++;
         }
 

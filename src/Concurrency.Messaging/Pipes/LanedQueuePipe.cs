@@ -116,12 +116,12 @@ internal abstract class LanedQueuePipe<T, TLane> : PipeBase<T>
         StartConsumers(
             options,
             handlers.Length,
-            consumer => Consume(lanes[consumer / ConsumersPerLane], handlers[consumer]),
-            consumer => new PooledConsumer<T, LaneQueue>(this, new LaneQueue(lanes[consumer / ConsumersPerLane]), handlers[consumer], options.MessagesPerTurn),
+            consumer => Consume(consumer, lanes[consumer / ConsumersPerLane], handlers[consumer]),
+            consumer => new PooledConsumer<T, LaneQueue>(this, consumer, new LaneQueue(lanes[consumer / ConsumersPerLane]), handlers[consumer], options.MessagesPerTurn),
             out _turns);
 
-    /// <summary>One consumer's loop: take from <paramref name="lane"/> until it is closed and empty.</summary>
-    protected abstract void Consume(TLane lane, Action<T> handler);
+    /// <summary>Consumer <paramref name="consumer"/>'s loop: take from <paramref name="lane"/> until it is closed and empty.</summary>
+    protected abstract void Consume(int consumer, TLane lane, Action<T> handler);
 
     /// <summary>
     /// One pooled consumer's side of a lane: a message at a time, so consumers sharing the lane share its backlog. A lane

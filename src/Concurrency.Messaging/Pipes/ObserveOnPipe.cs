@@ -40,7 +40,7 @@ internal sealed class ObserveOnPipe<T> : PipeBase<T>
                 scheduler = scheduler.DisableOptimizations(typeof(ISchedulerLongRunning));
             }
 
-            _subject.ObserveOn(scheduler).Subscribe(new Consumer(this, handlers[i], loop));
+            _subject.ObserveOn(scheduler).Subscribe(new Consumer(this, i, handlers[i], loop));
         }
     }
 
@@ -67,9 +67,9 @@ internal sealed class ObserveOnPipe<T> : PipeBase<T>
         }
     }
 
-    private sealed class Consumer(ObserveOnPipe<T> pipe, Action<T> handler, EventLoopScheduler? loop) : IObserver<T>
+    private sealed class Consumer(ObserveOnPipe<T> pipe, int index, Action<T> handler, EventLoopScheduler? loop) : IObserver<T>
     {
-        public void OnNext(T value) => pipe.Deliver(handler, value);
+        public void OnNext(T value) => pipe.Deliver(index, handler, value); // Rx serializes a subscription's OnNext: one writer
 
         public void OnError(Exception error) => OnCompleted();
 

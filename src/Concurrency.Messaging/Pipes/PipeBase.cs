@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using Concurrency.Messaging.Internal;
 
 namespace Concurrency.Messaging.Pipes;
@@ -5,9 +6,10 @@ namespace Concurrency.Messaging.Pipes;
 /// <summary>
 /// The lifecycle every pipe shares: closing once, faulting on the first handler exception, aborting,
 /// counting what was dropped or left unhandled, and finishing <see cref="Completion"/> when the last consumer exits.
-/// Implementations own their queues and make "closed" atomic with their own post path.
+/// Implementations own their queues and make "closed" atomic with their own post path. Its counts are the pipes'
+/// instruments (see <see cref="PipeInstruments"/>).
 /// </summary>
-internal abstract class PipeBase<T> : IPipe<T>
+internal abstract class PipeBase<T> : IPipe<T>, IPipeCounts
 {
     private readonly TaskCompletionSource _completion = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private readonly CancellationToken _abortToken;
@@ -22,6 +24,7 @@ internal abstract class PipeBase<T> : IPipe<T>
     private long _unhandled;        // Interlocked: deliveries accepted but never handled
     private long _dropped;          // Interlocked: messages a full mode dropped
     private int _liveConsumers;     // Interlocked: the last consumer out finishes Completion
+    private PaddedCount[] _handled = []; // consumer i's handled count at [i]: written by consumer i only (CountHandled), read by anyone (Volatile)
 
     [ThreadStatic]
     private static object? t_consuming; // the pipe whose handler this thread is running, if any: a post from it must not wait
@@ -30,6 +33,7 @@ internal abstract class PipeBase<T> : IPipe<T>
     {
         Kind = kind;
         _abortToken = options.AbortToken;
+        PipeInstruments.Live.Add(this);
     }
 
     public PipeKind Kind { get; }
@@ -39,6 +43,21 @@ internal abstract class PipeBase<T> : IPipe<T>
     public long DroppedCount => Interlocked.Read(ref _dropped);
 
     public long UnhandledCount => Interlocked.Read(ref _unhandled);
+
+    /// <summary>Gets how many messages the consumers handed to their handlers and saw return, all consumers together.</summary>
+    public long HandledCount
+    {
+        get
+        {
+            long sum = 0;
+            foreach (ref var count in _handled.AsSpan())
+            {
+                sum += Volatile.Read(ref count.Value);
+            }
+
+            return sum;
+        }
+    }
 
     /// <summary>Gets whether consumers must stop handling and only count what is left (fault or abort).</summary>
     protected internal bool IsStopping => Volatile.Read(ref _stopping) != 0;
@@ -113,6 +132,8 @@ internal abstract class PipeBase<T> : IPipe<T>
     /// </summary>
     protected void StartConsumers(int count)
     {
+        Debug.Assert(_handled.Length == 0, "The consumers start once.");
+        _handled = new PaddedCount[count]; // before any consumer can run: the first post or an abort comes after this
         _liveConsumers = count;
         if (_abortToken.CanBeCanceled)
         {
@@ -218,7 +239,7 @@ internal abstract class PipeBase<T> : IPipe<T>
     /// Hands one message to a handler on the consumer's thread, or counts it as unhandled once the pipe is stopping.
     /// A handler's exception faults the pipe; the message counts as unhandled.
     /// </summary>
-    protected internal void Deliver(Action<T> handler, T message)
+    protected internal void Deliver(int consumer, Action<T> handler, T message)
     {
         if (IsStopping)
         {
@@ -234,7 +255,20 @@ internal abstract class PipeBase<T> : IPipe<T>
         {
             CountUnhandled(1);
             Fault(ex);
+            return;
         }
+
+        CountHandled(consumer, 1);
+    }
+
+    /// <summary>
+    /// Consumer <paramref name="consumer"/> only: counts messages its handler returned from. A plain add on the consumer's
+    /// own line, since one thread (or one turn at a time) runs each consumer; a batch's consumer adds once per batch.
+    /// </summary>
+    protected internal void CountHandled(int consumer, long count)
+    {
+        ref var handled = ref _handled[consumer].Value;
+        Volatile.Write(ref handled, handled + count);
     }
 
     protected internal void CountUnhandled(long count)
@@ -274,6 +308,7 @@ internal abstract class PipeBase<T> : IPipe<T>
         }
 
         _abortRegistration.Dispose();
+        PipeInstruments.Retire(this); // every count is final: no consumer runs, and the closed pipe accepts nothing
         var fault = Volatile.Read(ref _fault);
         if (fault is not null)
         {

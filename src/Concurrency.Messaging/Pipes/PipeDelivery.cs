@@ -5,9 +5,10 @@ namespace Concurrency.Messaging.Pipes;
 /// <summary>
 /// A pipe as the <see cref="TurnRunner"/>'s owner: a message goes to the consumer's handler; once the pipe is stopping
 /// (a fault or an abort) messages are counted as unhandled instead; a handler's exception faults the pipe, counting the
-/// message; the consumer's end counts as its exit (see <see cref="PipeBase{T}"/>).
+/// message; the consumer's end counts as its exit (see <see cref="PipeBase{T}"/>). What was handled counts as consumer
+/// <paramref name="consumer"/>'s.
 /// </summary>
-internal readonly struct PipeDelivery<T>(PipeBase<T> pipe, Action<T> handler) : ITurnOwner<T>
+internal readonly struct PipeDelivery<T>(PipeBase<T> pipe, int consumer, Action<T> handler) : ITurnOwner<T>
 {
     public bool LooksBeforeIdle => true;
 
@@ -25,6 +26,8 @@ internal readonly struct PipeDelivery<T>(PipeBase<T> pipe, Action<T> handler) : 
     }
 
     public void DeliverOne(in T message) => handler(message);
+
+    public void Handled(int count) => pipe.CountHandled(consumer, count);
 
     public void Unhandled(Slot<T>[] batch, int next, int end) => pipe.CountUnhandled(end - next);
 

@@ -17,11 +17,16 @@ internal sealed class PooledConsumer<T, TQueue> : ITurn
     private TQueue _queue;            // used in place: the running turn takes from it, producers claim it
     private TurnBatch<T> _batch = new(); // the running turn only
 
-    public PooledConsumer(PipeBase<T> pipe, TQueue queue, Action<T> handler, int budget)
+    /// <param name="pipe">The pipe.</param>
+    /// <param name="consumer">The consumer's number in the pipe, which its handled count goes under.</param>
+    /// <param name="queue">Its side of the queue.</param>
+    /// <param name="handler">Its handler.</param>
+    /// <param name="budget">The most messages one turn handles.</param>
+    public PooledConsumer(PipeBase<T> pipe, int consumer, TQueue queue, Action<T> handler, int budget)
     {
         _pipe = pipe;
         _queue = queue;
-        _delivery = new PipeDelivery<T>(pipe, handler);
+        _delivery = new PipeDelivery<T>(pipe, consumer, handler);
         _budget = budget;
     }
 

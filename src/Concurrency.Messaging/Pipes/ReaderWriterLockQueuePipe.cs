@@ -15,11 +15,11 @@ internal sealed class ReaderWriterLockQueuePipe<T>(IReadOnlyList<Action<T>> hand
     // Runs once per consumer for the pipe's whole life: compiled fully optimized from the start, not left in tier-0 or
     // on-stack-replacement code that a loop entered once would otherwise run in.
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
-    protected override void Consume(Lane lane, Action<T> handler)
+    protected override void Consume(int consumer, Lane lane, Action<T> handler)
     {
         while (lane.TryTake(out var message))
         {
-            Deliver(handler, message);
+            Deliver(consumer, handler, message);
         }
     }
 

@@ -50,7 +50,7 @@ internal sealed class RingPipe<T> : PipeBase<T>
         _batchLimit = Math.Max(1, capacity / 2);
         _gate.Initialize(options.ToleratesConcurrentProducers);
         _isDrainable = () => Volatile.Read(ref _drainable) != 0;
-        StartConsumers(options, _handlers.Length, Consume, i => new PooledConsumer<T, RingQueue>(this, new RingQueue(this, _rings[i]), _handlers[i], options.MessagesPerTurn), out _turns);
+        StartConsumers(options, _handlers.Length, Consume, i => new PooledConsumer<T, RingQueue>(this, i, new RingQueue(this, _rings[i]), _handlers[i], options.MessagesPerTurn), out _turns);
     }
 
     /// <summary>Gets whether every consumer is parked: idle and costing no CPU (for tests).</summary>
@@ -330,7 +330,7 @@ internal sealed class RingPipe<T> : PipeBase<T>
             var tail = ring.ReadTail();
             if (tail != head)
             {
-                head = HandleBatch(ring, handler, head, Math.Min(tail, head + _batchLimit));
+                head = HandleBatch(consumer, ring, handler, head, Math.Min(tail, head + _batchLimit));
                 HandBack(ring, head);
                 wait.Reset();
                 continue;
@@ -368,8 +368,9 @@ internal sealed class RingPipe<T> : PipeBase<T>
 
     // Called once per batch from the consumer loop: compiled fully optimized from the first batch, as the loop is.
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
-    private long HandleBatch(SingleProducerRing<T> ring, Action<T> handler, long head, long end)
+    private long HandleBatch(int consumer, SingleProducerRing<T> ring, Action<T> handler, long head, long end)
     {
+        var start = head;
         try
         {
             // Stopping is checked per message, so a fault or abort stops delivery mid-batch.
@@ -378,12 +379,14 @@ internal sealed class RingPipe<T> : PipeBase<T>
                 handler(ring.Take(head));
             }
 
+            CountHandled(consumer, head - start);
             CountUnhandled(end - head);
             return end;
         }
         catch (Exception ex)
         {
             // The message at head threw; it and the rest of the batch are not handled.
+            CountHandled(consumer, head - start);
             CountUnhandled(end - head);
             Fault(ex);
             return end;

@@ -23,6 +23,7 @@ internal sealed class TurnProbe<TQueue> : ITurn, ITurnProbe
     private int _delivering;  // Interlocked: handlers running now
     private long _handled;    // Interlocked
     private long _unhandled;  // Interlocked
+    private long _countedHandled; // Interlocked: what the runner gave the owner's count
     private int _failures;    // Interlocked
     private bool _stopping;   // set by Stop: messages are counted off from then on
 
@@ -40,6 +41,8 @@ internal sealed class TurnProbe<TQueue> : ITurn, ITurnProbe
     public long Handled => Interlocked.Read(ref _handled);
 
     public long Unhandled => Interlocked.Read(ref _unhandled);
+
+    public long CountedHandled => Interlocked.Read(ref _countedHandled);
 
     public int Failures => Volatile.Read(ref _failures);
 
@@ -127,6 +130,8 @@ internal sealed class TurnProbe<TQueue> : ITurn, ITurnProbe
 
         public void DeliverOne(in long message) => probe.Handle(message);
 
+        public void Handled(int count) => Interlocked.Add(ref probe._countedHandled, count);
+
         public void Unhandled(Slot<long>[] batch, int next, int end) => Interlocked.Add(ref probe._unhandled, end - next);
 
         public void UnhandledOne(in long message) => Interlocked.Increment(ref probe._unhandled);
@@ -155,6 +160,8 @@ internal interface ITurnProbe
     long Handled { get; }
 
     long Unhandled { get; }
+
+    long CountedHandled { get; }
 
     int Failures { get; }
 

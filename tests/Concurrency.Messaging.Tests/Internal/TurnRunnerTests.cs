@@ -33,6 +33,7 @@ public sealed class TurnRunnerTests
 
         Assert.Equal([10, 10, 10, 10, 10, 10, 10, 10, 10, 5], probe.TurnSizes);
         Assert.Equal(95, probe.Handled);
+        Assert.Equal(95, probe.CountedHandled); // the owner's count, given once per turn
         Assert.Equal(0, probe.Failures);
     }
 
@@ -49,6 +50,7 @@ public sealed class TurnRunnerTests
 
         Assert.Equal(1, probe.Failures);
         Assert.Equal(29, probe.Handled);
+        Assert.Equal(29, probe.CountedHandled); // the message that threw is not counted
         Assert.Equal(0, probe.Unhandled);
     }
 
@@ -71,6 +73,7 @@ public sealed class TurnRunnerTests
         await probe.Ended.DefaultTimeout();
 
         Assert.Equal(12, probe.Handled);
+        Assert.Equal(12, probe.CountedHandled);
         Assert.Equal(18, probe.Unhandled);
     }
 

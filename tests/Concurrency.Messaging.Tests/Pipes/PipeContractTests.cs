@@ -23,6 +23,9 @@ public abstract class PipeContractTests
 
     protected bool IsBounded => BaseOptions.Capacity is not null || Kind == PipeKind.Ring;
 
+    /// <summary>Gets what the pipe's consumers counted as handled, as the pipes' instruments read it.</summary>
+    protected static long HandledCount(IPipe<long> pipe) => ((IPipeCounts)pipe).HandledCount;
+
     protected IPipe<long> Create(Action<long> handler, int producers = 1)
         => Pipe.Create(Kind, handler, BaseOptions with { Producers = producers });
 
@@ -46,6 +49,7 @@ public abstract class PipeContractTests
         log.AssertExactlyOnce(1, Small);
         Assert.Equal(0, log.OutOfOrder);
         Assert.Equal(0, pipe.UnhandledCount);
+        Assert.Equal(Small, HandledCount(pipe));
     }
 
     [Fact]
@@ -103,6 +107,8 @@ public abstract class PipeContractTests
             log.AssertExactlyOnce(1, Small);
             Assert.Equal(0, log.OutOfOrder);
         }
+
+        Assert.Equal(consumers * Small, HandledCount(pipe)); // each consumer's count, summed
     }
 
     [Fact]
@@ -125,6 +131,7 @@ public abstract class PipeContractTests
 
         DeliveryLog.AssertExactlyOnceAcross(logs, producers, Small);
         Assert.All(logs, log => Assert.Equal(0, log.OutOfOrder));
+        Assert.Equal(producers * Small, HandledCount(pipe));
     }
 
     [Fact]
@@ -214,6 +221,7 @@ public abstract class PipeContractTests
         Assert.Equal(3, Interlocked.Read(ref handled));
         Assert.Equal(accepted - 3, fault.UnhandledCount);
         Assert.Equal(accepted - 3, pipe.UnhandledCount);
+        Assert.Equal(3, HandledCount(pipe)); // the message that threw is unhandled, not handled
         Assert.False(pipe.TryPost(5000));
     }
 
