@@ -98,7 +98,8 @@ internal sealed class ChannelPipe<T> : PipeBase<T>
         StartConsumers(options, _handlers.Length, Consume, i =>
         {
             var lane = _sharing ? 0 : i;
-            var queue = new ChannelTurnQueue<T>(_lanes[lane].Reader, batches: false, _room, lane);
+            // A lane of its own is taken in batches; consumers that share one take a message at a time, so they share its backlog.
+            var queue = new ChannelTurnQueue<T>(_lanes[lane].Reader, batches: !_sharing, _room, lane);
             return new PooledConsumer<T, ChannelTurnQueue<T>>(this, i, queue, _handlers[i], options.MessagesPerTurn);
         }, out _turns);
     }

@@ -46,6 +46,7 @@ internal struct ChannelTurnQueue<T>(ChannelReader<T> reader, bool batches, LaneR
                     }
 
                     batch[count++].Value = message;
+                    room?.Free(lane);
                 }
 
                 if (count > 0)
