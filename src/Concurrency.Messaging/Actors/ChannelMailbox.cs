@@ -61,6 +61,7 @@ internal sealed class ChannelMailbox<T> : Mailbox<T>
     protected override void CloseQueue()
     {
         _channel.Writer.TryComplete();
+        _queue.WritersDone();
         WakeIfIdle(); // an idle actor must run once more to find the channel completed and terminate
     }
 

@@ -218,6 +218,11 @@ internal sealed class ChannelPipe<T> : PipeBase<T>
 
         if (_turns is { } turns)
         {
+            foreach (var turn in turns)
+            {
+                turn.Queue.WritersDone(); // the end, told by us: the reader's Completion may never come (ChannelTurnQueue)
+            }
+
             PooledConsumer<T, ChannelTurnQueue<T>>.NotifyAll(turns); // each idle consumer runs once more to find its end
         }
     }

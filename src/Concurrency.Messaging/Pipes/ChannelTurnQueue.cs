@@ -14,12 +14,27 @@ namespace Concurrency.Messaging.Pipes;
 /// instead would bring back the two .NET 10 bugs <see cref="ChannelPipe{T}"/> is written around (a cancelled read losing an
 /// item, a parked reader never woken). So every producer writes, then fences and reads this flag (see
 /// <see cref="IdleFlag"/>).
+/// <para>
+/// The end is this queue's own <see cref="WritersDone"/>, not the reader's <c>Completion</c>: an unbounded channel's
+/// <c>TryComplete</c> racing a <c>TryRead</c> of the last item can leave <c>Completion</c> never completed
+/// (dotnet/runtime#123544: each side stores, then reads the other's store without a full fence, and both miss), so a
+/// consumer that waited for it would never end. The closer completes the writer, then calls <see cref="WritersDone"/>,
+/// then wakes the consumer; a take reads the flag before it reads the channel, so a take that saw the flag and then
+/// found the channel empty has seen every message (each accepted write happened before the writer's completion).
+/// </para>
 /// </remarks>
 internal struct ChannelTurnQueue<T>(ChannelReader<T> reader, bool batches, LaneRoom? room = null, int lane = 0) : ITurnQueue<T>
 {
     private const int FirstBatchLength = 16;
 
     private IdleFlag _idle; // see IdleFlag: producers claim it after writing, the running turn releases it
+    private volatile bool _writersDone; // set once by the closer after the writer's completion; read before each look
+
+    /// <summary>
+    /// The closer, after completing the channel's writer and before waking the consumer: no message will come, so a take
+    /// that then finds the channel empty ends the consumer. Any thread, once or more.
+    /// </summary>
+    public void WritersDone() => _writersDone = true;
 
     public TurnTake Take(ref Slot<T>[] batch, int most, bool idleIfEmpty, out int count, out T one)
     {
@@ -27,6 +42,7 @@ internal struct ChannelTurnQueue<T>(ChannelReader<T> reader, bool batches, LaneR
         while (true)
         {
             count = 0;
+            var done = _writersDone; // before the reads: see the remarks
             if (!batches)
             {
                 if (reader.TryRead(out one!))
@@ -55,7 +71,7 @@ internal struct ChannelTurnQueue<T>(ChannelReader<T> reader, bool batches, LaneR
                 }
             }
 
-            if (reader.Completion.IsCompleted)
+            if (done)
             {
                 return TurnTake.Completed; // closed and empty
             }
@@ -72,7 +88,7 @@ internal struct ChannelTurnQueue<T>(ChannelReader<T> reader, bool batches, LaneR
         }
     }
 
-    public readonly bool HasWork() => reader.TryPeek(out _) || reader.Completion.IsCompleted;
+    public readonly bool HasWork() => _writersDone || reader.TryPeek(out _);
 
     public bool TryClaimIdle() => _idle.TryClaim();
 }

@@ -78,6 +78,9 @@ internal sealed class PooledConsumer<T, TQueue> : ITurn
         }
     }
 
+    /// <summary>This consumer's side of the queue, in place: for the closer's calls a queue of its own kind offers.</summary>
+    public ref TQueue Queue => ref _queue;
+
     public void Schedule() => TurnRunner.Schedule(this, mayRunNext: false);
 
     public void Execute() => RunTurn();

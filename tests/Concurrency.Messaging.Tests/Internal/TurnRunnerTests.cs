@@ -124,6 +124,7 @@ public sealed class TurnRunnerTests
         }
 
         lane.Writer.Complete();
+        channel.Queue.WritersDone(); // as the pipe and the mailbox close: the end is the queue's flag, not the reader's Completion
         channel.Notify();
         return channel;
     }
