@@ -22,7 +22,10 @@ namespace Concurrency.Messaging.Pipes;
 /// <c>TryRead</c>, and producers wake it through its own flag, see <see cref="ChannelTurnQueue{T}"/>); a dedicated one
 /// waits with <c>WaitToReadAsync</c> (no token). A parked dedicated consumer or producer looks at the channel on its own
 /// now and then (see <see cref="WatchAsync"/>), so a missed wake-up delays, never strands. Abort and fault close the
-/// writers instead of cancelling readers.
+/// writers instead of cancelling readers. A third bug, in the unbounded channels (dotnet/runtime#123544: a
+/// <c>TryComplete</c> racing the last <c>TryRead</c> can leave the reader's <c>Completion</c> incomplete for ever), is
+/// why a pooled consumer ends on a flag the close sets (<see cref="ChannelTurnQueue{T}.WritersDone"/>), not on
+/// <c>Completion</c>.
 /// </para>
 /// </remarks>
 internal sealed class ChannelPipe<T> : PipeBase<T>
