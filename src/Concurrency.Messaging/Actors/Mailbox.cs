@@ -29,10 +29,8 @@ internal abstract class Mailbox<T> : ActorRef<T>, ITurn, IActorControl
     private Actor<T> _actor;                   // turn: replaced on restart
     private TurnBatch<Envelope<T>> _batch = new(); // turn: messages taken but not yet handled
     private int _state;                        // Running → Draining | Discarding (Interlocked, once) → Terminated; Discarding also from Draining after a fatal failure
-    private long _discarded;                   // written by the turn, read by anyone (Interlocked)
     private long _handled;                     // turn: a plain add once per turn (see TurnRunner.Run); read by anyone (Volatile)
-    private Ending? _termination;              // created on first request or failure (CompareExchange), completed once Terminated
-    private HashSet<AskPromise>? _deferred;    // asks taken out of a turn and not yet completed; guarded by lock on itself
+    private Ending? _ending;                   // created on the first stop, failure, deferred reply or look at Termination (CompareExchange)
     private bool _awaiting;                    // turn: the last message's handler has not completed; the next turn ends it first
 
     protected Mailbox(ActorSystem system, Func<Actor<T>> factory, ActorOptions options, long id)
@@ -61,7 +59,7 @@ internal abstract class Mailbox<T> : ActorRef<T>, ITurn, IActorControl
 
     public override bool IsStopped => Volatile.Read(ref _state) != Running;
 
-    public override long DiscardedCount => Interlocked.Read(ref _discarded);
+    public override long DiscardedCount => Volatile.Read(ref _ending) is { } ending ? Interlocked.Read(ref ending.Discarded) : 0;
 
     public long HandledCount => Volatile.Read(ref _handled);
 
@@ -69,7 +67,7 @@ internal abstract class Mailbox<T> : ActorRef<T>, ITurn, IActorControl
     {
         get
         {
-            var termination = GetTermination();
+            var termination = GetEnding();
 
             // The turn sets Terminated before it looks for a TaskCompletionSource: one of the two completes it.
             if (Volatile.Read(ref _state) == Terminated)
@@ -181,6 +179,7 @@ internal abstract class Mailbox<T> : ActorRef<T>, ITurn, IActorControl
     {
         Debug.Assert(Enum.IsDefined(mode), "ActorRef.Stop refuses an unknown mode.");
         var target = mode == ActorStopMode.Discard ? Discarding : Draining;
+        GetEnding(); // before the state: a discarding turn counts into it
         if (Interlocked.CompareExchange(ref _state, target, Running) != Running)
         {
             return false;
@@ -259,33 +258,19 @@ internal abstract class Mailbox<T> : ActorRef<T>, ITurn, IActorControl
     /// <summary>Keeps a reply taken out of the turn, so that it fails if the actor terminates before it is completed.</summary>
     internal DeferredReply<TReply> Defer<TReply>(AskPromise<TReply> promise)
     {
-        var deferred = Volatile.Read(ref _deferred) ?? CreateDeferred();
+        var ending = GetEnding();
+        var deferred = ending.GetDeferred();
         lock (deferred)
         {
             if (Volatile.Read(ref _state) != Terminated)
             {
                 deferred.Add(promise);
-                return new DeferredReply<TReply>(promise, Forget);
+                return new DeferredReply<TReply>(promise, ending.Forget);
             }
         }
 
         promise.TryFail(new ActorStoppedException(Name));
-        return new DeferredReply<TReply>(promise, Forget);
-    }
-
-    private void Forget(AskPromise promise)
-    {
-        var deferred = Volatile.Read(ref _deferred)!;
-        lock (deferred)
-        {
-            deferred.Remove(promise);
-        }
-    }
-
-    private HashSet<AskPromise> CreateDeferred()
-    {
-        var created = new HashSet<AskPromise>(ReferenceEqualityComparer.Instance);
-        return Interlocked.CompareExchange(ref _deferred, created, null) ?? created;
+        return new DeferredReply<TReply>(promise, ending.Forget);
     }
 
     /// <summary>
@@ -348,7 +333,7 @@ internal abstract class Mailbox<T> : ActorRef<T>, ITurn, IActorControl
 
         if (directive == SupervisionDirective.Stop)
         {
-            GetTermination().Failure = exception;
+            GetEnding().Failure = exception;
             var before = Interlocked.Exchange(ref _state, Discarding);
             if (before == Running)
             {
@@ -367,7 +352,7 @@ internal abstract class Mailbox<T> : ActorRef<T>, ITurn, IActorControl
             $"The mailbox of actor '{Name}' failed (its queue threw, not a handler); messages it still held were not handled. See the inner exception.",
             exception);
         _system.ReportFailure(new ActorFailure(Name, failure, SupervisionDirective.Stop));
-        GetTermination().Failure = failure;
+        GetEnding().Failure = failure;
         if (Interlocked.Exchange(ref _state, Discarding) == Running)
         {
             CloseQueue(); // later posts are refused as dead letters
@@ -392,7 +377,8 @@ internal abstract class Mailbox<T> : ActorRef<T>, ITurn, IActorControl
         // also see ActorCount without this actor, as ShutdownAsync's callers do.
         _system.Remove(this);
         Interlocked.Exchange(ref _state, Terminated);
-        if (Volatile.Read(ref _deferred) is { } deferred)
+        var ending = Volatile.Read(ref _ending);
+        if (ending?.Deferred is { } deferred)
         {
             AskPromise[] pending;
             lock (deferred)
@@ -407,22 +393,22 @@ internal abstract class Mailbox<T> : ActorRef<T>, ITurn, IActorControl
             }
         }
 
-        if (Volatile.Read(ref _termination) is { } termination)
+        if (ending is not null)
         {
-            Complete(termination);
+            Complete(ending);
         }
     }
 
-    private Ending GetTermination()
+    private Ending GetEnding()
     {
-        var termination = Volatile.Read(ref _termination);
-        if (termination is null)
+        var ending = Volatile.Read(ref _ending);
+        if (ending is null)
         {
             var created = new Ending();
-            termination = Interlocked.CompareExchange(ref _termination, created, null) ?? created;
+            ending = Interlocked.CompareExchange(ref _ending, created, null) ?? created;
         }
 
-        return termination;
+        return ending;
     }
 
     private static void Complete(Ending termination)
@@ -496,16 +482,56 @@ internal abstract class Mailbox<T> : ActorRef<T>, ITurn, IActorControl
         return await promise.Task.ConfigureAwait(false);
     }
 
+    /// <summary>The ending of a discarding actor: made before the state that says so (see StopCore, Failed, QueueFailed).</summary>
+    private Ending DiscardingEnding
+    {
+        get
+        {
+            var ending = Volatile.Read(ref _ending);
+            Debug.Assert(ending is not null, "An actor discards only after its ending was made.");
+            return ending;
+        }
+    }
+
     private void ReportDeadLetter(T message) => _system.ReportDeadLetter(new DeadLetter(Name, message));
 
     /// <summary>
-    /// The actor's end, made only when someone asks for it or the actor fails, so an actor that never stops pays one null
-    /// field for it: the failure rides on the task that reports it.
+    /// What only a stopping, failing or deferring actor needs, made on first use so that an idle actor pays one null field
+    /// for all of it: the termination task (the failure rides on it), the count of discarded messages, and the replies
+    /// taken out of a turn.
     /// </summary>
     private sealed class Ending() : TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously)
     {
         /// <summary>Set by the turn before Terminated when the supervisor (or a failed queue) stopped the actor; read after.</summary>
         public Exception? Failure;
+
+        /// <summary>Messages discarded while stopping: written by the turn, read by anyone (Interlocked).</summary>
+        public long Discarded;
+
+        /// <summary>Asks taken out of a turn and not yet completed; created on the first (CompareExchange), guarded by lock on itself.</summary>
+        public HashSet<AskPromise>? Deferred;
+
+        public HashSet<AskPromise> GetDeferred()
+        {
+            var deferred = Volatile.Read(ref Deferred);
+            if (deferred is null)
+            {
+                var created = new HashSet<AskPromise>(ReferenceEqualityComparer.Instance);
+                deferred = Interlocked.CompareExchange(ref Deferred, created, null) ?? created;
+            }
+
+            return deferred;
+        }
+
+        /// <summary>A deferred reply was completed: it no longer fails at termination. Any thread.</summary>
+        public void Forget(AskPromise promise)
+        {
+            var deferred = Volatile.Read(ref Deferred)!;
+            lock (deferred)
+            {
+                deferred.Remove(promise);
+            }
+        }
     }
 
     /// <summary>
@@ -533,14 +559,14 @@ internal abstract class Mailbox<T> : ActorRef<T>, ITurn, IActorControl
                 mailbox.Discard(in batch[i].Value);
             }
 
-            Interlocked.Add(ref mailbox._discarded, end - next);
+            Interlocked.Add(ref mailbox.DiscardingEnding.Discarded, end - next);
             ActorInstruments.Count(ActorInstruments.Discarded, end - next);
         }
 
         public void UnhandledOne(in Envelope<T> message)
         {
             mailbox.Discard(in message);
-            Interlocked.Increment(ref mailbox._discarded);
+            Interlocked.Increment(ref mailbox.DiscardingEnding.Discarded);
             ActorInstruments.Count(ActorInstruments.Discarded);
         }
 
