@@ -42,7 +42,7 @@ public abstract class Actor<T>
     /// </summary>
     internal virtual void ReceiveBatch(Mailbox<T> mailbox, Slot<Envelope<T>>[] batch, ref int next, int end)
     {
-        while (next < end && !mailbox.IsDiscarding)
+        while (next < end && !mailbox.Cell.IsDiscarding)
         {
             if (!ReceiveOne(mailbox, in batch[next++].Value))
             {
@@ -56,14 +56,15 @@ public abstract class Actor<T>
     /// the mailbox finishes the message when the handler completes.</returns>
     internal bool ReceiveOne(Mailbox<T> mailbox, in Envelope<T> envelope)
     {
-        mailbox.CurrentReply = envelope.Reply;
+        ref var cell = ref mailbox.Cell;
+        cell.CurrentReply = envelope.Reply;
         Receive(envelope.Message);
-        if (mailbox.IsAwaiting)
+        if (cell.IsAwaiting)
         {
             return false;
         }
 
-        mailbox.AfterReceive();
+        cell.AfterReceive(mailbox.Name);
         return true;
     }
 }

@@ -12,14 +12,14 @@ public readonly struct ActorContext<T> : IEquatable<ActorContext<T>>
     public ActorRef<T> Self => _mailbox;
 
     /// <summary>Gets whether the message being handled was sent with <c>Ask</c> and still awaits its reply.</summary>
-    public bool HasPendingReply => _mailbox.CurrentReply is not null;
+    public bool HasPendingReply => _mailbox.Cell.CurrentReply is not null;
 
     /// <summary>Replies to the <c>Ask</c> being handled.</summary>
     /// <typeparam name="TReply">The reply type; must be the type the caller asked for.</typeparam>
     /// <param name="reply">The reply.</param>
     /// <exception cref="InvalidOperationException">The message being handled was not sent with <c>Ask</c>, was already
     /// replied to, or the caller asked for another reply type.</exception>
-    public void Reply<TReply>(TReply reply) => _mailbox.TakeReply<TReply>().TrySetResult(reply);
+    public void Reply<TReply>(TReply reply) => _mailbox.Cell.TakeReply<TReply>().TrySetResult(reply);
 
     /// <summary>
     /// Takes the <c>Ask</c> being handled out of the turn, to reply later (from this actor or another). Until it is
@@ -27,7 +27,7 @@ public readonly struct ActorContext<T> : IEquatable<ActorContext<T>>
     /// </summary>
     /// <typeparam name="TReply">The reply type; must be the type the caller asked for.</typeparam>
     /// <exception cref="InvalidOperationException">As for <see cref="Reply{TReply}"/>.</exception>
-    public DeferredReply<TReply> DeferReply<TReply>() => _mailbox.Defer(_mailbox.TakeReply<TReply>());
+    public DeferredReply<TReply> DeferReply<TReply>() => _mailbox.Cell.Defer(_mailbox.Cell.TakeReply<TReply>(), _mailbox.Name);
 
     /// <summary>Stops the actor after the current message; see <see cref="ActorRef{T}.Stop"/>.</summary>
     public void Stop(ActorStopMode mode = ActorStopMode.Discard) => _mailbox.Stop(mode);

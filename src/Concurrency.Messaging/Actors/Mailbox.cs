@@ -1,15 +1,16 @@
-using System.Diagnostics;
 using Concurrency.Messaging.Internal;
 using Concurrency.Messaging.Pipes;
 
 namespace Concurrency.Messaging.Actors;
 
 /// <summary>
-/// An actor's mailbox: a queue of the pipes' family whose consumer runs as turns on the .NET thread pool, run by the
-/// <see cref="TurnRunner"/> as the pipes' pooled consumers are. A post that finds the actor idle schedules one turn (the
-/// queue decides, see <see cref="ITurnQueue{T}"/>, so a turn is never queued twice nor missed); a turn handles up to the
-/// throughput budget, then queues the next turn if more is waiting or goes idle. At most one turn runs at a time, so the
-/// fields marked "turn" need no lock, and the actor handles one message at a time. Actors take the runner's run-next slot.
+/// An actor's mailbox: a queue of the pipes' family, the <see cref="TurnRunner"/>'s turn over it, and the
+/// <see cref="ActorCell{T}"/> the turn hands messages to, composed in one object (the queue and the cell are structs held
+/// in place, so an idle actor is one object and the turn follows no extra reference per message). A post that finds the
+/// actor idle schedules one turn (the queue decides, see <see cref="ITurnQueue{T}"/>, so a turn is never queued twice nor
+/// missed); a turn handles up to the throughput budget, then queues the next turn if more is waiting or goes idle. At most
+/// one turn runs at a time, so the fields marked "turn" need no lock, and the actor handles one message at a time. Actors
+/// take the runner's run-next slot. Each queue kind is a subclass that says how to post, close and take.
 /// </summary>
 /// <remarks>
 /// A handler that returns before its work is done (<see cref="AsyncActor{T}"/>, whose <c>ReceiveAsync</c> awaits) ends
@@ -20,64 +21,35 @@ namespace Concurrency.Messaging.Actors;
 /// </remarks>
 internal abstract class Mailbox<T> : ActorRef<T>, ITurn, IActorControl
 {
-    private const int Running = 0, Draining = 1, Discarding = 2, Terminated = 3;
-
-    private readonly ActorSystem _system;
-    private readonly Func<Actor<T>> _factory;
-    private readonly Func<Exception, SupervisionDirective>? _supervisor;
     private readonly int _throughput;
-    private Actor<T> _actor;                   // turn: replaced on restart
     private TurnBatch<Envelope<T>> _batch = new(); // turn: messages taken but not yet handled
-    private int _state;                        // Running → Draining | Discarding (Interlocked, once) → Terminated; Discarding also from Draining after a fatal failure
-    private long _handled;                     // turn: a plain add once per turn (see TurnRunner.Run); read by anyone (Volatile)
-    private Ending? _ending;                   // created on the first stop, failure, deferred reply or look at Termination (CompareExchange)
-    private bool _awaiting;                    // turn: the last message's handler has not completed; the next turn ends it first
+    private long _handled;                         // turn: a plain add once per turn (see TurnRunner.Run); read by anyone (Volatile)
+    private ActorCell<T> _cell;                    // used in place: the behaviour, its supervision, replies and ending
 
     protected Mailbox(ActorSystem system, Func<Actor<T>> factory, ActorOptions options, long id)
         : base(options.Name, id)
     {
-        _system = system;
-        _factory = factory;
-        _supervisor = options.Supervisor;
         _throughput = options.Throughput ?? system.Throughput;
-        _actor = CreateActor();
         FullMode = options.FullMode;
+        _cell = new ActorCell<T>(system, factory, options);
+        _cell.Start(this);
     }
 
-    /// <summary>Gets the request being handled, while it awaits a reply. Turn only.</summary>
-    internal AskPromise? CurrentReply { get; set; }
+    /// <summary>Gets the actor's cell, in place: what the behaviour's context and the turn act on.</summary>
+    internal ref ActorCell<T> Cell => ref _cell;
 
     protected MailboxFullMode FullMode { get; }
 
     /// <summary>Gets whether the actor still accepts messages: set false before the queue is closed.</summary>
-    protected bool IsAccepting => Volatile.Read(ref _state) == Running;
+    protected bool IsAccepting => _cell.IsAccepting;
 
-    internal bool IsDiscarding => Volatile.Read(ref _state) == Discarding;
+    public override bool IsStopped => _cell.IsStopped;
 
-    /// <summary>Gets whether the message just handed to the actor is still being handled (its handler awaits). Turn only.</summary>
-    internal bool IsAwaiting => _awaiting;
-
-    public override bool IsStopped => Volatile.Read(ref _state) != Running;
-
-    public override long DiscardedCount => Volatile.Read(ref _ending) is { } ending ? Interlocked.Read(ref ending.Discarded) : 0;
+    public override long DiscardedCount => _cell.DiscardedCount;
 
     public long HandledCount => Volatile.Read(ref _handled);
 
-    public override Task Termination
-    {
-        get
-        {
-            var termination = GetEnding();
-
-            // The turn sets Terminated before it looks for a TaskCompletionSource: one of the two completes it.
-            if (Volatile.Read(ref _state) == Terminated)
-            {
-                Complete(termination);
-            }
-
-            return termination.Task;
-        }
-    }
+    public override Task Termination => _cell.Termination;
 
     /// <summary>Offers a message to the queue without waiting.</summary>
     /// <param name="envelope">The message.</param>
@@ -87,8 +59,8 @@ internal abstract class Mailbox<T> : ActorRef<T>, ITurn, IActorControl
     /// <summary>Posts, waiting asynchronously for room; <see langword="false"/> if the queue closed first.</summary>
     protected abstract ValueTask<bool> PostWaitingAsync(Envelope<T> envelope, CancellationToken cancellationToken);
 
-    /// <summary>Refuses further posts; the turn drains what was accepted and then finds the queue completed.</summary>
-    protected abstract void CloseQueue();
+    /// <summary>Refuses further posts; the turn drains what was accepted and then finds the queue completed. Called once, by the cell that stopped.</summary>
+    internal abstract void CloseQueue();
 
     /// <summary>Runs one turn over the mailbox's queue: <see cref="RunTurn{TQueue}"/> with it, held in place.</summary>
     public abstract void RunTurn();
@@ -140,7 +112,7 @@ internal abstract class Mailbox<T> : ActorRef<T>, ITurn, IActorControl
     }
 
     public override ValueTask<TReply> Ask<TReply>(T message, CancellationToken cancellationToken = default) =>
-        Ask<TReply>(message, _system.AskTimeout, cancellationToken);
+        Ask<TReply>(message, _cell.System.AskTimeout, cancellationToken);
 
     public override ValueTask<TReply> Ask<TReply>(T message, TimeSpan timeout, CancellationToken cancellationToken = default)
     {
@@ -152,7 +124,7 @@ internal abstract class Mailbox<T> : ActorRef<T>, ITurn, IActorControl
         }
 
         var promise = new AskPromise<TReply>();
-        promise.Arm(_system.TimeProvider, timeout, cancellationToken);
+        promise.Arm(_cell.System.TimeProvider, timeout, cancellationToken);
         var envelope = new Envelope<T>(message, promise);
         if (TryPost(envelope, out var full))
         {
@@ -177,10 +149,7 @@ internal abstract class Mailbox<T> : ActorRef<T>, ITurn, IActorControl
 
     private protected override bool StopCore(ActorStopMode mode)
     {
-        Debug.Assert(Enum.IsDefined(mode), "ActorRef.Stop refuses an unknown mode.");
-        var target = mode == ActorStopMode.Discard ? Discarding : Draining;
-        GetEnding(); // before the state: a discarding turn counts into it
-        if (Interlocked.CompareExchange(ref _state, target, Running) != Running)
+        if (!_cell.TryStop(mode))
         {
             return false;
         }
@@ -206,9 +175,9 @@ internal abstract class Mailbox<T> : ActorRef<T>, ITurn, IActorControl
     private protected void RunTurn<TQueue>(ref TQueue queue)
         where TQueue : struct, ITurnQueue<Envelope<T>>
     {
-        if (_awaiting)
+        if (_cell.IsAwaiting)
         {
-            EndAwaited();
+            _cell.EndAwaited(this);
         }
 
         var delivery = new Delivery(this);
@@ -219,216 +188,6 @@ internal abstract class Mailbox<T> : ActorRef<T>, ITurn, IActorControl
     private protected void WakeIfIdle<TQueue>(ref TQueue queue)
         where TQueue : struct, ITurnQueue<Envelope<T>>
         => TurnRunner.WakeIfIdle<Envelope<T>, TQueue>(this, ref queue, mayRunNext: true);
-
-    /// <summary>Called by the actor after each message: a request handled without a reply fails its caller now, not at its timeout.</summary>
-    internal void AfterReceive()
-    {
-        if (CurrentReply is { } unanswered)
-        {
-            CurrentReply = null;
-            unanswered.TryFail(new InvalidOperationException(
-                $"The actor '{Name}' handled the request without replying: reply with Context.Reply, or take the reply with Context.DeferReply."));
-        }
-    }
-
-    /// <summary>
-    /// Called by an <see cref="AsyncActor{T}"/> whose handler did not complete: the turn ends after this message, without
-    /// going idle, and resumes when the handler completes. Turn only.
-    /// </summary>
-    internal void Suspend()
-    {
-        Debug.Assert(!_awaiting, "One message at a time: a handler cannot start while another awaits.");
-        _awaiting = true;
-    }
-
-    /// <summary>Takes the reply of the request being handled, checking its type. Turn only.</summary>
-    internal AskPromise<TReply> TakeReply<TReply>()
-    {
-        var reply = CurrentReply
-            ?? throw new InvalidOperationException("The message being handled was not sent with Ask, or was already replied to.");
-        if (reply is not AskPromise<TReply> typed)
-        {
-            throw new InvalidOperationException($"The caller asked for a reply of type {reply.ReplyType}, not {typeof(TReply)}.");
-        }
-
-        CurrentReply = null;
-        return typed;
-    }
-
-    /// <summary>Keeps a reply taken out of the turn, so that it fails if the actor terminates before it is completed.</summary>
-    internal DeferredReply<TReply> Defer<TReply>(AskPromise<TReply> promise)
-    {
-        var ending = GetEnding();
-        var deferred = ending.GetDeferred();
-        lock (deferred)
-        {
-            if (Volatile.Read(ref _state) != Terminated)
-            {
-                deferred.Add(promise);
-                return new DeferredReply<TReply>(promise, ending.Forget);
-            }
-        }
-
-        promise.TryFail(new ActorStoppedException(Name));
-        return new DeferredReply<TReply>(promise, ending.Forget);
-    }
-
-    /// <summary>
-    /// The turn's last act: the handler's completion schedules the next turn, which may start on another thread before
-    /// this call returns, so nothing of the turn may be touched after it.
-    /// </summary>
-    private void ResumeWhenHandled()
-    {
-        Debug.Assert(_actor is AsyncActor<T>, "Only an async actor's handler can leave a message unfinished.");
-        ((AsyncActor<T>)_actor).ScheduleWhenHandled(this);
-    }
-
-    /// <summary>First in the turn after a handler that awaited: ends its message as a synchronous handler's would end.</summary>
-    private void EndAwaited()
-    {
-        _awaiting = false;
-        try
-        {
-            ((AsyncActor<T>)_actor).EndHandling();
-            AfterReceive();
-        }
-        catch (Exception ex)
-        {
-            Failed(ex);
-        }
-    }
-
-    private void Failed(Exception exception)
-    {
-        var reply = CurrentReply;
-        CurrentReply = null;
-        reply?.TryFail(exception);
-
-        SupervisionDirective directive;
-        try
-        {
-            directive = _supervisor?.Invoke(exception) ?? SupervisionDirective.Restart;
-        }
-        catch (Exception supervisorFailure)
-        {
-            exception = new AggregateException("The actor's handler threw, and then its supervisor threw.", exception, supervisorFailure);
-            directive = SupervisionDirective.Stop;
-        }
-
-        _system.ReportFailure(new ActorFailure(Name, exception, directive));
-        if (directive == SupervisionDirective.Restart)
-        {
-            try
-            {
-                _actor = CreateActor();
-                return;
-            }
-            catch (Exception factoryFailure)
-            {
-                exception = factoryFailure;
-                _system.ReportFailure(new ActorFailure(Name, factoryFailure, SupervisionDirective.Stop));
-                directive = SupervisionDirective.Stop;
-            }
-        }
-
-        if (directive == SupervisionDirective.Stop)
-        {
-            GetEnding().Failure = exception;
-            var before = Interlocked.Exchange(ref _state, Discarding);
-            if (before == Running)
-            {
-                CloseQueue();
-            }
-        }
-    }
-
-    /// <summary>
-    /// The turn's last act when the queue itself threw (not a handler): the actor stops accepting and terminates, faulted
-    /// with an error that says so; what the broken queue still held is lost, and no count is claimed for it.
-    /// </summary>
-    private void QueueFailed(Exception exception)
-    {
-        var failure = new InvalidOperationException(
-            $"The mailbox of actor '{Name}' failed (its queue threw, not a handler); messages it still held were not handled. See the inner exception.",
-            exception);
-        _system.ReportFailure(new ActorFailure(Name, failure, SupervisionDirective.Stop));
-        GetEnding().Failure = failure;
-        if (Interlocked.Exchange(ref _state, Discarding) == Running)
-        {
-            CloseQueue(); // later posts are refused as dead letters
-        }
-
-        Terminate();
-    }
-
-    /// <summary>
-    /// A discarded message is a dead letter, as one told after the stop is; a discarded request's caller hears at once that
-    /// the actor stopped. The caller counts the discard. Turn only.
-    /// </summary>
-    private void Discard(in Envelope<T> envelope)
-    {
-        ReportDeadLetter(envelope.Message);
-        envelope.Reply?.TryFail(new ActorStoppedException(Name));
-    }
-
-    private void Terminate()
-    {
-        // Leave the system first: whoever sees the termination complete (it completes only once Terminated is set) must
-        // also see ActorCount without this actor, as ShutdownAsync's callers do.
-        _system.Remove(this);
-        Interlocked.Exchange(ref _state, Terminated);
-        var ending = Volatile.Read(ref _ending);
-        if (ending?.Deferred is { } deferred)
-        {
-            AskPromise[] pending;
-            lock (deferred)
-            {
-                pending = [.. deferred];
-                deferred.Clear();
-            }
-
-            foreach (var promise in pending)
-            {
-                promise.TryFail(new ActorStoppedException(Name));
-            }
-        }
-
-        if (ending is not null)
-        {
-            Complete(ending);
-        }
-    }
-
-    private Ending GetEnding()
-    {
-        var ending = Volatile.Read(ref _ending);
-        if (ending is null)
-        {
-            var created = new Ending();
-            ending = Interlocked.CompareExchange(ref _ending, created, null) ?? created;
-        }
-
-        return ending;
-    }
-
-    private static void Complete(Ending termination)
-    {
-        if (termination.Failure is { } failure)
-        {
-            termination.TrySetException(failure);
-        }
-        else
-        {
-            termination.TrySetResult();
-        }
-    }
-
-    private Actor<T> CreateActor()
-    {
-        var actor = _factory() ?? throw new InvalidOperationException($"The factory of actor '{Name}' returned null.");
-        actor.Attach(this);
-        return actor;
-    }
 
     private void TellRefused(T message, bool full)
     {
@@ -482,100 +241,36 @@ internal abstract class Mailbox<T> : ActorRef<T>, ITurn, IActorControl
         return await promise.Task.ConfigureAwait(false);
     }
 
-    /// <summary>The ending of a discarding actor: made before the state that says so (see StopCore, Failed, QueueFailed).</summary>
-    private Ending DiscardingEnding
-    {
-        get
-        {
-            var ending = Volatile.Read(ref _ending);
-            Debug.Assert(ending is not null, "An actor discards only after its ending was made.");
-            return ending;
-        }
-    }
-
-    private void ReportDeadLetter(T message) => _system.ReportDeadLetter(new DeadLetter(Name, message));
+    private void ReportDeadLetter(T message) => _cell.System.ReportDeadLetter(new DeadLetter(Name, message));
 
     /// <summary>
-    /// What only a stopping, failing or deferring actor needs, made on first use so that an idle actor pays one null field
-    /// for all of it: the termination task (the failure rides on it), the count of discarded messages, and the replies
-    /// taken out of a turn.
-    /// </summary>
-    private sealed class Ending() : TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously)
-    {
-        /// <summary>Set by the turn before Terminated when the supervisor (or a failed queue) stopped the actor; read after.</summary>
-        public Exception? Failure;
-
-        /// <summary>Messages discarded while stopping: written by the turn, read by anyone (Interlocked).</summary>
-        public long Discarded;
-
-        /// <summary>Asks taken out of a turn and not yet completed; created on the first (CompareExchange), guarded by lock on itself.</summary>
-        public HashSet<AskPromise>? Deferred;
-
-        public HashSet<AskPromise> GetDeferred()
-        {
-            var deferred = Volatile.Read(ref Deferred);
-            if (deferred is null)
-            {
-                var created = new HashSet<AskPromise>(ReferenceEqualityComparer.Instance);
-                deferred = Interlocked.CompareExchange(ref Deferred, created, null) ?? created;
-            }
-
-            return deferred;
-        }
-
-        /// <summary>A deferred reply was completed: it no longer fails at termination. Any thread.</summary>
-        public void Forget(AskPromise promise)
-        {
-            var deferred = Volatile.Read(ref Deferred)!;
-            lock (deferred)
-            {
-                deferred.Remove(promise);
-            }
-        }
-    }
-
-    /// <summary>
-    /// The actor as the <see cref="TurnRunner"/>'s owner: messages go to the actor's behaviour, a throw to its supervisor;
+    /// The mailbox as the <see cref="TurnRunner"/>'s owner: messages go to the cell's behaviour, a throw to its supervisor;
     /// once it discards, messages are dead letters; an async handler that awaits suspends the turn.
     /// </summary>
     private readonly struct Delivery(Mailbox<T> mailbox) : ITurnOwner<Envelope<T>>
     {
         public bool LooksBeforeIdle => false; // an actor's partner is usually woken through the run-next slot, not spinning
 
-        public bool IsStopping => mailbox.IsDiscarding;
+        public bool IsStopping => mailbox._cell.IsDiscarding;
 
-        public bool IsSuspended => mailbox._awaiting;
+        public bool IsSuspended => mailbox._cell.IsAwaiting;
 
-        public void Deliver(Slot<Envelope<T>>[] batch, ref int next, int end) => mailbox._actor.ReceiveBatch(mailbox, batch, ref next, end);
+        public void Deliver(Slot<Envelope<T>>[] batch, ref int next, int end) => mailbox._cell.Actor.ReceiveBatch(mailbox, batch, ref next, end);
 
-        public void DeliverOne(in Envelope<T> message) => mailbox._actor.ReceiveOne(mailbox, in message);
+        public void DeliverOne(in Envelope<T> message) => mailbox._cell.Actor.ReceiveOne(mailbox, in message);
 
         public void Handled(int count) => Volatile.Write(ref mailbox._handled, mailbox._handled + count); // one turn at a time: one writer
 
-        public void Unhandled(Slot<Envelope<T>>[] batch, int next, int end)
-        {
-            for (var i = next; i < end; i++)
-            {
-                mailbox.Discard(in batch[i].Value);
-            }
+        public void Unhandled(Slot<Envelope<T>>[] batch, int next, int end) => mailbox._cell.Discard(mailbox, batch.AsSpan(next, end - next));
 
-            Interlocked.Add(ref mailbox.DiscardingEnding.Discarded, end - next);
-            ActorInstruments.Count(ActorInstruments.Discarded, end - next);
-        }
+        public void UnhandledOne(in Envelope<T> message) => mailbox._cell.Discard(mailbox, in message);
 
-        public void UnhandledOne(in Envelope<T> message)
-        {
-            mailbox.Discard(in message);
-            Interlocked.Increment(ref mailbox.DiscardingEnding.Discarded);
-            ActorInstruments.Count(ActorInstruments.Discarded);
-        }
+        public void Failed(Exception exception) => mailbox._cell.Failed(mailbox, exception);
 
-        public void Failed(Exception exception) => mailbox.Failed(exception);
+        public void Suspended() => mailbox._cell.ResumeWhenHandled(mailbox);
 
-        public void Suspended() => mailbox.ResumeWhenHandled();
+        public void Completed() => mailbox._cell.Terminate(mailbox);
 
-        public void Completed() => mailbox.Terminate();
-
-        public void QueueFailed(Exception exception) => mailbox.QueueFailed(exception);
+        public void QueueFailed(Exception exception) => mailbox._cell.QueueFailed(mailbox, exception);
     }
 }
