@@ -24,7 +24,7 @@ internal struct ActorCell<T>
 
     private readonly ActorSystem _system;
     private readonly Func<Actor<T>> _factory;
-    private readonly Func<Exception, SupervisionDirective>? _supervisor;
+    private readonly ActorOptions _options; // the supervisor, throughput and full mode, read where used: one field for three
     private Actor<T> _actor;          // turn: replaced on restart
     private int _state;               // Running → Draining | Discarding (Interlocked, once) → Terminated; Discarding also from Draining after a fatal failure
     private bool _awaiting;           // turn: the last message's handler has not completed; the next turn ends it first
@@ -34,14 +34,19 @@ internal struct ActorCell<T>
     {
         _system = system;
         _factory = factory;
-        _supervisor = options.Supervisor;
-        _actor = null!; // Start, in the mailbox's constructor, before any message
+        _options = options;
+        _actor = null!; // Start, once the mailbox is constructed, before any message
     }
 
     /// <summary>Gets the request being handled, while it awaits a reply. Turn only.</summary>
     public AskPromise? CurrentReply { get; set; }
 
     public readonly ActorSystem System => _system;
+
+    public readonly ActorOptions Options => _options;
+
+    /// <summary>Gets the most messages a turn handles.</summary>
+    public readonly int Throughput => _options.Throughput ?? _system.Throughput;
 
     /// <summary>Gets the behaviour that handles the next message. Turn only.</summary>
     public readonly Actor<T> Actor => _actor;
@@ -76,8 +81,8 @@ internal struct ActorCell<T>
         }
     }
 
-    /// <summary>Creates the first behaviour: in the mailbox's constructor, before any post.</summary>
-    public void Start(Mailbox<T> mailbox) => _actor = CreateActor(mailbox);
+    /// <summary>Creates the first behaviour, answering to <paramref name="self"/>: once the mailbox is constructed, before any post.</summary>
+    public void Start(LocalActorRef<T> self) => _actor = CreateActor(self);
 
     /// <summary>Stops accepting; the caller closes the queue if this call stopped the actor.</summary>
     /// <returns><see langword="true"/> if this call stopped the actor.</returns>
@@ -177,7 +182,7 @@ internal struct ActorCell<T>
         SupervisionDirective directive;
         try
         {
-            directive = _supervisor?.Invoke(exception) ?? SupervisionDirective.Restart;
+            directive = _options.Supervisor?.Invoke(exception) ?? SupervisionDirective.Restart;
         }
         catch (Exception supervisorFailure)
         {
@@ -190,7 +195,7 @@ internal struct ActorCell<T>
         {
             try
             {
-                _actor = CreateActor(mailbox);
+                _actor = CreateActor(_actor.Self!); // the new behaviour answers to the same handle
                 return;
             }
             catch (Exception factoryFailure)
@@ -305,10 +310,10 @@ internal struct ActorCell<T>
         return ending;
     }
 
-    private readonly Actor<T> CreateActor(Mailbox<T> mailbox)
+    private readonly Actor<T> CreateActor(LocalActorRef<T> self)
     {
-        var actor = _factory() ?? throw new InvalidOperationException($"The factory of actor '{mailbox.Name}' returned null.");
-        actor.Attach(mailbox);
+        var actor = _factory() ?? throw new InvalidOperationException($"The factory of actor '{self.Name}' returned null.");
+        actor.Attach(self);
         return actor;
     }
 

@@ -6,7 +6,8 @@ namespace Concurrency.Messaging.Actors;
 /// <summary>
 /// An actor's mailbox: a queue of the pipes' family, the <see cref="TurnRunner"/>'s turn over it, and the
 /// <see cref="ActorCell{T}"/> the turn hands messages to, composed in one object (the queue and the cell are structs held
-/// in place, so an idle actor is one object and the turn follows no extra reference per message). A post that finds the
+/// in place, so the turn follows no extra reference per message); the <see cref="LocalActorRef{T}"/> that users hold
+/// forwards to it. A post that finds the
 /// actor idle schedules one turn (the queue decides, see <see cref="ITurnQueue{T}"/>, so a turn is never queued twice nor
 /// missed); a turn handles up to the throughput budget, then queues the next turn if more is waiting or goes idle. At most
 /// one turn runs at a time, so the fields marked "turn" need no lock, and the actor handles one message at a time. Actors
@@ -19,37 +20,41 @@ namespace Concurrency.Messaging.Actors;
 /// schedules the next turn, which ends the handling (a failure goes to the supervisor) and goes on with the batch. The
 /// handler's own code after its await is then the only code touching the actor, so the "turn" fields keep one owner.
 /// </remarks>
-internal abstract class Mailbox<T> : ActorRef<T>, ITurn, IActorControl
+internal abstract class Mailbox<T> : ITurn, IActorControl
 {
-    private readonly int _throughput;
+    private readonly long _id;                     // the system's number for the actor, for a name made up on demand
+    private string? _name;                         // given, or made up on first request (a race makes the same string twice, harmlessly)
     private TurnBatch<Envelope<T>> _batch = new(); // turn: messages taken but not yet handled
     private long _handled;                         // turn: a plain add once per turn (see TurnRunner.Run); read by anyone (Volatile)
     private ActorCell<T> _cell;                    // used in place: the behaviour, its supervision, replies and ending
 
     protected Mailbox(ActorSystem system, Func<Actor<T>> factory, ActorOptions options, long id)
-        : base(options.Name, id)
     {
-        _throughput = options.Throughput ?? system.Throughput;
-        FullMode = options.FullMode;
+        _id = id;
+        _name = options.Name;
         _cell = new ActorCell<T>(system, factory, options);
-        _cell.Start(this);
     }
 
     /// <summary>Gets the actor's cell, in place: what the behaviour's context and the turn act on.</summary>
     internal ref ActorCell<T> Cell => ref _cell;
 
-    protected MailboxFullMode FullMode { get; }
+    /// <summary>Gets the actor's name (see <see cref="ActorRef{T}.Name"/>).</summary>
+    public string Name => _name ??= $"actor-{_id}";
+
+    public abstract MailboxKind MailboxKind { get; }
 
     /// <summary>Gets whether the actor still accepts messages: set false before the queue is closed.</summary>
     protected bool IsAccepting => _cell.IsAccepting;
 
-    public override bool IsStopped => _cell.IsStopped;
+    protected MailboxFullMode FullMode => _cell.Options.FullMode;
 
-    public override long DiscardedCount => _cell.DiscardedCount;
+    public bool IsStopped => _cell.IsStopped;
+
+    public long DiscardedCount => _cell.DiscardedCount;
 
     public long HandledCount => Volatile.Read(ref _handled);
 
-    public override Task Termination => _cell.Termination;
+    public Task Termination => _cell.Termination;
 
     /// <summary>Offers a message to the queue without waiting.</summary>
     /// <param name="envelope">The message.</param>
@@ -65,7 +70,10 @@ internal abstract class Mailbox<T> : ActorRef<T>, ITurn, IActorControl
     /// <summary>Runs one turn over the mailbox's queue: <see cref="RunTurn{TQueue}"/> with it, held in place.</summary>
     public abstract void RunTurn();
 
-    public override void Tell(T message)
+    /// <summary>Creates the first behaviour, answering to <paramref name="self"/>: once constructed, before the first post.</summary>
+    public void Start(LocalActorRef<T> self) => _cell.Start(self);
+
+    public void Tell(T message)
     {
         if (!TryPost(new Envelope<T>(message, null), out var full))
         {
@@ -73,7 +81,7 @@ internal abstract class Mailbox<T> : ActorRef<T>, ITurn, IActorControl
         }
     }
 
-    public override bool TryTell(T message)
+    public bool TryTell(T message)
     {
         if (TryPost(new Envelope<T>(message, null), out var full))
         {
@@ -88,7 +96,7 @@ internal abstract class Mailbox<T> : ActorRef<T>, ITurn, IActorControl
         return false;
     }
 
-    public override ValueTask TellAsync(T message, CancellationToken cancellationToken = default)
+    public ValueTask TellAsync(T message, CancellationToken cancellationToken)
     {
         if (cancellationToken.IsCancellationRequested)
         {
@@ -111,10 +119,10 @@ internal abstract class Mailbox<T> : ActorRef<T>, ITurn, IActorControl
             : TellWaitingAsync(message, cancellationToken);
     }
 
-    public override ValueTask<TReply> Ask<TReply>(T message, CancellationToken cancellationToken = default) =>
+    public ValueTask<TReply> Ask<TReply>(T message, CancellationToken cancellationToken) =>
         Ask<TReply>(message, _cell.System.AskTimeout, cancellationToken);
 
-    public override ValueTask<TReply> Ask<TReply>(T message, TimeSpan timeout, CancellationToken cancellationToken = default)
+    public ValueTask<TReply> Ask<TReply>(T message, TimeSpan timeout, CancellationToken cancellationToken)
     {
         AskPromise.ThrowIfBadTimeout(timeout, nameof(timeout));
 
@@ -147,7 +155,8 @@ internal abstract class Mailbox<T> : ActorRef<T>, ITurn, IActorControl
         return AskWaitingAsync(envelope, promise, cancellationToken);
     }
 
-    private protected override bool StopCore(ActorStopMode mode)
+    /// <summary>Stops accepting and closes the queue (see <see cref="ActorRef{T}.Stop"/>); the mode is a defined one.</summary>
+    public bool Stop(ActorStopMode mode)
     {
         if (!_cell.TryStop(mode))
         {
@@ -181,7 +190,7 @@ internal abstract class Mailbox<T> : ActorRef<T>, ITurn, IActorControl
         }
 
         var delivery = new Delivery(this);
-        TurnRunner.Run(this, ref queue, ref delivery, ref _batch, _throughput);
+        TurnRunner.Run(this, ref queue, ref delivery, ref _batch, _cell.Throughput);
     }
 
     /// <summary>Producer side, for a queue with an <see cref="IdleFlag"/>: after a post (or the close), schedules the idle actor.</summary>
