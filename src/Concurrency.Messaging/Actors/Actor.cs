@@ -19,21 +19,24 @@ namespace Concurrency.Messaging.Actors;
 /// </remarks>
 public abstract class Actor<T>
 {
-    private Mailbox<T>? _mailbox; // set once, before the first message, by the mailbox that runs this actor
+    private LocalActorRef<T>? _self; // set once, before the first message, by the cell that runs this actor
 
     /// <summary>Gets the running actor's context: itself, and the reply to the request being handled.</summary>
     /// <exception cref="InvalidOperationException">The actor was not spawned by an <see cref="ActorSystem"/>.</exception>
     protected ActorContext<T> Context =>
-        new(_mailbox ?? throw new InvalidOperationException("The actor is not running: spawn it with ActorSystem.Spawn."));
+        new(_self ?? throw new InvalidOperationException("The actor is not running: spawn it with ActorSystem.Spawn."));
 
     /// <summary>Handles one message. A throw goes to the actor's supervisor (see <see cref="ActorOptions.Supervisor"/>).</summary>
     /// <param name="message">The message.</param>
     protected internal abstract void Receive(T message);
 
-    /// <summary>Gets the mailbox running this actor; set before its first message.</summary>
-    internal Mailbox<T>? Mailbox => _mailbox;
+    /// <summary>Gets the handle this actor answers to; set before its first message.</summary>
+    internal LocalActorRef<T>? Self => _self;
 
-    internal void Attach(Mailbox<T> mailbox) => _mailbox = mailbox;
+    /// <summary>Gets the mailbox running this actor; set before its first message.</summary>
+    internal Mailbox<T>? Mailbox => _self?.Mailbox;
+
+    internal void Attach(LocalActorRef<T> self) => _self = self;
 
     /// <summary>
     /// Handles the messages in <paramref name="batch"/> from <paramref name="next"/> to <paramref name="end"/>, advancing
@@ -42,7 +45,7 @@ public abstract class Actor<T>
     /// </summary>
     internal virtual void ReceiveBatch(Mailbox<T> mailbox, Slot<Envelope<T>>[] batch, ref int next, int end)
     {
-        while (next < end && !mailbox.IsDiscarding)
+        while (next < end && !mailbox.Cell.IsDiscarding)
         {
             if (!ReceiveOne(mailbox, in batch[next++].Value))
             {
@@ -56,14 +59,15 @@ public abstract class Actor<T>
     /// the mailbox finishes the message when the handler completes.</returns>
     internal bool ReceiveOne(Mailbox<T> mailbox, in Envelope<T> envelope)
     {
-        mailbox.CurrentReply = envelope.Reply;
+        ref var cell = ref mailbox.Cell;
+        cell.CurrentReply = envelope.Reply;
         Receive(envelope.Message);
-        if (mailbox.IsAwaiting)
+        if (cell.IsAwaiting)
         {
             return false;
         }
 
-        mailbox.AfterReceive();
+        cell.AfterReceive(mailbox.Name);
         return true;
     }
 }

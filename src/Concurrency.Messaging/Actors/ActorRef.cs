@@ -5,19 +5,15 @@ namespace Concurrency.Messaging.Actors;
 /// Messages from one sender are handled in the order that sender told them.
 /// </summary>
 /// <typeparam name="T">The actor's message type.</typeparam>
+/// <remarks>A thin handle on the actor's mailbox, which does the work; it stays the same across the actor's restarts.</remarks>
 public abstract class ActorRef<T>
 {
-    private readonly long _id;  // the system's number for the actor, for a name made up on demand
-    private string? _name;      // given, or made up on first request (a race makes the same string twice, harmlessly)
-
-    private protected ActorRef(string? name, long id)
+    private protected ActorRef()
     {
-        _name = name;
-        _id = id;
     }
 
     /// <summary>Gets the actor's name (given in <see cref="ActorOptions.Name"/>, or made up by the system from its number).</summary>
-    public string Name => _name ??= $"actor-{_id}";
+    public string Name => NameCore;
 
     /// <summary>Gets the mailbox's queue.</summary>
     public abstract MailboxKind MailboxKind { get; }
@@ -93,6 +89,8 @@ public abstract class ActorRef<T>
 
         return StopCore(mode);
     }
+
+    private protected abstract string NameCore { get; }
 
     private protected abstract bool StopCore(ActorStopMode mode);
 

@@ -9,6 +9,8 @@ namespace Concurrency.Messaging.Actors;
 /// </summary>
 public sealed class ActorSystem : IAsyncDisposable
 {
+    private static readonly ActorOptions DefaultOptions = new(); // shared: an actor keeps its options, and a record is immutable
+
     private readonly Lock _gate = new();
     private readonly HashSet<IActorControl> _actors = new(ReferenceEqualityComparer.Instance); // guarded by _gate: live actors
     private readonly ReportFeed<DeadLetter> _deadLetters = new();
@@ -109,7 +111,7 @@ public sealed class ActorSystem : IAsyncDisposable
     public ActorRef<T> Spawn<T>(Func<Actor<T>> factory, ActorOptions? options = null)
     {
         ArgumentNullException.ThrowIfNull(factory);
-        options ??= new ActorOptions();
+        options ??= DefaultOptions;
         Validate(options);
 
         var id = Interlocked.Increment(ref _nextId);
@@ -119,12 +121,14 @@ public sealed class ActorSystem : IAsyncDisposable
             MailboxKind.BoundedBatchDrain => new BoundedBatchDrainMailbox<T>(this, factory, options, id),
             _ => new BatchDrainMailbox<T>(this, factory, options, id),
         };
+        var self = new LocalActorRef<T>(mailbox);
+        mailbox.Start(self);
         lock (_gate)
         {
             if (!_shutDown)
             {
                 _actors.Add(mailbox);
-                return mailbox;
+                return self;
             }
         }
 

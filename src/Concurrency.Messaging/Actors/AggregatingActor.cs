@@ -32,7 +32,7 @@ public abstract class AggregatingActor<T, TKey> : Actor<T>
 
     internal sealed override void ReceiveBatch(Mailbox<T> mailbox, Slot<Envelope<T>>[] batch, ref int next, int end)
     {
-        while (next < end && !mailbox.IsDiscarding)
+        while (next < end && !mailbox.Cell.IsDiscarding)
         {
             ref var first = ref batch[next].Value;
             if (first.Reply is not null)

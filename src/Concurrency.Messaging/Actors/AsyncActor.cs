@@ -51,10 +51,10 @@ public abstract class AsyncActor<T> : Actor<T>
         }
 
         _handling = handling;
-        Mailbox!.Suspend();
+        Mailbox!.Cell.Suspend();
     }
 
-    /// <summary>Hangs the next turn on the handler's completion: the turn's last act (see <see cref="Mailbox{T}"/>).</summary>
+    /// <summary>Hangs the next turn on the handler's completion: the turn's last act (see <see cref="ActorCell{T}.ResumeWhenHandled"/>).</summary>
     internal void ScheduleWhenHandled(Mailbox<T> mailbox)
     {
         Debug.Assert(ReferenceEquals(mailbox, Mailbox), "An actor is run by one mailbox.");

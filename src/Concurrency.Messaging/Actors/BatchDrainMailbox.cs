@@ -24,7 +24,7 @@ internal sealed class BatchDrainMailbox<T> : Mailbox<T>
     protected override ValueTask<bool> PostWaitingAsync(Envelope<T> envelope, CancellationToken cancellationToken) =>
         new(_queue.TryEnqueue(envelope));
 
-    protected override void CloseQueue() => _queue.Close();
+    internal override void CloseQueue() => _queue.Close();
 
     public override void RunTurn() => RunTurn(ref _queue);
 }

@@ -78,7 +78,7 @@ internal sealed class BoundedBatchDrainMailbox<T> : Mailbox<T>
         }
     }
 
-    protected override void CloseQueue()
+    internal override void CloseQueue()
     {
         _queue.Close();
         Volatile.Read(ref _room)?.WakeAll(); // waiting senders find the actor stopped and give up

@@ -58,7 +58,7 @@ internal sealed class ChannelMailbox<T> : Mailbox<T>
         return true;
     }
 
-    protected override void CloseQueue()
+    internal override void CloseQueue()
     {
         _channel.Writer.TryComplete();
         _queue.WritersDone();

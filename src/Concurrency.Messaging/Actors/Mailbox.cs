@@ -1,15 +1,17 @@
-using System.Diagnostics;
 using Concurrency.Messaging.Internal;
 using Concurrency.Messaging.Pipes;
 
 namespace Concurrency.Messaging.Actors;
 
 /// <summary>
-/// An actor's mailbox: a queue of the pipes' family whose consumer runs as turns on the .NET thread pool, run by the
-/// <see cref="TurnRunner"/> as the pipes' pooled consumers are. A post that finds the actor idle schedules one turn (the
-/// queue decides, see <see cref="ITurnQueue{T}"/>, so a turn is never queued twice nor missed); a turn handles up to the
-/// throughput budget, then queues the next turn if more is waiting or goes idle. At most one turn runs at a time, so the
-/// fields marked "turn" need no lock, and the actor handles one message at a time. Actors take the runner's run-next slot.
+/// An actor's mailbox: a queue of the pipes' family, the <see cref="TurnRunner"/>'s turn over it, and the
+/// <see cref="ActorCell{T}"/> the turn hands messages to, composed in one object (the queue and the cell are structs held
+/// in place, so the turn follows no extra reference per message); the <see cref="LocalActorRef{T}"/> that users hold
+/// forwards to it. A post that finds the
+/// actor idle schedules one turn (the queue decides, see <see cref="ITurnQueue{T}"/>, so a turn is never queued twice nor
+/// missed); a turn handles up to the throughput budget, then queues the next turn if more is waiting or goes idle. At most
+/// one turn runs at a time, so the fields marked "turn" need no lock, and the actor handles one message at a time. Actors
+/// take the runner's run-next slot. Each queue kind is a subclass that says how to post, close and take.
 /// </summary>
 /// <remarks>
 /// A handler that returns before its work is done (<see cref="AsyncActor{T}"/>, whose <c>ReceiveAsync</c> awaits) ends
@@ -18,68 +20,41 @@ namespace Concurrency.Messaging.Actors;
 /// schedules the next turn, which ends the handling (a failure goes to the supervisor) and goes on with the batch. The
 /// handler's own code after its await is then the only code touching the actor, so the "turn" fields keep one owner.
 /// </remarks>
-internal abstract class Mailbox<T> : ActorRef<T>, ITurn, IActorControl
+internal abstract class Mailbox<T> : ITurn, IActorControl
 {
-    private const int Running = 0, Draining = 1, Discarding = 2, Terminated = 3;
-
-    private readonly ActorSystem _system;
-    private readonly Func<Actor<T>> _factory;
-    private readonly Func<Exception, SupervisionDirective>? _supervisor;
-    private readonly int _throughput;
-    private Actor<T> _actor;                   // turn: replaced on restart
+    private readonly long _id;                     // the system's number for the actor, for a name made up on demand
+    private string? _name;                         // given, or made up on first request (a race makes the same string twice, harmlessly)
     private TurnBatch<Envelope<T>> _batch = new(); // turn: messages taken but not yet handled
-    private int _state;                        // Running → Draining | Discarding (Interlocked, once) → Terminated; Discarding also from Draining after a fatal failure
-    private long _discarded;                   // written by the turn, read by anyone (Interlocked)
-    private long _handled;                     // turn: a plain add once per turn (see TurnRunner.Run); read by anyone (Volatile)
-    private Ending? _termination;              // created on first request or failure (CompareExchange), completed once Terminated
-    private HashSet<AskPromise>? _deferred;    // asks taken out of a turn and not yet completed; guarded by lock on itself
-    private bool _awaiting;                    // turn: the last message's handler has not completed; the next turn ends it first
+    private long _handled;                         // turn: a plain add once per turn (see TurnRunner.Run); read by anyone (Volatile)
+    private ActorCell<T> _cell;                    // used in place: the behaviour, its supervision, replies and ending
 
     protected Mailbox(ActorSystem system, Func<Actor<T>> factory, ActorOptions options, long id)
-        : base(options.Name, id)
     {
-        _system = system;
-        _factory = factory;
-        _supervisor = options.Supervisor;
-        _throughput = options.Throughput ?? system.Throughput;
-        _actor = CreateActor();
-        FullMode = options.FullMode;
+        _id = id;
+        _name = options.Name;
+        _cell = new ActorCell<T>(system, factory, options);
     }
 
-    /// <summary>Gets the request being handled, while it awaits a reply. Turn only.</summary>
-    internal AskPromise? CurrentReply { get; set; }
+    /// <summary>Gets the actor's cell, in place: what the behaviour's context and the turn act on.</summary>
+    internal ref ActorCell<T> Cell => ref _cell;
 
-    protected MailboxFullMode FullMode { get; }
+    /// <summary>Gets the actor's name (see <see cref="ActorRef{T}.Name"/>).</summary>
+    public string Name => _name ??= $"actor-{_id}";
+
+    public abstract MailboxKind MailboxKind { get; }
 
     /// <summary>Gets whether the actor still accepts messages: set false before the queue is closed.</summary>
-    protected bool IsAccepting => Volatile.Read(ref _state) == Running;
+    protected bool IsAccepting => _cell.IsAccepting;
 
-    internal bool IsDiscarding => Volatile.Read(ref _state) == Discarding;
+    protected MailboxFullMode FullMode => _cell.Options.FullMode;
 
-    /// <summary>Gets whether the message just handed to the actor is still being handled (its handler awaits). Turn only.</summary>
-    internal bool IsAwaiting => _awaiting;
+    public bool IsStopped => _cell.IsStopped;
 
-    public override bool IsStopped => Volatile.Read(ref _state) != Running;
-
-    public override long DiscardedCount => Interlocked.Read(ref _discarded);
+    public long DiscardedCount => _cell.DiscardedCount;
 
     public long HandledCount => Volatile.Read(ref _handled);
 
-    public override Task Termination
-    {
-        get
-        {
-            var termination = GetTermination();
-
-            // The turn sets Terminated before it looks for a TaskCompletionSource: one of the two completes it.
-            if (Volatile.Read(ref _state) == Terminated)
-            {
-                Complete(termination);
-            }
-
-            return termination.Task;
-        }
-    }
+    public Task Termination => _cell.Termination;
 
     /// <summary>Offers a message to the queue without waiting.</summary>
     /// <param name="envelope">The message.</param>
@@ -89,13 +64,16 @@ internal abstract class Mailbox<T> : ActorRef<T>, ITurn, IActorControl
     /// <summary>Posts, waiting asynchronously for room; <see langword="false"/> if the queue closed first.</summary>
     protected abstract ValueTask<bool> PostWaitingAsync(Envelope<T> envelope, CancellationToken cancellationToken);
 
-    /// <summary>Refuses further posts; the turn drains what was accepted and then finds the queue completed.</summary>
-    protected abstract void CloseQueue();
+    /// <summary>Refuses further posts; the turn drains what was accepted and then finds the queue completed. Called once, by the cell that stopped.</summary>
+    internal abstract void CloseQueue();
 
     /// <summary>Runs one turn over the mailbox's queue: <see cref="RunTurn{TQueue}"/> with it, held in place.</summary>
     public abstract void RunTurn();
 
-    public override void Tell(T message)
+    /// <summary>Creates the first behaviour, answering to <paramref name="self"/>: once constructed, before the first post.</summary>
+    public void Start(LocalActorRef<T> self) => _cell.Start(self);
+
+    public void Tell(T message)
     {
         if (!TryPost(new Envelope<T>(message, null), out var full))
         {
@@ -103,7 +81,7 @@ internal abstract class Mailbox<T> : ActorRef<T>, ITurn, IActorControl
         }
     }
 
-    public override bool TryTell(T message)
+    public bool TryTell(T message)
     {
         if (TryPost(new Envelope<T>(message, null), out var full))
         {
@@ -118,7 +96,7 @@ internal abstract class Mailbox<T> : ActorRef<T>, ITurn, IActorControl
         return false;
     }
 
-    public override ValueTask TellAsync(T message, CancellationToken cancellationToken = default)
+    public ValueTask TellAsync(T message, CancellationToken cancellationToken)
     {
         if (cancellationToken.IsCancellationRequested)
         {
@@ -141,10 +119,10 @@ internal abstract class Mailbox<T> : ActorRef<T>, ITurn, IActorControl
             : TellWaitingAsync(message, cancellationToken);
     }
 
-    public override ValueTask<TReply> Ask<TReply>(T message, CancellationToken cancellationToken = default) =>
-        Ask<TReply>(message, _system.AskTimeout, cancellationToken);
+    public ValueTask<TReply> Ask<TReply>(T message, CancellationToken cancellationToken) =>
+        Ask<TReply>(message, _cell.System.AskTimeout, cancellationToken);
 
-    public override ValueTask<TReply> Ask<TReply>(T message, TimeSpan timeout, CancellationToken cancellationToken = default)
+    public ValueTask<TReply> Ask<TReply>(T message, TimeSpan timeout, CancellationToken cancellationToken)
     {
         AskPromise.ThrowIfBadTimeout(timeout, nameof(timeout));
 
@@ -154,7 +132,7 @@ internal abstract class Mailbox<T> : ActorRef<T>, ITurn, IActorControl
         }
 
         var promise = new AskPromise<TReply>();
-        promise.Arm(_system.TimeProvider, timeout, cancellationToken);
+        promise.Arm(_cell.System.TimeProvider, timeout, cancellationToken);
         var envelope = new Envelope<T>(message, promise);
         if (TryPost(envelope, out var full))
         {
@@ -177,11 +155,10 @@ internal abstract class Mailbox<T> : ActorRef<T>, ITurn, IActorControl
         return AskWaitingAsync(envelope, promise, cancellationToken);
     }
 
-    private protected override bool StopCore(ActorStopMode mode)
+    /// <summary>Stops accepting and closes the queue (see <see cref="ActorRef{T}.Stop"/>); the mode is a defined one.</summary>
+    public bool Stop(ActorStopMode mode)
     {
-        Debug.Assert(Enum.IsDefined(mode), "ActorRef.Stop refuses an unknown mode.");
-        var target = mode == ActorStopMode.Discard ? Discarding : Draining;
-        if (Interlocked.CompareExchange(ref _state, target, Running) != Running)
+        if (!_cell.TryStop(mode))
         {
             return false;
         }
@@ -207,242 +184,19 @@ internal abstract class Mailbox<T> : ActorRef<T>, ITurn, IActorControl
     private protected void RunTurn<TQueue>(ref TQueue queue)
         where TQueue : struct, ITurnQueue<Envelope<T>>
     {
-        if (_awaiting)
+        if (_cell.IsAwaiting)
         {
-            EndAwaited();
+            _cell.EndAwaited(this);
         }
 
         var delivery = new Delivery(this);
-        TurnRunner.Run(this, ref queue, ref delivery, ref _batch, _throughput);
+        TurnRunner.Run(this, ref queue, ref delivery, ref _batch, _cell.Throughput);
     }
 
     /// <summary>Producer side, for a queue with an <see cref="IdleFlag"/>: after a post (or the close), schedules the idle actor.</summary>
     private protected void WakeIfIdle<TQueue>(ref TQueue queue)
         where TQueue : struct, ITurnQueue<Envelope<T>>
         => TurnRunner.WakeIfIdle<Envelope<T>, TQueue>(this, ref queue, mayRunNext: true);
-
-    /// <summary>Called by the actor after each message: a request handled without a reply fails its caller now, not at its timeout.</summary>
-    internal void AfterReceive()
-    {
-        if (CurrentReply is { } unanswered)
-        {
-            CurrentReply = null;
-            unanswered.TryFail(new InvalidOperationException(
-                $"The actor '{Name}' handled the request without replying: reply with Context.Reply, or take the reply with Context.DeferReply."));
-        }
-    }
-
-    /// <summary>
-    /// Called by an <see cref="AsyncActor{T}"/> whose handler did not complete: the turn ends after this message, without
-    /// going idle, and resumes when the handler completes. Turn only.
-    /// </summary>
-    internal void Suspend()
-    {
-        Debug.Assert(!_awaiting, "One message at a time: a handler cannot start while another awaits.");
-        _awaiting = true;
-    }
-
-    /// <summary>Takes the reply of the request being handled, checking its type. Turn only.</summary>
-    internal AskPromise<TReply> TakeReply<TReply>()
-    {
-        var reply = CurrentReply
-            ?? throw new InvalidOperationException("The message being handled was not sent with Ask, or was already replied to.");
-        if (reply is not AskPromise<TReply> typed)
-        {
-            throw new InvalidOperationException($"The caller asked for a reply of type {reply.ReplyType}, not {typeof(TReply)}.");
-        }
-
-        CurrentReply = null;
-        return typed;
-    }
-
-    /// <summary>Keeps a reply taken out of the turn, so that it fails if the actor terminates before it is completed.</summary>
-    internal DeferredReply<TReply> Defer<TReply>(AskPromise<TReply> promise)
-    {
-        var deferred = Volatile.Read(ref _deferred) ?? CreateDeferred();
-        lock (deferred)
-        {
-            if (Volatile.Read(ref _state) != Terminated)
-            {
-                deferred.Add(promise);
-                return new DeferredReply<TReply>(promise, Forget);
-            }
-        }
-
-        promise.TryFail(new ActorStoppedException(Name));
-        return new DeferredReply<TReply>(promise, Forget);
-    }
-
-    private void Forget(AskPromise promise)
-    {
-        var deferred = Volatile.Read(ref _deferred)!;
-        lock (deferred)
-        {
-            deferred.Remove(promise);
-        }
-    }
-
-    private HashSet<AskPromise> CreateDeferred()
-    {
-        var created = new HashSet<AskPromise>(ReferenceEqualityComparer.Instance);
-        return Interlocked.CompareExchange(ref _deferred, created, null) ?? created;
-    }
-
-    /// <summary>
-    /// The turn's last act: the handler's completion schedules the next turn, which may start on another thread before
-    /// this call returns, so nothing of the turn may be touched after it.
-    /// </summary>
-    private void ResumeWhenHandled()
-    {
-        Debug.Assert(_actor is AsyncActor<T>, "Only an async actor's handler can leave a message unfinished.");
-        ((AsyncActor<T>)_actor).ScheduleWhenHandled(this);
-    }
-
-    /// <summary>First in the turn after a handler that awaited: ends its message as a synchronous handler's would end.</summary>
-    private void EndAwaited()
-    {
-        _awaiting = false;
-        try
-        {
-            ((AsyncActor<T>)_actor).EndHandling();
-            AfterReceive();
-        }
-        catch (Exception ex)
-        {
-            Failed(ex);
-        }
-    }
-
-    private void Failed(Exception exception)
-    {
-        var reply = CurrentReply;
-        CurrentReply = null;
-        reply?.TryFail(exception);
-
-        SupervisionDirective directive;
-        try
-        {
-            directive = _supervisor?.Invoke(exception) ?? SupervisionDirective.Restart;
-        }
-        catch (Exception supervisorFailure)
-        {
-            exception = new AggregateException("The actor's handler threw, and then its supervisor threw.", exception, supervisorFailure);
-            directive = SupervisionDirective.Stop;
-        }
-
-        _system.ReportFailure(new ActorFailure(Name, exception, directive));
-        if (directive == SupervisionDirective.Restart)
-        {
-            try
-            {
-                _actor = CreateActor();
-                return;
-            }
-            catch (Exception factoryFailure)
-            {
-                exception = factoryFailure;
-                _system.ReportFailure(new ActorFailure(Name, factoryFailure, SupervisionDirective.Stop));
-                directive = SupervisionDirective.Stop;
-            }
-        }
-
-        if (directive == SupervisionDirective.Stop)
-        {
-            GetTermination().Failure = exception;
-            var before = Interlocked.Exchange(ref _state, Discarding);
-            if (before == Running)
-            {
-                CloseQueue();
-            }
-        }
-    }
-
-    /// <summary>
-    /// The turn's last act when the queue itself threw (not a handler): the actor stops accepting and terminates, faulted
-    /// with an error that says so; what the broken queue still held is lost, and no count is claimed for it.
-    /// </summary>
-    private void QueueFailed(Exception exception)
-    {
-        var failure = new InvalidOperationException(
-            $"The mailbox of actor '{Name}' failed (its queue threw, not a handler); messages it still held were not handled. See the inner exception.",
-            exception);
-        _system.ReportFailure(new ActorFailure(Name, failure, SupervisionDirective.Stop));
-        GetTermination().Failure = failure;
-        if (Interlocked.Exchange(ref _state, Discarding) == Running)
-        {
-            CloseQueue(); // later posts are refused as dead letters
-        }
-
-        Terminate();
-    }
-
-    /// <summary>
-    /// A discarded message is a dead letter, as one told after the stop is; a discarded request's caller hears at once that
-    /// the actor stopped. The caller counts the discard. Turn only.
-    /// </summary>
-    private void Discard(in Envelope<T> envelope)
-    {
-        ReportDeadLetter(envelope.Message);
-        envelope.Reply?.TryFail(new ActorStoppedException(Name));
-    }
-
-    private void Terminate()
-    {
-        // Leave the system first: whoever sees the termination complete (it completes only once Terminated is set) must
-        // also see ActorCount without this actor, as ShutdownAsync's callers do.
-        _system.Remove(this);
-        Interlocked.Exchange(ref _state, Terminated);
-        if (Volatile.Read(ref _deferred) is { } deferred)
-        {
-            AskPromise[] pending;
-            lock (deferred)
-            {
-                pending = [.. deferred];
-                deferred.Clear();
-            }
-
-            foreach (var promise in pending)
-            {
-                promise.TryFail(new ActorStoppedException(Name));
-            }
-        }
-
-        if (Volatile.Read(ref _termination) is { } termination)
-        {
-            Complete(termination);
-        }
-    }
-
-    private Ending GetTermination()
-    {
-        var termination = Volatile.Read(ref _termination);
-        if (termination is null)
-        {
-            var created = new Ending();
-            termination = Interlocked.CompareExchange(ref _termination, created, null) ?? created;
-        }
-
-        return termination;
-    }
-
-    private static void Complete(Ending termination)
-    {
-        if (termination.Failure is { } failure)
-        {
-            termination.TrySetException(failure);
-        }
-        else
-        {
-            termination.TrySetResult();
-        }
-    }
-
-    private Actor<T> CreateActor()
-    {
-        var actor = _factory() ?? throw new InvalidOperationException($"The factory of actor '{Name}' returned null.");
-        actor.Attach(this);
-        return actor;
-    }
 
     private void TellRefused(T message, bool full)
     {
@@ -496,60 +250,36 @@ internal abstract class Mailbox<T> : ActorRef<T>, ITurn, IActorControl
         return await promise.Task.ConfigureAwait(false);
     }
 
-    private void ReportDeadLetter(T message) => _system.ReportDeadLetter(new DeadLetter(Name, message));
+    private void ReportDeadLetter(T message) => _cell.System.ReportDeadLetter(new DeadLetter(Name, message));
 
     /// <summary>
-    /// The actor's end, made only when someone asks for it or the actor fails, so an actor that never stops pays one null
-    /// field for it: the failure rides on the task that reports it.
-    /// </summary>
-    private sealed class Ending() : TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously)
-    {
-        /// <summary>Set by the turn before Terminated when the supervisor (or a failed queue) stopped the actor; read after.</summary>
-        public Exception? Failure;
-    }
-
-    /// <summary>
-    /// The actor as the <see cref="TurnRunner"/>'s owner: messages go to the actor's behaviour, a throw to its supervisor;
+    /// The mailbox as the <see cref="TurnRunner"/>'s owner: messages go to the cell's behaviour, a throw to its supervisor;
     /// once it discards, messages are dead letters; an async handler that awaits suspends the turn.
     /// </summary>
     private readonly struct Delivery(Mailbox<T> mailbox) : ITurnOwner<Envelope<T>>
     {
         public bool LooksBeforeIdle => false; // an actor's partner is usually woken through the run-next slot, not spinning
 
-        public bool IsStopping => mailbox.IsDiscarding;
+        public bool IsStopping => mailbox._cell.IsDiscarding;
 
-        public bool IsSuspended => mailbox._awaiting;
+        public bool IsSuspended => mailbox._cell.IsAwaiting;
 
-        public void Deliver(Slot<Envelope<T>>[] batch, ref int next, int end) => mailbox._actor.ReceiveBatch(mailbox, batch, ref next, end);
+        public void Deliver(Slot<Envelope<T>>[] batch, ref int next, int end) => mailbox._cell.Actor.ReceiveBatch(mailbox, batch, ref next, end);
 
-        public void DeliverOne(in Envelope<T> message) => mailbox._actor.ReceiveOne(mailbox, in message);
+        public void DeliverOne(in Envelope<T> message) => mailbox._cell.Actor.ReceiveOne(mailbox, in message);
 
         public void Handled(int count) => Volatile.Write(ref mailbox._handled, mailbox._handled + count); // one turn at a time: one writer
 
-        public void Unhandled(Slot<Envelope<T>>[] batch, int next, int end)
-        {
-            for (var i = next; i < end; i++)
-            {
-                mailbox.Discard(in batch[i].Value);
-            }
+        public void Unhandled(Slot<Envelope<T>>[] batch, int next, int end) => mailbox._cell.Discard(mailbox, batch.AsSpan(next, end - next));
 
-            Interlocked.Add(ref mailbox._discarded, end - next);
-            ActorInstruments.Count(ActorInstruments.Discarded, end - next);
-        }
+        public void UnhandledOne(in Envelope<T> message) => mailbox._cell.Discard(mailbox, in message);
 
-        public void UnhandledOne(in Envelope<T> message)
-        {
-            mailbox.Discard(in message);
-            Interlocked.Increment(ref mailbox._discarded);
-            ActorInstruments.Count(ActorInstruments.Discarded);
-        }
+        public void Failed(Exception exception) => mailbox._cell.Failed(mailbox, exception);
 
-        public void Failed(Exception exception) => mailbox.Failed(exception);
+        public void Suspended() => mailbox._cell.ResumeWhenHandled(mailbox);
 
-        public void Suspended() => mailbox.ResumeWhenHandled();
+        public void Completed() => mailbox._cell.Terminate(mailbox);
 
-        public void Completed() => mailbox.Terminate();
-
-        public void QueueFailed(Exception exception) => mailbox.QueueFailed(exception);
+        public void QueueFailed(Exception exception) => mailbox._cell.QueueFailed(mailbox, exception);
     }
 }
