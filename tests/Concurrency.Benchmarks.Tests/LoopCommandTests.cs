@@ -103,6 +103,19 @@ public sealed class LoopCommandTests
         Assert.True(run.CpuPerMessage >= 0);
     }
 
+    [Theory]
+    [MemberData(nameof(PathsAndShapes))]
+    public async Task Measure_SteadySmallRun_OnlyThatPathRunsInItsProcess(ShapePath path, ShapeMessage message, ShapeHandler handler)
+    {
+        var launch = await Task.Run(() => LoopShapes.Measure(new LoopShape(message, handler), Phase.Steady, path, 20_000, TimeSpan.Zero), TestContext.Current.CancellationToken)
+            .WaitAsync(Limit, TestContext.Current.CancellationToken);
+
+        Assert.Equal(Phase.Steady, launch.Phase);
+        Assert.Equal(LoopShapes.SteadyRuns, launch.Runs.Count);
+        Assert.All(launch.Runs, run => Assert.Equal(path, run.Path));
+        Assert.All(launch.Runs, run => Assert.True(run.Rate > 0));
+    }
+
     [Fact]
     public void SumOf_ReferenceMessagesPastOneBlock_SumsTheValuesTheyCarry()
     {

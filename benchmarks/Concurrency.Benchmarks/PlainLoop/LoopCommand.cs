@@ -82,7 +82,7 @@ public static class LoopCommand
         var result = CommonOptions.Result();
         var shapes = new Option<bool>(ShapesOption) { Description = "instead: the shapes users have, head to head (value or small reference messages, trivial or verifying handler, cold and steady) for ActionBlock, Rx ObserveOn, RawRing, Ring, BatchDrainQueue and ObserveOnRing; writes LOOP-SHAPES-<cores>.md" };
         var phases = new Option<string?>("--phases") { HelpName = "LIST", Description = "with --shapes: cold, steady, or cold,steady (the default)" };
-        var warm = CommonOptions.Seconds(WarmOption, 60, "with --shapes: how long a steady launch runs its paths before it measures (1 with --quick)");
+        var warm = CommonOptions.Seconds(WarmOption, 10, "with --shapes: how long a steady launch runs its one path alone before it measures (1 with --quick)");
         var childShape = new Option<string?>(ChildShapeOption) { Hidden = true };
         var childPhase = new Option<Phase>(ChildPhaseOption) { Hidden = true };
         var childPath = new Option<ShapePath?>(ChildPathOption) { Hidden = true };
@@ -105,7 +105,7 @@ public static class LoopCommand
                 if (parse.GetValue(result) is { } shapeResult)
                 {
                     var shape = ParseShape(parse.GetValue(childShape));
-                    BenchmarkProcess.WriteResult(shapeResult, LoopShapes.Measure(shape, parse.GetValue(childPhase), parse.GetValue(childPath), shapeSettings.Messages, shapeSettings.Warm));
+                    BenchmarkProcess.WriteResult(shapeResult, LoopShapes.Measure(shape, parse.GetValue(childPhase), parse.GetValue(childPath) ?? throw new UsageException($"loop: a shapes launch needs {ChildPathOption}."), shapeSettings.Messages, shapeSettings.Warm));
                     return 0;
                 }
 

@@ -10,9 +10,9 @@ namespace Concurrency.Benchmarks.PlainLoop.Shapes;
 
 /// <summary>What <c>loop --shapes</c> measures.</summary>
 /// <param name="Phases">Cold, steady, or both.</param>
-/// <param name="Messages">Messages in each measured run (and in each warm round).</param>
-/// <param name="Launches">Fresh processes per cold path and shape, and per steady shape.</param>
-/// <param name="Warm">How long a steady launch runs its paths before it measures.</param>
+/// <param name="Messages">Messages in each measured run (and in each warm run).</param>
+/// <param name="Launches">Fresh processes per path, shape and phase.</param>
+/// <param name="Warm">How long a steady launch runs its path before it measures.</param>
 /// <param name="Quick">A smoke test: the numbers are not for publishing.</param>
 public sealed record ShapeSettings(IReadOnlyList<Phase> Phases, int Messages, int Launches, TimeSpan Warm, bool Quick);
 
@@ -20,8 +20,8 @@ public sealed record ShapeSettings(IReadOnlyList<Phase> Phases, int Messages, in
 public sealed record ShapeRun(ShapePath Path, double Rate, double CpuPerMessage, double ProducerCpuPerPost);
 
 /// <summary>
-/// What one child process measured in one shape: a cold launch, its one path's first run; a steady launch, every path's
-/// run in each head-to-head round, in round order, after <paramref name="WarmRounds"/> warm rounds per path.
+/// What one child process measured of one path in one shape: a cold launch, the path's first run; a steady launch, the
+/// path's measured runs in order, after <paramref name="WarmRounds"/> warm runs.
 /// </summary>
 public sealed record ShapeLaunch(ShapeMessage Message, ShapeHandler Handler, Phase Phase, IReadOnlyList<ShapeRun> Runs, int WarmRounds);
 
@@ -30,10 +30,12 @@ public sealed record ShapeLaunch(ShapeMessage Message, ShapeHandler Handler, Pha
 /// small preallocated object by reference) and a handler (<c>sum += m</c>, or the verifying one that also checks the
 /// count and the order); each path is built through its public API with default options, one producer thread posts in
 /// a plain <c>for</c> loop. Cold: a fresh process per path and shape creates the path once and measures its first
-/// messages, ending with Complete and Completion; the paths' launches interleave in ABBA order and each ratio is taken
-/// within a launch round. Steady: a fresh process per shape builds every path side by side (RawRing, whose consumer
-/// never parks, afresh per run), runs them in turn for the warm time, then measures rounds in a balanced order
-/// (<see cref="HeadToHead"/>), each ratio taken within each round. Every run checks what the handler kept.
+/// messages, ending with Complete and Completion. Steady: a fresh process per path and shape builds the path once
+/// (RawRing, whose consumer never parks, afresh per run), runs it alone for the warm time, then measures
+/// <see cref="SteadyRuns"/> runs, as a user's long-running program holds one path: no other path's threads, garbage or
+/// thread-pool history share its process (with every path side by side, ActionBlock's steady rate was half a plain
+/// program's). In both phases the paths' launches interleave in ABBA order and each ratio is taken within a launch
+/// round (steady: the same run of each path's launch). Every run checks what the handler kept.
 /// </summary>
 public static class LoopShapes
 {
@@ -42,6 +44,9 @@ public static class LoopShapes
 
     private static readonly TimeSpan RunLimit = TimeSpan.FromMinutes(2);
     private static readonly TimeSpan LaunchLimit = TimeSpan.FromMinutes(20);
+    /// <summary>Measured runs per steady launch: as many as the head-to-head rounds of every path had.</summary>
+    public static readonly int SteadyRuns = HeadToHead.Design(Enum.GetValues<ShapePath>().Length).Length;
+
     private static readonly string[] BestPipe = [nameof(ShapePath.Ring), nameof(ShapePath.BatchDrainQueue)];
 
     // The issue's goals, in every shape and phase: the best pipe against ActionBlock, the drop-in against Rx, RawRing as the
@@ -57,10 +62,10 @@ public static class LoopShapes
     private static readonly Goal CpuGoal = new("ActionBlock's CPU per message ÷ the best pipe's (the best pipe at most 1.1× ActionBlock's)", BestPipe, [nameof(ShapePath.DataflowActionBlock)], 1 / 1.1);
 
     /// <summary>In the child: one launch, pinned as the parent is.</summary>
-    public static ShapeLaunch Measure(LoopShape shape, Phase phase, ShapePath? path, int messages, TimeSpan warm)
+    public static ShapeLaunch Measure(LoopShape shape, Phase phase, ShapePath path, int messages, TimeSpan warm)
         => phase == Phase.Cold
-            ? new ShapeLaunch(shape.Message, shape.Handler, phase, [MeasureCold(path ?? throw new ArgumentNullException(nameof(path)), shape, messages)], 0)
-            : MeasureSteady(shape, messages, warm);
+            ? new ShapeLaunch(shape.Message, shape.Handler, phase, [MeasureCold(path, shape, messages)], 0)
+            : MeasureSteady(path, shape, messages, warm);
 
     /// <summary>In the parent: every launch, then LOOP-SHAPES-&lt;cores&gt;.md and its measurements beside it.</summary>
     public static int Run(ShapeSettings settings, string outDirectory, IReadOnlyList<string> arguments, TextWriter output)
@@ -77,12 +82,6 @@ public static class LoopShapes
             {
                 foreach (var shape in LoopShape.All)
                 {
-                    if (phase == Phase.Steady)
-                    {
-                        launches[launch].Add(Launch(settings, shape, phase, path: null, launch, output));
-                        continue;
-                    }
-
                     foreach (var path in launch % 2 == 0 ? paths : [.. paths.Reverse()])
                     {
                         launches[launch].Add(Launch(settings, shape, phase, path, launch, output));
@@ -102,16 +101,16 @@ public static class LoopShapes
         return 0;
     }
 
-    private static ShapeLaunch Launch(ShapeSettings settings, LoopShape shape, Phase phase, ShapePath? path, int launch, TextWriter output)
+    private static ShapeLaunch Launch(ShapeSettings settings, LoopShape shape, Phase phase, ShapePath path, int launch, TextWriter output)
     {
         string[] arguments =
         [
             "loop", LoopCommand.ShapesOption, "--messages", settings.Messages.ToString(CultureInfo.InvariantCulture),
             LoopCommand.WarmOption, settings.Warm.TotalSeconds.ToString(CultureInfo.InvariantCulture),
             LoopCommand.ChildShapeOption, $"{shape.Message},{shape.Handler}", LoopCommand.ChildPhaseOption, phase.ToString(),
-            .. path is { } p ? [LoopCommand.ChildPathOption, p.ToString()] : Array.Empty<string>(),
+            LoopCommand.ChildPathOption, path.ToString(),
         ];
-        var what = $"the {shape.Name} {phase} launch {launch + 1}{(path is null ? string.Empty : $" of {path}")}";
+        var what = $"the {shape.Name} {phase} launch {launch + 1} of {path}";
         var result = BenchmarkProcess.RunForResult<ShapeLaunch>(arguments, environment: null, (_, _) => { }, LaunchLimit, what);
         foreach (var run in result.Runs)
         {
@@ -127,48 +126,37 @@ public static class LoopShapes
         return Timed(path, contender, messages, () => contender.CompleteAndWait(RunLimit));
     }
 
-    private static ShapeLaunch MeasureSteady(LoopShape shape, int messages, TimeSpan warm)
+    private static ShapeLaunch MeasureSteady(ShapePath path, LoopShape shape, int messages, TimeSpan warm)
     {
-        var paths = Enum.GetValues<ShapePath>();
-        var kept = paths.Where(p => p != ShapePath.RawRing).ToDictionary(p => p, p => ShapeContender.Create(p, shape));
-        try
+        using var kept = path == ShapePath.RawRing ? null : ShapeContender.Create(path, shape);
+        var warmRuns = 0;
+        var warming = Stopwatch.StartNew();
+        while (warming.Elapsed < warm)
         {
-            var rounds = 0;
-            var warming = Stopwatch.StartNew();
-            while (warming.Elapsed < warm)
-            {
-                foreach (var path in paths)
-                {
-                    RunOnce(path);
-                }
-
-                rounds++;
-            }
-
-            var runs = paths.ToDictionary(p => p, _ => new List<ShapeRun>());
-            HeadToHead.Run([.. paths.Select(p => new HeadToHead.Contender(p.ToString(), () => { var run = RunOnce(p); runs[p].Add(run); return run.Rate; }))], 1, (_, _, _) => { });
-            foreach (var (path, contender) in kept)
-            {
-                contender.CompleteAndWait(RunLimit);
-                contender.Check($"{path} ({shape.Name})");
-            }
-
-            var roundCount = runs[paths[0]].Count;
-            return new ShapeLaunch(shape.Message, shape.Handler, Phase.Steady, [.. Enumerable.Range(0, roundCount).SelectMany(r => paths.Select(p => runs[p][r]))], rounds);
-        }
-        finally
-        {
-            foreach (var contender in kept.Values)
-            {
-                contender.Dispose();
-            }
+            RunOnce();
+            warmRuns++;
         }
 
-        ShapeRun RunOnce(ShapePath path)
+        var runs = new List<ShapeRun>(SteadyRuns);
+        for (var run = 0; run < SteadyRuns; run++)
         {
-            if (kept.TryGetValue(path, out var contender))
+            HeadToHead.CollectGarbage();
+            runs.Add(RunOnce());
+        }
+
+        if (kept is not null)
+        {
+            kept.CompleteAndWait(RunLimit);
+            kept.Check($"{path} ({shape.Name})");
+        }
+
+        return new ShapeLaunch(shape.Message, shape.Handler, Phase.Steady, runs, warmRuns);
+
+        ShapeRun RunOnce()
+        {
+            if (kept is not null)
             {
-                return Timed(path, contender, messages, () => contender.WaitForHandled(RunLimit, path.ToString()));
+                return Timed(path, kept, messages, () => kept.WaitForHandled(RunLimit, path.ToString()));
             }
 
             using var afresh = ShapeContender.Create(path, shape);
@@ -191,11 +179,11 @@ public static class LoopShapes
         return new ShapeRun(path, messages / elapsed.TotalSeconds, cpu.TotalNanoseconds / messages, producer);
     }
 
-    /// <summary>Per launch, the runs of one path in one shape and phase (cold: one; steady: one per round).</summary>
+    /// <summary>Per launch, the runs of one path in one shape and phase (cold: one; steady: one per measured run).</summary>
     private static List<List<ShapeRun>> RunsOf(List<ShapeLaunch>[] launches, LoopShape shape, Phase phase, ShapePath path)
         => [.. launches.Select(l => l.Where(x => x.Message == shape.Message && x.Handler == shape.Handler && x.Phase == phase).SelectMany(x => x.Runs).Where(r => r.Path == path).ToList())];
 
-    /// <summary>Per launch, a goal's ratio in each round (cold: the launch's one round of every path).</summary>
+    /// <summary>Per launch, a goal's ratio in each round: the same run of every path's launch (cold: its one run).</summary>
     private static List<IReadOnlyList<double>> Ratios(List<ShapeLaunch>[] launches, LoopShape shape, Phase phase, Goal goal, Func<ShapeRun, double> value)
     {
         var byPath = Enum.GetValues<ShapePath>().ToDictionary(p => p.ToString(), p => RunsOf(launches, shape, phase, p));
@@ -209,7 +197,7 @@ public static class LoopShapes
             .AppendLine(CultureInfo.InvariantCulture, $"# Plain loop, the shapes users have, {LabReport.CoreCount(cores)}")
             .AppendLine()
             .Append(settings.Quick ? $"**Quick run (--quick): smoke-test sizes, one launch, a short warm time. These numbers are not for publishing.**{Environment.NewLine}{Environment.NewLine}" : string.Empty)
-            .AppendLine(CultureInfo.InvariantCulture, $"One producer thread posts {settings.Messages:N0} messages per run in a plain `for` loop into each path built with default options. Shapes: a `long` by value or a small preallocated object by reference; the handler `sum += m`, or the verifying one (count, checksum, order). Cold: a fresh process per path and shape, the path created once and its first run measured through Complete and Completion, paths interleaved ABBA across launches. Steady: a fresh process per shape, every path side by side (RawRing afresh per run, its consumer never parks) run in turn for {settings.Warm.TotalSeconds:0} s, then {HeadToHead.Design(Enum.GetValues<ShapePath>().Length).Length} rounds in a balanced order. {settings.Launches} launch(es). Each cell: the median launch's msg/s and process CPU ns per message (a launch's figure: its median round).")
+            .AppendLine(CultureInfo.InvariantCulture, $"One producer thread posts {settings.Messages:N0} messages per run in a plain `for` loop into each path built with default options. Shapes: a `long` by value or a small preallocated object by reference; the handler `sum += m`, or the verifying one (count, checksum, order). Each launch is a fresh process of one path in one shape, and paths interleave ABBA across launches. Cold: the path created once and its first run measured through Complete and Completion. Steady: the path alone in its process (RawRing afresh per run, its consumer never parks) run for {settings.Warm.TotalSeconds:0} s, then {SteadyRuns} measured runs. {settings.Launches} launch(es). Each cell: the median launch's msg/s and process CPU ns per message (a launch's figure: its median run).")
             .AppendLine()
             .AppendLine(CultureInfo.InvariantCulture, $"Machine: {provenance.Cpu}, {provenance.LogicalCores} logical cores ({cores} usable by this process), {provenance.Os}, {provenance.Runtime}. Commit {provenance.CommitLabel}.")
             .AppendLine(CultureInfo.InvariantCulture, $"Command: `{(cores == 1 ? "taskset -c 0 " : string.Empty)}dotnet run -c Release --project benchmarks/Concurrency.Benchmarks -- {provenance.Arguments}`")
@@ -238,7 +226,7 @@ public static class LoopShapes
         text.AppendLine()
             .AppendLine("## The goals, per shape and phase")
             .AppendLine()
-            .AppendLine("Each ratio is taken within a round (steady: a head-to-head round; cold: one launch of every path), then the median launch [lowest, highest]; rounds at goal over every launch. A goal is met when the median of at least 5 launches reaches it, in two runs of the command: the verdict speaks for this run.")
+            .AppendLine("Each ratio is taken within a round (one launch of every path; steady: the same measured run of each), then the median launch [lowest, highest]; rounds at goal over every launch. A goal is met when the median of at least 5 launches reaches it, in two runs of the command: the verdict speaks for this run.")
             .AppendLine()
             .AppendLine("| shape | phase | goal | × | at least | rounds at goal | verdict |")
             .AppendLine("|---|---|---|---:|---:|---:|---|");

@@ -3,6 +3,7 @@ using System.Reactive.Linq;
 using System.Reactive.Subjects;
 using System.Runtime.CompilerServices;
 using System.Threading.Tasks.Dataflow;
+using Concurrency.Benchmarks.Paths;
 using Concurrency.Messaging.Linq;
 using Concurrency.Messaging.Pipes;
 
@@ -263,7 +264,7 @@ internal abstract class ShapeContender : IDisposable
 
     private sealed class RawRingContender<T>(LoopShape shape, Action<T> handler, Tally tally) : ShapeContender(shape, tally)
     {
-        private readonly RawRing<T> _ring = new(handler);
+        private readonly RawRing<T, Delegating<T>> _ring = new(new Delegating<T>(handler));
 
         public override void PostRange(long first, long end)
         {
@@ -278,7 +279,19 @@ internal abstract class ShapeContender : IDisposable
 
         public override void CompleteAndWait(TimeSpan limit) => _ring.Stop(limit);
 
-        protected override void DisposeCore() => _ring.Stop(TimeSpan.FromMinutes(1));
+        protected override void DisposeCore()
+        {
+            if (_ring.IsRunning)
+            {
+                _ring.Stop(TimeSpan.FromMinutes(1));
+            }
+        }
+    }
+
+    /// <summary>The shape's handler, a delegate as every other path here is given.</summary>
+    private readonly struct Delegating<T>(Action<T> handler) : IRawRingHandler<T>
+    {
+        public void Handle(T message) => handler(message);
     }
 }
 
