@@ -265,7 +265,7 @@ internal sealed class PeerStream
     // Under the session's gate: handles or recalls each request and collects the replies into batches in _answers.
     private async ValueTask ReplyAsync(PeerBatch batch, PeerSession session)
     {
-        var reply = new PeerBatch();
+        var reply = NewReply(batch.Envelopes.Count);
         var bytes = 0;
         var handled = 0;
         foreach (var request in batch.Envelopes)
@@ -318,7 +318,7 @@ internal sealed class PeerStream
             if (reply.Envelopes.Count > 0 && (reply.Envelopes.Count == _state.Options.MaxBatchCount || bytes + size > _state.Options.MaxBatchBytes))
             {
                 _answers.Add(new Outgoing(reply, bytes));
-                reply = new PeerBatch();
+                reply = NewReply(batch.Envelopes.Count - reply.Envelopes.Count);
                 bytes = 0;
             }
 
@@ -331,6 +331,14 @@ internal sealed class PeerStream
         {
             _answers.Add(new Outgoing(reply, bytes));
         }
+    }
+
+    // A reply batch sized for the replies still to come (up to a batch's most), so that its list does not grow step by step.
+    private PeerBatch NewReply(int replies)
+    {
+        var reply = new PeerBatch();
+        reply.Envelopes.Capacity = Math.Min(replies, _state.Options.MaxBatchCount);
+        return reply;
     }
 
     // An upper bound of the envelope's bytes on the wire, without encoding its strings twice.
@@ -413,7 +421,8 @@ internal sealed class PeerStream
             Sequence = request.Sequence,
             Type = answer.Type ?? string.Empty,
             Source = answer.Source ?? string.Empty,
-            Payload = UnsafeByteOperations.UnsafeWrap(answer.Payload),
+            // An answer that hands back the request's own bytes (an echo) reuses its byte string rather than wrapping them again.
+            Payload = answer.Payload.Equals(request.Payload.Memory) ? request.Payload : UnsafeByteOperations.UnsafeWrap(answer.Payload),
         };
     }
 
