@@ -416,14 +416,21 @@ internal sealed class PeerStream
             return refused;
         }
 
-        return new Envelope
+        // The request becomes its own reply, which saves an envelope a message: nothing else holds it (the handler, done
+        // now, saw its fields, not it), and it was read without unknown fields (PeerService), so every field a reply may
+        // carry is set here. An answer that hands back the request's own bytes (an echo) keeps its byte string.
+        request.Type = answer.Type ?? string.Empty;
+        request.Source = answer.Source ?? string.Empty;
+        if (!answer.Payload.Equals(request.Payload.Memory))
         {
-            Sequence = request.Sequence,
-            Type = answer.Type ?? string.Empty,
-            Source = answer.Source ?? string.Empty,
-            // An answer that hands back the request's own bytes (an echo) reuses its byte string rather than wrapping them again.
-            Payload = answer.Payload.Equals(request.Payload.Memory) ? request.Payload : UnsafeByteOperations.UnsafeWrap(answer.Payload),
-        };
+            request.Payload = UnsafeByteOperations.UnsafeWrap(answer.Payload);
+        }
+
+        request.Error = string.Empty;
+        request.Forgotten = false;
+        request.TraceParent = string.Empty;
+        request.TraceState = string.Empty;
+        return request;
     }
 
     private Envelope Failed(Envelope request, Exception error)
