@@ -11,8 +11,9 @@ namespace Concurrency.Messaging.Grpc;
 /// saves a thread hop per round trip; otherwise it is queued for the answer loop, and batches are answered in arrival
 /// order either way. An answer made inline is written inline too when the write loop has nothing queued (a second hop
 /// saved); otherwise the write loop writes it, merging queued reply batches into one write. One writer at a time holds
-/// the write lock, and replies go out in the order they were made. Both queues are bounded (<see cref="PeerServerOptions.MaxQueuedBatches"/>): when the handler is behind, or the
-/// client does not read its replies, the reader waits for room and so stops reading, and HTTP/2 flow control holds the
+/// the write lock, and replies go out in the order they were made. Both queues are bounded
+/// (<see cref="PeerServerOptions.MaxQueuedBatches"/>): when the handler is behind, or the client does not read its
+/// replies, the reader waits for room (or for its inline write) and so stops reading, and HTTP/2 flow control holds the
 /// client back. While anything waits for room a timer writes a heartbeat now and then, so that a well-behaved client
 /// under back-pressure still reads something and does not take the stream for half-open.
 /// </summary>
