@@ -1,3 +1,6 @@
+using Concurrency.Messaging.Grpc.Protocol;
+using Google.Protobuf;
+using Grpc.Net.Client;
 using Xunit;
 
 namespace Concurrency.Messaging.Grpc.Tests;
@@ -32,6 +35,32 @@ public sealed class PeerBadInputTests
         var replies = await Task.WhenAll(Enumerable.Range(0, 6).Select(_ => client.SendAsync(new PeerMessage("big", "t", payload)))).DefaultTimeout();
 
         Assert.All(replies, reply => Assert.True(reply.Payload.Span.SequenceEqual(payload)));
+    }
+
+    [Fact]
+    public async Task Exchange_RequestWithFieldsTheServerDoesNotKnowOrAReplysFields_ReplyCarriesOnlyTheAnswer()
+    {
+        var ct = TestContext.Current.CancellationToken;
+        await using var server = await PeerServer.StartAsync(cancellationToken: ct).DefaultTimeout();
+        using var channel = GrpcChannel.ForAddress(server.Address);
+        using var call = new Peer.PeerClient(channel).Exchange(cancellationToken: ct);
+        Assert.True(await call.ResponseStream.MoveNext(ct).DefaultTimeout(), "the greeting");
+        var known = new Envelope { Sequence = 1, Type = "echo", Source = "raw", Payload = ByteString.CopyFromUtf8("hi") };
+        var padded = Envelope.Parser.ParseFrom([.. known.ToByteArray(), 15 << 3, 1]); // field 15, a varint this server does not know
+        padded.Error = "not mine";
+        padded.Forgotten = true;
+        padded.TraceParent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+
+        await call.RequestStream.WriteAsync(new PeerBatch { Envelopes = { padded } }, ct).DefaultTimeout();
+        PeerBatch replies;
+        do
+        {
+            Assert.True(await call.ResponseStream.MoveNext(ct).DefaultTimeout(), "the server ended the stream");
+            replies = call.ResponseStream.Current;
+        }
+        while (replies.Envelopes.Count == 0);
+
+        Assert.Equal(known, Assert.Single(replies.Envelopes));
     }
 
     [Fact]

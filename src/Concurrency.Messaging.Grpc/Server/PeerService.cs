@@ -10,7 +10,7 @@ namespace Concurrency.Messaging.Grpc;
 /// reading (see <see cref="PeerServerOptions.MaxQueuedBatches"/>). It returns only after the stream's loops are done, and
 /// ends early when the host is stopping (the call's own token does not fire on shutdown), writing the replies already made first.
 /// </summary>
-internal sealed class PeerService(PeerServerState state) : Peer.PeerBase
+internal sealed class PeerService(PeerServerState state) : PeerServiceBinding
 {
     public override async Task Exchange(IAsyncStreamReader<PeerBatch> requestStream, IServerStreamWriter<PeerBatch> responseStream, ServerCallContext context)
     {

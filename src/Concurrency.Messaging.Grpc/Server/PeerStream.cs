@@ -9,12 +9,15 @@ namespace Concurrency.Messaging.Grpc;
 /// One stream on the server. The reader (<see cref="PeerService"/>) hands each request batch to <see cref="AcceptAsync"/>:
 /// when nothing is queued or being answered, and the handler answers at once, the batch is answered right there, which
 /// saves a thread hop per round trip; otherwise it is queued for the answer loop, and batches are answered in arrival
-/// order either way. The write loop is the only writer of the response stream and merges queued reply batches into one
-/// write. Both queues are bounded (<see cref="PeerServerOptions.MaxQueuedBatches"/>): when the handler is behind, or the
-/// client does not read its replies, the reader waits for room and so stops reading, and HTTP/2 flow control holds the
+/// order either way. An answer made inline is written inline too when the write loop has nothing queued (a second hop
+/// saved); otherwise the write loop writes it, merging queued reply batches into one write. One writer at a time holds
+/// the write lock, and replies go out in the order they were made. Both queues are bounded
+/// (<see cref="PeerServerOptions.MaxQueuedBatches"/>): when the handler is behind, or the client does not read its
+/// replies, the reader waits for room (or for its inline write) and so stops reading, and HTTP/2 flow control holds the
 /// client back. While anything waits for room a timer writes a heartbeat now and then, so that a well-behaved client
 /// under back-pressure still reads something and does not take the stream for half-open.
 /// </summary>
+[System.Diagnostics.CodeAnalysis.SuppressMessage("Design", "CA1001", Justification = "The write lock is never asked for a wait handle, so it holds nothing to dispose.")]
 internal sealed class PeerStream
 {
     private static readonly PeerBatch HeartbeatReply = new() { Heartbeat = true };
@@ -29,6 +32,12 @@ internal sealed class PeerStream
     private readonly List<Outgoing> _answers = [];
     private readonly Channel<PeerBatch> _work;
     private readonly Channel<Outgoing> _replies;
+    private readonly IServerStreamWriter<PeerBatch> _responseStream;
+
+    // Held by whoever writes the response stream: the write loop while it empties _replies, or the reader writing its
+    // inline answer when _replies is empty. The loop takes it before it reads anything out of _replies, so an inline
+    // write never overtakes a reply queued before it.
+    private readonly SemaphoreSlim _writeLock = new(1, 1);
     private readonly ITimer _pausedHeartbeats;
     private readonly Task _answering;
     private readonly Task _writing;
@@ -44,7 +53,9 @@ internal sealed class PeerStream
     // dry; the reader reads _queued first and this second, so it never answers beside the loop.
     private int _looping;
 
-    // Reader only: set once a handler did not answer at once; from then on every batch goes through the loop.
+    // Set once a handler did not answer at once, by whichever answered (the reader inline or the loop, never both at
+    // once; the loop's write is seen by the reader through its Volatile.Read of _looping); from then on every batch
+    // goes through the loop.
     private bool _handlerWaits;
 
     public PeerStream(PeerServerState state, PeerSession session, IServerStreamWriter<PeerBatch> responseStream, CancellationTokenSource stop)
@@ -58,7 +69,8 @@ internal sealed class PeerStream
         _replies = Channel.CreateBounded<Outgoing>(new BoundedChannelOptions(queued) { SingleReader = true });
         var interval = state.Options.PausedHeartbeatInterval;
         _pausedHeartbeats = TimeProvider.System.CreateTimer(static stream => ((PeerStream)stream!).HeartbeatIfPaused(), this, interval, interval);
-        _writing = WriteAsync(responseStream);
+        _responseStream = responseStream;
+        _writing = WriteLoopAsync();
         _answering = AnswerLoopAsync();
     }
 
@@ -76,14 +88,14 @@ internal sealed class PeerStream
     {
         if (!_handlerWaits && Volatile.Read(ref _queued) == 0 && Volatile.Read(ref _looping) == 0)
         {
-            var answering = AnswerAsync(batch);
+            var answering = AnswerAsync(batch, inline: true);
             if (answering.IsCompletedSuccessfully)
             {
                 return answering;
             }
 
-            // The reader waits for this answer and reads nothing meanwhile: counted, so that heartbeats go on.
-            _handlerWaits = true;
+            // The reader waits for this answer (a handler, or a write the client is slow to take) and reads nothing
+            // meanwhile: counted, so that heartbeats go on.
             return WaitForRoomAsync(answering);
         }
 
@@ -167,7 +179,7 @@ internal sealed class PeerStream
                 while (_work.Reader.TryRead(out var batch))
                 {
                     Interlocked.Decrement(ref _queued);
-                    await AnswerAsync(batch).ConfigureAwait(false);
+                    await AnswerAsync(batch, inline: false).ConfigureAwait(false);
                 }
 
                 Volatile.Write(ref _looping, 0);
@@ -179,7 +191,7 @@ internal sealed class PeerStream
         }
     }
 
-    private async ValueTask AnswerAsync(PeerBatch batch)
+    private async ValueTask AnswerAsync(PeerBatch batch, bool inline)
     {
         await _session.Gate.WaitAsync(_stop).ConfigureAwait(false);
         try
@@ -196,6 +208,11 @@ internal sealed class PeerStream
         // session's next stream, which the client opens when it gives up on this one.
         try
         {
+            if (inline && await TryWriteInlineAsync().ConfigureAwait(false))
+            {
+                return;
+            }
+
             foreach (var outgoing in _answers)
             {
                 if (!await QueueReplyAsync(outgoing).ConfigureAwait(false))
@@ -210,10 +227,46 @@ internal sealed class PeerStream
         }
     }
 
+    // The reader, answering inline: writes the answers itself when the write loop is idle and nothing is queued for it,
+    // which saves the hand-off to the loop (a thread-pool wake-up per batch). False, having written nothing, when the
+    // loop holds the write lock or has replies queued: the caller queues behind them.
+    private async ValueTask<bool> TryWriteInlineAsync()
+    {
+        if (!_writeLock.Wait(0))
+        {
+            return false;
+        }
+
+        try
+        {
+            if (_replies.Reader.Count > 0)
+            {
+                return false;
+            }
+
+            foreach (var outgoing in _answers)
+            {
+                await WriteBatchAsync(outgoing.Batch).ConfigureAwait(false);
+            }
+        }
+#pragma warning disable CA1031 // The client is gone; its next stream gets the remembered replies.
+        catch (Exception)
+#pragma warning restore CA1031
+        {
+            WriterGone();
+        }
+        finally
+        {
+            _writeLock.Release();
+        }
+
+        return true;
+    }
+
     // Under the session's gate: handles or recalls each request and collects the replies into batches in _answers.
     private async ValueTask ReplyAsync(PeerBatch batch, PeerSession session)
     {
-        var reply = new PeerBatch();
+        var reply = NewReply(batch.Envelopes.Count);
         var bytes = 0;
         var handled = 0;
         foreach (var request in batch.Envelopes)
@@ -241,7 +294,16 @@ internal sealed class PeerStream
                 handled++;
                 var span = PeerTracing.StartHandle(request);
                 var pending = TooLarge(request) ?? Invoke(request, _stop);
-                answer = pending.IsCompletedSuccessfully ? pending.Result : await pending.ConfigureAwait(false);
+                if (pending.IsCompletedSuccessfully)
+                {
+                    answer = pending.Result;
+                }
+                else
+                {
+                    _handlerWaits = true;
+                    answer = await pending.ConfigureAwait(false);
+                }
+
                 if (span is not null)
                 {
                     PeerTracing.EndHandle(span, answer);
@@ -257,7 +319,7 @@ internal sealed class PeerStream
             if (reply.Envelopes.Count > 0 && (reply.Envelopes.Count == _state.Options.MaxBatchCount || bytes + size > _state.Options.MaxBatchBytes))
             {
                 _answers.Add(new Outgoing(reply, bytes));
-                reply = new PeerBatch();
+                reply = NewReply(batch.Envelopes.Count - reply.Envelopes.Count);
                 bytes = 0;
             }
 
@@ -270,6 +332,14 @@ internal sealed class PeerStream
         {
             _answers.Add(new Outgoing(reply, bytes));
         }
+    }
+
+    // A reply batch sized for the replies still to come (up to a batch's most), so that its list does not grow step by step.
+    private PeerBatch NewReply(int replies)
+    {
+        var reply = new PeerBatch();
+        reply.Envelopes.Capacity = Math.Min(replies, _state.Options.MaxBatchCount);
+        return reply;
     }
 
     // An upper bound of the envelope's bytes on the wire, without encoding its strings twice.
@@ -347,13 +417,21 @@ internal sealed class PeerStream
             return refused;
         }
 
-        return new Envelope
+        // The request becomes its own reply, which saves an envelope a message: nothing else holds it (the handler, done
+        // now, saw its fields, not it), and it was read without unknown fields (PeerService), so every field a reply may
+        // carry is set here. An answer that hands back the request's own bytes (an echo) keeps its byte string.
+        request.Type = answer.Type ?? string.Empty;
+        request.Source = answer.Source ?? string.Empty;
+        if (!answer.Payload.Equals(request.Payload.Memory))
         {
-            Sequence = request.Sequence,
-            Type = answer.Type ?? string.Empty,
-            Source = answer.Source ?? string.Empty,
-            Payload = UnsafeByteOperations.UnsafeWrap(answer.Payload),
-        };
+            request.Payload = UnsafeByteOperations.UnsafeWrap(answer.Payload);
+        }
+
+        request.Error = string.Empty;
+        request.Forgotten = false;
+        request.TraceParent = string.Empty;
+        request.TraceState = string.Empty;
+        return request;
     }
 
     private Envelope Failed(Envelope request, Exception error)
@@ -366,9 +444,9 @@ internal sealed class PeerStream
     // A failure carries no type and quotes at most the start of the request's: its size stays small whatever was sent.
     private static Envelope Failed(Envelope request, string error) => new() { Sequence = request.Sequence, Error = error };
 
-    // The only writer of the response stream: merges what is queued, up to the batch limits, into one write. A failed
-    // write (the client went away) ends the loop; the replies are remembered in the session for the client's next stream.
-    private async Task WriteAsync(IServerStreamWriter<PeerBatch> responseStream)
+    // Writes what is queued, merging it up to the batch limits into one write, under the write lock. A failed write (the
+    // client went away) ends the loop; the replies are remembered in the session for the client's next stream.
+    private async Task WriteLoopAsync()
     {
         await Task.Yield();
         var replies = _replies.Reader;
@@ -376,17 +454,23 @@ internal sealed class PeerStream
         {
             while (await replies.WaitToReadAsync().ConfigureAwait(false))
             {
-                while (replies.TryRead(out var outgoing))
+                await _writeLock.WaitAsync().ConfigureAwait(false);
+                try
                 {
-                    var batch = outgoing.Batch;
-                    if (batch.Envelopes.Count > 0 && batch.Envelopes.Count < _state.Options.MaxBatchCount)
+                    while (replies.TryRead(out var outgoing))
                     {
-                        Merge(outgoing, replies);
-                    }
+                        var batch = outgoing.Batch;
+                        if (batch.Envelopes.Count > 0 && batch.Envelopes.Count < _state.Options.MaxBatchCount)
+                        {
+                            Merge(outgoing, replies);
+                        }
 
-                    await responseStream.WriteAsync(batch).ConfigureAwait(false);
-                    PeerMeter.Add(PeerMeter.ServerBatchesSent, 1);
-                    PeerMeter.Add(PeerMeter.ServerMessagesSent, batch.Envelopes.Count);
+                        await WriteBatchAsync(batch).ConfigureAwait(false);
+                    }
+                }
+                finally
+                {
+                    _writeLock.Release();
                 }
             }
         }
@@ -394,21 +478,34 @@ internal sealed class PeerStream
         catch (Exception)
 #pragma warning restore CA1031
         {
-            // Closed first, so that a wait for room in the queue ends instead of waiting for a writer that is gone; and
-            // the stream is stopped, so that the reader and the answer loop do not go on handling what nobody will read.
-            _replies.Writer.TryComplete();
-            try
-            {
-                _stopSource.Cancel();
-            }
-            catch (ObjectDisposedException)
-            {
-                // The call is over already.
-            }
-
+            WriterGone();
             while (replies.TryRead(out _))
             {
             }
+        }
+    }
+
+    // Under the write lock.
+    private async ValueTask WriteBatchAsync(PeerBatch batch)
+    {
+        await _responseStream.WriteAsync(batch).ConfigureAwait(false);
+        PeerMeter.Add(PeerMeter.ServerBatchesSent, 1);
+        PeerMeter.Add(PeerMeter.ServerMessagesSent, batch.Envelopes.Count);
+    }
+
+    // A write failed: the client is gone. The queue is closed first, so that a wait for room in it ends instead of
+    // waiting for a writer that is gone; and the stream is stopped, so that the reader and the answer loop do not go on
+    // handling what nobody will read.
+    private void WriterGone()
+    {
+        _replies.Writer.TryComplete();
+        try
+        {
+            _stopSource.Cancel();
+        }
+        catch (ObjectDisposedException)
+        {
+            // The call is over already.
         }
     }
 

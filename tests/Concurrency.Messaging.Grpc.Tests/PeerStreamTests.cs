@@ -1,0 +1,135 @@
+using Concurrency.Messaging.Grpc.Protocol;
+using Google.Protobuf;
+using Grpc.Core;
+using Microsoft.Extensions.Logging.Abstractions;
+using Xunit;
+
+namespace Concurrency.Messaging.Grpc.Tests;
+
+/// <summary>
+/// One server stream without a network: the reader's side of <see cref="PeerStream"/> driven directly, its response
+/// stream a recorder. An answer made inline is written inline when nothing is queued for the write loop; replies still go
+/// out in order when inline writes and the loop's take turns; a write that fails stops the stream and leaves the replies
+/// remembered for the client's next one.
+/// </summary>
+public sealed class PeerStreamTests
+{
+    [Fact]
+    public async Task AcceptAsync_EchoAndIdleWriter_WritesTheReplyBeforeReturning()
+    {
+        using var state = new PeerServerState(new PeerServerOptions(), NullLogger.Instance, CancellationToken.None);
+        var session = state.Sessions.Attach(null)!;
+        var writer = new RecordingWriter();
+        using var stop = new CancellationTokenSource();
+        var stream = new PeerStream(state, session, writer, stop);
+
+        var accepted = stream.AcceptAsync(Requests(1, 3));
+
+        Assert.True(accepted.IsCompletedSuccessfully);
+        Assert.Equal([1UL, 2UL, 3UL], writer.Sequences());
+        await stream.CloseAsync().DefaultTimeout();
+    }
+
+    [Fact]
+    public async Task AcceptAsync_WritesThatSometimesWaitBesideHeartbeats_RepliesEveryRequestOnceInOrder()
+    {
+        using var state = new PeerServerState(new PeerServerOptions { MaxQueuedBatches = 2 }, NullLogger.Instance, CancellationToken.None);
+        var session = state.Sessions.Attach(null)!;
+        var writer = new RecordingWriter { WaitEvery = 3 };
+        using var stop = new CancellationTokenSource();
+        var stream = new PeerStream(state, session, writer, stop);
+
+        ulong next = 1;
+        for (var batch = 0; batch < 200; batch++)
+        {
+            if (batch % 7 == 0)
+            {
+                stream.Heartbeat();
+            }
+
+            var count = 1 + (batch % 5);
+            await stream.AcceptAsync(Requests(next, count)).AsTask().DefaultTimeout();
+            next += (ulong)count;
+        }
+
+        await stream.CloseAsync().DefaultTimeout();
+        var sequences = writer.Sequences();
+        Assert.Equal(Enumerable.Range(1, (int)next - 1).Select(i => (ulong)i), sequences);
+    }
+
+    [Fact]
+    public async Task AcceptAsync_InlineWriteFails_StopsTheStreamAndKeepsTheRepliesRemembered()
+    {
+        using var state = new PeerServerState(new PeerServerOptions(), NullLogger.Instance, CancellationToken.None);
+        var session = state.Sessions.Attach(null)!;
+        var writer = new RecordingWriter { Fail = true };
+        using var stop = new CancellationTokenSource();
+        var stream = new PeerStream(state, session, writer, stop);
+
+        await stream.AcceptAsync(Requests(1, 4)).AsTask().DefaultTimeout();
+
+        Assert.True(stop.IsCancellationRequested);
+        Assert.Equal(4, session.RememberedCount);
+        await stream.CloseAsync().DefaultTimeout();
+    }
+
+    private static PeerBatch Requests(ulong first, int count)
+    {
+        var batch = new PeerBatch();
+        for (var i = 0; i < count; i++)
+        {
+            batch.Envelopes.Add(new Envelope { Sequence = first + (ulong)i, Type = "echo", Payload = ByteString.CopyFrom((byte)i) });
+        }
+
+        return batch;
+    }
+
+    // Records the reply batches' sequence numbers as they are written; one writer at a time, as gRPC requires.
+    private sealed class RecordingWriter : IServerStreamWriter<PeerBatch>
+    {
+        private readonly List<ulong> _sequences = [];
+        private int _writes;
+        private int _writing;
+
+        public WriteOptions? WriteOptions { get; set; }
+
+        // Every so many writes completes later, on another thread, as a write the client is slow to take does.
+        public int WaitEvery { get; init; }
+
+        public bool Fail { get; init; }
+
+        public async Task WriteAsync(PeerBatch message)
+        {
+            Assert.Equal(0, Interlocked.Exchange(ref _writing, 1));
+            try
+            {
+                if (Fail)
+                {
+                    throw new IOException("The client went away.");
+                }
+
+                lock (_sequences)
+                {
+                    _sequences.AddRange(message.Envelopes.Select(envelope => envelope.Sequence));
+                }
+
+                if (WaitEvery > 0 && ++_writes % WaitEvery == 0)
+                {
+                    await Task.Delay(1).ConfigureAwait(false);
+                }
+            }
+            finally
+            {
+                Volatile.Write(ref _writing, 0);
+            }
+        }
+
+        public List<ulong> Sequences()
+        {
+            lock (_sequences)
+            {
+                return [.. _sequences];
+            }
+        }
+    }
+}
