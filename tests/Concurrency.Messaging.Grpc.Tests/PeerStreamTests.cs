@@ -30,6 +30,19 @@ public sealed class PeerStreamTests
         await stream.CloseAsync().DefaultTimeout();
     }
 
+    /// <summary>
+    /// The server turns each request envelope into its reply and resets every field a reply may carry (PeerStream's
+    /// answer). A field added to <see cref="Envelope"/> later would come back from the request unasked unless the reset
+    /// learns of it: this fails first, and names the fields.
+    /// </summary>
+    [Fact]
+    public void Envelope_FieldsTheReplyResets_AreAllTheEnvelopeHas()
+    {
+        string[] reset = ["sequence", "type", "source", "payload", "error", "forgotten", "trace_parent", "trace_state"];
+        var fields = Envelope.Descriptor.Fields.InDeclarationOrder().Select(f => f.Name).Order().ToArray();
+        Assert.Equal(reset.Order().ToArray(), fields);
+    }
+
     [Fact]
     public async Task AcceptAsync_WritesThatSometimesWaitBesideHeartbeats_RepliesEveryRequestOnceInOrder()
     {

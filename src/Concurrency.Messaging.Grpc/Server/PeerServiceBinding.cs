@@ -27,6 +27,9 @@ internal abstract class PeerServiceBinding
 
     private static readonly Method<PeerBatch, PeerBatch> ExchangeMethod = new(MethodType.DuplexStreaming, Peer.Descriptor.FullName, "Exchange", Batches, Batches);
 
+    /// <summary>The service's descriptor, where gRPC reflection looks for it on the bound type (as on <c>Peer.PeerBase</c>).</summary>
+    public static Google.Protobuf.Reflection.ServiceDescriptor Descriptor => Peer.Descriptor;
+
     public static void BindService(ServiceBinderBase binder, PeerServiceBinding? service)
         => binder.AddMethod(ExchangeMethod, service is null ? null : service.Exchange);
 

@@ -54,8 +54,9 @@ internal sealed class PeerStream
     private int _looping;
 
     // Set once a handler did not answer at once, by whichever answered (the reader inline or the loop, never both at
-    // once; the loop's write is seen by the reader through its Volatile.Read of _looping); from then on every batch
-    // goes through the loop.
+    // once), and never cleared: from then on every batch goes through the loop. Not ordered with _queued and _looping
+    // (the reader reads it first): a reader that misses the loop's write answers one more batch inline, which is safe,
+    // since it answers inline only when the loop is idle with nothing queued; it waits for that answer as for any.
     private bool _handlerWaits;
 
     public PeerStream(PeerServerState state, PeerSession session, IServerStreamWriter<PeerBatch> responseStream, CancellationTokenSource stop)
@@ -239,6 +240,11 @@ internal sealed class PeerStream
 
         try
         {
+            if (_stop.IsCancellationRequested)
+            {
+                return true; // a write failed (WriterGone) or the stream is ending: write nothing after it; the replies are remembered
+            }
+
             if (_replies.Reader.Count > 0)
             {
                 return false;
@@ -269,8 +275,10 @@ internal sealed class PeerStream
         var reply = NewReply(batch.Envelopes.Count);
         var bytes = 0;
         var handled = 0;
+        var index = -1;
         foreach (var request in batch.Envelopes)
         {
+            index++;
             Envelope? answer;
             var resend = request.Sequence <= session.HandledThrough;
             if (resend)
@@ -319,7 +327,7 @@ internal sealed class PeerStream
             if (reply.Envelopes.Count > 0 && (reply.Envelopes.Count == _state.Options.MaxBatchCount || bytes + size > _state.Options.MaxBatchBytes))
             {
                 _answers.Add(new Outgoing(reply, bytes));
-                reply = NewReply(batch.Envelopes.Count - reply.Envelopes.Count);
+                reply = NewReply(batch.Envelopes.Count - index); // this request and the ones after it
                 bytes = 0;
             }
 
