@@ -46,11 +46,8 @@ internal static class NatsRuns
                 senders,
                 messages,
                 payloadBytes,
-                async payload =>
-                {
-                    var reply = await requester.RequestAsync<byte[], byte[]>(Subject, payload, replyOpts: ReplyOptions, cancellationToken: cancellation).ConfigureAwait(false);
-                    return reply.Data is { Length: >= sizeof(long) } data ? BinaryPrimitives.ReadInt64LittleEndian(data) : -1;
-                },
+                payload => requester.RequestAsync<byte[], byte[]>(Subject, payload, replyOpts: ReplyOptions, cancellationToken: cancellation),
+                static reply => reply.Data is { Length: >= sizeof(long) } data ? BinaryPrimitives.ReadInt64LittleEndian(data) : -1,
                 cancellation).ConfigureAwait(false);
         }
         finally

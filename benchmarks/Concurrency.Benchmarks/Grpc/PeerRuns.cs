@@ -32,7 +32,8 @@ internal static class PeerRuns
             senders,
             messages,
             payloadBytes,
-            async payload => BinaryPrimitives.ReadInt64LittleEndian((await client.SendAsync(new PeerMessage("echo", "bench", payload), cancellation).ConfigureAwait(false)).Payload.Span),
+            payload => new ValueTask<PeerMessage>(client.SendAsync(new PeerMessage("echo", "bench", payload), cancellation)),
+            static reply => BinaryPrimitives.ReadInt64LittleEndian(reply.Payload.Span),
             cancellation).ConfigureAwait(false);
         await client.CompleteAsync(cancellation).ConfigureAwait(false);
         return result;
@@ -40,13 +41,17 @@ internal static class PeerRuns
 
     /// <summary>
     /// <paramref name="senders"/> tasks, each sending its share of <paramref name="messages"/> one at a time through
-    /// <paramref name="roundTrip"/> (which returns the number the reply carries) and timing each round trip; then the
-    /// replies verified and the run timed (<see cref="Timed"/>). Each sender reuses one payload buffer: it awaits its
-    /// reply before it writes the next number into it, so a client that does not copy a payload has sent it by then.
+    /// <paramref name="send"/> and awaiting the reply in its own loop, as a user's program awaits the client's call (no
+    /// async wrapper of the harness's between them: that cost a state machine and a task per message, which only the
+    /// per-message contenders paid), reading the number the reply carries with <paramref name="number"/> and timing each
+    /// round trip; then the replies verified and the run timed (<see cref="Timed"/>). Each sender reuses one payload
+    /// buffer: it awaits its reply before it writes the next number into it, so a client that does not copy a payload has
+    /// sent it by then.
     /// </summary>
-    public static async Task<PeerRunResult> SendersAsync(string label, int senders, int messages, int payloadBytes, Func<byte[], Task<long>> roundTrip, CancellationToken cancellation)
+    public static async Task<PeerRunResult> SendersAsync<TReply>(string label, int senders, int messages, int payloadBytes, Func<byte[], ValueTask<TReply>> send, Func<TReply, long> number, CancellationToken cancellation)
     {
-        ArgumentNullException.ThrowIfNull(roundTrip);
+        ArgumentNullException.ThrowIfNull(send);
+        ArgumentNullException.ThrowIfNull(number);
         var perSender = messages / senders;
         var latencies = new long[perSender * senders];
         var allocated = GC.GetTotalAllocatedBytes(precise: false);
@@ -58,11 +63,12 @@ internal static class PeerRuns
                 long sum = 0;
                 for (var k = 0; k < perSender; k++)
                 {
-                    var number = (long)sender + ((long)k * senders);
-                    BinaryPrimitives.WriteInt64LittleEndian(payload, number);
+                    var numbered = (long)sender + ((long)k * senders);
+                    BinaryPrimitives.WriteInt64LittleEndian(payload, numbered);
                     var sent = Stopwatch.GetTimestamp();
-                    sum += await roundTrip(payload).ConfigureAwait(false);
-                    latencies[number] = Stopwatch.GetTimestamp() - sent;
+                    var reply = await send(payload).ConfigureAwait(false);
+                    latencies[numbered] = Stopwatch.GetTimestamp() - sent;
+                    sum += number(reply);
                 }
 
                 return sum;
