@@ -272,13 +272,13 @@ internal sealed class PeerStream
     // Under the session's gate: handles or recalls each request and collects the replies into batches in _answers.
     private async ValueTask ReplyAsync(PeerBatch batch, PeerSession session)
     {
-        var reply = NewReply(batch.Envelopes.Count);
+        var requests = batch.Envelopes;
+        var reply = NewReply(requests.Count);
         var bytes = 0;
         var handled = 0;
-        var index = -1;
-        foreach (var request in batch.Envelopes)
+        for (var index = 0; index < requests.Count; index++)
         {
-            index++;
+            var request = requests[index];
             Envelope? answer;
             var resend = request.Sequence <= session.HandledThrough;
             if (resend)
@@ -327,7 +327,7 @@ internal sealed class PeerStream
             if (reply.Envelopes.Count > 0 && (reply.Envelopes.Count == _state.Options.MaxBatchCount || bytes + size > _state.Options.MaxBatchBytes))
             {
                 _answers.Add(new Outgoing(reply, bytes));
-                reply = NewReply(batch.Envelopes.Count - index); // this request and the ones after it
+                reply = NewReply(requests.Count - index); // this request and the ones after it
                 bytes = 0;
             }
 
