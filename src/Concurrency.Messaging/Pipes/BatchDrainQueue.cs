@@ -1,4 +1,7 @@
+using System.Buffers;
 using System.Diagnostics;
+using System.Numerics;
+using System.Runtime.CompilerServices;
 using Concurrency.Messaging.Internal;
 
 namespace Concurrency.Messaging.Pipes;
@@ -21,8 +24,16 @@ namespace Concurrency.Messaging.Pipes;
 /// With a scheduled consumer, a message that arrives at an empty queue waits in a field of its own rather than the array,
 /// and the consumer takes it from there (<see cref="TurnTake.TakenOne"/>): a queue that holds one message at a time (a
 /// token passed round a ring, a request and its reply) never touches an array at all. A second message moves it into the
-/// array, so a backlog is always in the array alone and the consumer takes it by swapping, never copying. A consumer that
-/// goes idle hands back the larger of the two arrays, so a burst grows one array per queue, once.
+/// array, so a backlog is always in the array alone and the consumer takes it by swapping, never copying.
+/// </para>
+/// <para>
+/// Arrays come from the runtime's shared pool and go back to it when the queue grows past them, or, if grown beyond the
+/// first size, when its scheduled consumer goes idle: an idle queue keeps at most two arrays of the first size, its own
+/// and its consumer's. A burst through many queues in turn (tokens round a ring of ten thousand actors, which reach each
+/// one together) then reuses a few arrays instead of leaving each queue holding its own grown one: tens of megabytes per
+/// burst that the collector would otherwise copy while the burst runs. A queue small enough to keep its arrays between
+/// turns pays nothing for this. Arrays go back cleared, and only this queue rents <see cref="Slot{T}"/> arrays, so a
+/// rented one is always empty.
 /// </para>
 /// </remarks>
 // The semaphore is not disposed on purpose: a post after completion must return false, not throw
@@ -189,6 +200,8 @@ internal struct BatchDrainQueue<T> : ITurnQueue<T>
     public TurnTake Take(ref Slot<T>[] batch, int most, bool idleIfEmpty, out int count, out T one)
     {
         Debug.Assert(_scheduled is not null, "Only a scheduled consumer takes this way.");
+        Slot<T>[]? spareItems = null, spareBatch = null;
+        TurnTake take;
         _gate.Enter();
         try
         {
@@ -219,9 +232,19 @@ internal struct BatchDrainQueue<T> : ITurnQueue<T>
                 return TurnTake.Empty;
             }
 
-            // Going idle, the consumer hands its batch back if it is the larger array (a take swapped it out with the
-            // backlog): the next backlog then fills it instead of growing a small one, so the lane and its consumer hold
-            // one grown array between them, not two. The consumer has cleared it.
+            // Going idle, the consumer and the lane set apart any grown array (both are empty: the consumer has cleared
+            // its batch) for the pool, after the lock. The consumer hands the lane its batch if that is the larger array
+            // left, so the next backlog fills it rather than allocating one.
+            if (batch.Length > InitialCapacity)
+            {
+                (spareBatch, batch) = (batch, []);
+            }
+
+            if (_items?.Length > InitialCapacity)
+            {
+                (spareItems, _items) = (_items, null);
+            }
+
             if (batch.Length > (_items?.Length ?? 0))
             {
                 (_items, batch) = (batch, _items ?? []);
@@ -229,12 +252,17 @@ internal struct BatchDrainQueue<T> : ITurnQueue<T>
 
             Debug.Assert(_parked == 0, "The scheduled consumer is marked idle only by its running turn.");
             _parked = 1;
-            return TurnTake.Idle;
+            take = TurnTake.Idle;
         }
         finally
         {
             _gate.Exit();
         }
+
+        // The next turn may have started on another thread: only the arrays set apart under the lock are touched here.
+        ReturnToPool(spareItems, 0);
+        ReturnToPool(spareBatch, 0);
+        return take;
     }
 
     /// <summary>The queue schedules its consumer from the post, under the lock: no producer claims it from outside.</summary>
@@ -366,11 +394,46 @@ internal struct BatchDrainQueue<T> : ITurnQueue<T>
     {
         if (_items is null || _count == _items.Length)
         {
-            Array.Resize(ref _items, Math.Max(InitialCapacity, (_items?.Length ?? 0) * 2));
+            Grow();
         }
 
-        _items[_count].Value = message;
+        _items![_count].Value = message;
         Volatile.Write(ref _count, _count + 1);
+    }
+
+    /// <summary>Under the gate: moves the array's messages to one twice its size (or the first size), rented from the pool.</summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void Grow()
+    {
+        var old = _items;
+        var grown = ArrayPool<Slot<T>>.Shared.Rent(Math.Max(InitialCapacity, (old?.Length ?? 0) * 2));
+        if (old is not null)
+        {
+            Array.Copy(old, grown, _count);
+            ReturnToPool(old, _count);
+        }
+
+        _items = grown;
+    }
+
+    /// <summary>
+    /// Gives an array the queue no longer holds back to the shared pool, cleared where it may hold references (its first
+    /// <paramref name="used"/> slots; the rest are clear already). An empty array, or one not of a pool size, is left to
+    /// the collector.
+    /// </summary>
+    private static void ReturnToPool(Slot<T>[]? array, int used)
+    {
+        if (array is null || array.Length < InitialCapacity || !BitOperations.IsPow2(array.Length))
+        {
+            return;
+        }
+
+        if (RuntimeHelpers.IsReferenceOrContainsReferences<Slot<T>>() && used > 0)
+        {
+            Array.Clear(array, 0, used);
+        }
+
+        ArrayPool<Slot<T>>.Shared.Return(array);
     }
 
     private static void EnsureCapacity(ref Slot<T>[] batch, int count)
