@@ -28,8 +28,9 @@ namespace Concurrency.Messaging.Pipes;
 /// </para>
 /// <para>
 /// Arrays come from the runtime's shared pool and go back to it when the queue grows past them, or, if grown beyond the
-/// first size, when its scheduled consumer goes idle: an idle queue keeps at most two arrays of the first size, its own
-/// and its consumer's. A burst through many queues in turn (tokens round a ring of ten thousand actors, which reach each
+/// first size, when its scheduled consumer goes idle after its first grown backlog: a queue idle after a burst keeps at
+/// most two arrays of the first size, its own and its consumer's, unless bursts keep coming (then it keeps the array
+/// they need, as a burst would only rent it back). A burst through many queues in turn (tokens round a ring of ten thousand actors, which reach each
 /// one together) then reuses a few arrays instead of leaving each queue holding its own grown one: tens of megabytes per
 /// burst that the collector would otherwise copy while the burst runs. A queue small enough to keep its arrays between
 /// turns pays nothing for this. Arrays go back cleared, and only this queue rents <see cref="Slot{T}"/> arrays, so a
@@ -57,6 +58,7 @@ internal struct BatchDrainQueue<T> : ITurnQueue<T>
     private bool _refusing;                        // guarded by _gate: closed to posts
     private volatile bool _closed;                 // set under _gate with _refusing: lets an idle consumer stop pausing
     private int _parked;                           // guarded by _gate: consumers parked (or about to), or 1 if the scheduled consumer is idle
+    private bool _grewBefore;                      // guarded by _gate: the scheduled consumer went idle last time with a grown array
 
     /// <summary>
     /// Makes <paramref name="consumer"/> the lane's only consumer, run as scheduled turns: a producer that appends while it is
@@ -232,18 +234,26 @@ internal struct BatchDrainQueue<T> : ITurnQueue<T>
                 return TurnTake.Empty;
             }
 
-            // Going idle, the consumer and the lane set apart any grown array (both are empty: the consumer has cleared
-            // its batch) for the pool, after the lock. The consumer hands the lane its batch if that is the larger array
-            // left, so the next backlog fills it rather than allocating one.
-            if (batch.Length > InitialCapacity)
+            // Going idle after a backlog that grew an array for the first time, the consumer and the lane set apart any
+            // grown array (both are empty: the consumer has cleared its batch) for the pool, after the lock. One that
+            // grew again after the last idle too gets bursts that size over and over (ping-pong with a hundred in
+            // flight): it keeps its grown array, as a burst would only rent it back. Then the consumer hands the lane
+            // its batch if that is the larger array left, so the next backlog fills it rather than allocating one.
+            var grew = batch.Length > InitialCapacity || _items?.Length > InitialCapacity;
+            if (!_grewBefore)
             {
-                (spareBatch, batch) = (batch, []);
+                if (batch.Length > InitialCapacity)
+                {
+                    (spareBatch, batch) = (batch, []);
+                }
+
+                if (_items?.Length > InitialCapacity)
+                {
+                    (spareItems, _items) = (_items, null);
+                }
             }
 
-            if (_items?.Length > InitialCapacity)
-            {
-                (spareItems, _items) = (_items, null);
-            }
+            _grewBefore = grew;
 
             if (batch.Length > (_items?.Length ?? 0))
             {
