@@ -30,11 +30,10 @@ namespace Concurrency.Messaging.Pipes;
 /// Arrays come from the runtime's shared pool and go back to it when the queue grows past them, or, if grown beyond the
 /// first size, when its scheduled consumer goes idle after its first grown backlog: a queue idle after a burst keeps at
 /// most two arrays of the first size, its own and its consumer's, unless bursts keep coming (then it keeps the array
-/// they need, as a burst would only rent it back). A burst through many queues in turn (tokens round a ring of ten thousand actors, which reach each
-/// one together) then reuses a few arrays instead of leaving each queue holding its own grown one: tens of megabytes per
-/// burst that the collector would otherwise copy while the burst runs. A queue small enough to keep its arrays between
-/// turns pays nothing for this. Arrays go back cleared, and only this queue rents <see cref="Slot{T}"/> arrays, so a
-/// rented one is always empty.
+/// they need, as a burst would only rent it back). A burst through many queues in turn (tokens round a ring of ten
+/// thousand actors, which reach each one together) then reuses a few arrays instead of leaving each queue holding its
+/// own grown one: tens of megabytes per burst that the collector would otherwise copy while the burst runs. Arrays go
+/// back cleared, and only this queue rents <see cref="Slot{T}"/> arrays, so a rented one is always empty.
 /// </para>
 /// </remarks>
 // The semaphore is not disposed on purpose: a post after completion must return false, not throw
