@@ -29,11 +29,12 @@ namespace Concurrency.Messaging.Pipes;
 /// <para>
 /// Arrays come from the runtime's shared pool and go back to it when the queue grows past them, or, if grown beyond the
 /// first size, when its scheduled consumer goes idle after its first grown backlog: a queue idle after a burst keeps at
-/// most two arrays of the first size, its own and its consumer's, unless bursts keep coming (then it keeps the array
-/// they need, as a burst would only rent it back). A burst through many queues in turn (tokens round a ring of ten
-/// thousand actors, which reach each one together) then reuses a few arrays instead of leaving each queue holding its
-/// own grown one: tens of megabytes per burst that the collector would otherwise copy while the burst runs. Arrays go
-/// back cleared, and only this queue rents <see cref="Slot{T}"/> arrays, so a rented one is always empty.
+/// most two arrays of the first size, its own and its consumer's, unless its consumer goes idle holding a grown array a
+/// second time in a row (bursts that size keep coming): from then on it keeps its grown arrays, as a burst would only
+/// rent them back. A burst through many queues in turn (tokens round a ring of ten thousand actors, which reach each one
+/// together) then reuses a few arrays instead of leaving each queue holding its own grown one: tens of megabytes per
+/// burst that the collector would otherwise copy while the burst runs. Arrays go back cleared, and only this queue rents
+/// <see cref="Slot{T}"/> arrays, so a rented one is always empty.
 /// </para>
 /// </remarks>
 // The semaphore is not disposed on purpose: a post after completion must return false, not throw
@@ -236,8 +237,9 @@ internal struct BatchDrainQueue<T> : ITurnQueue<T>
             // Going idle after a backlog that grew an array for the first time, the consumer and the lane set apart any
             // grown array (both are empty: the consumer has cleared its batch) for the pool, after the lock. One that
             // grew again after the last idle too gets bursts that size over and over (ping-pong with a hundred in
-            // flight): it keeps its grown array, as a burst would only rent it back. Then the consumer hands the lane
-            // its batch if that is the larger array left, so the next backlog fills it rather than allocating one.
+            // flight): it keeps its grown arrays, as a burst would only rent them back, and since it then goes idle
+            // holding them, it keeps them from then on. Then the consumer hands the lane its batch if that is the larger
+            // array left, so the next backlog fills it rather than allocating one.
             var grew = batch.Length > InitialCapacity || _items?.Length > InitialCapacity;
             if (!_grewBefore)
             {
