@@ -41,6 +41,26 @@ internal struct IdleFlag
         where TQueue : struct, ITurnQueue<T>
     {
         Interlocked.Exchange(ref _state.Value, Idle);
+        return LookAgain<T, TQueue>(ref queue);
+    }
+
+    /// <summary>
+    /// As <see cref="ReleaseThenLook"/>, for a queue whose producers read the flag with no fence of their own after posting
+    /// (<see cref="PooledConsumer{T, TQueue}.NotifyPublished"/>): a process-wide barrier between storing Idle and the look
+    /// makes every producer's earlier post visible to the look, or this store visible to every producer's later read of the
+    /// flag. It costs microseconds, once per time the consumer goes idle, so that a post in a stream costs no fence.
+    /// </summary>
+    public bool ReleaseBehindBarrierThenLook<T, TQueue>(ref TQueue queue)
+        where TQueue : struct, ITurnQueue<T>
+    {
+        Volatile.Write(ref _state.Value, Idle);
+        Interlocked.MemoryBarrierProcessWide();
+        return LookAgain<T, TQueue>(ref queue);
+    }
+
+    private bool LookAgain<T, TQueue>(ref TQueue queue)
+        where TQueue : struct, ITurnQueue<T>
+    {
         bool more;
         try
         {

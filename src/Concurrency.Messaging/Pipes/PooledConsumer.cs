@@ -37,6 +37,18 @@ internal sealed class PooledConsumer<T, TQueue> : ITurn
     public void Notify() => TurnRunner.WakeIfIdle<T, TQueue>(this, ref _queue, mayRunNext: false);
 
     /// <summary>
+    /// As <see cref="Notify"/> with no fence, for the one producer of a queue whose turn goes idle behind a process-wide
+    /// barrier (<see cref="IdleFlag.ReleaseBehindBarrierThenLook"/>): a post into a busy consumer costs one read.
+    /// </summary>
+    public void NotifyPublished()
+    {
+        if (_queue.TryClaimIdle())
+        {
+            Schedule();
+        }
+    }
+
+    /// <summary>
     /// For a queue several consumers share: queues a turn for the first idle one of <paramref name="consumers"/>. If all are
     /// busy, each looks at the queue again before it goes idle, so the message is still taken.
     /// </summary>
