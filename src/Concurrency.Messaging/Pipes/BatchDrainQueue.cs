@@ -71,6 +71,7 @@ internal struct BatchDrainQueue<T> : ITurnQueue<T>
     }
 
     /// <returns><see langword="false"/> once the queue is closed.</returns>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)] // into the pipe's post: with its lock it is the whole post
     public bool TryEnqueue(T message)
     {
         int wake;
@@ -102,14 +103,18 @@ internal struct BatchDrainQueue<T> : ITurnQueue<T>
                 Append(message);
             }
 
-            wake = TakeParked(1);
+            wake = _parked == 0 ? 0 : TakeParked(1);
         }
         finally
         {
             _gate.Exit();
         }
 
-        Wake(wake);
+        if (wake != 0)
+        {
+            Wake(wake);
+        }
+
         return true;
     }
 
@@ -401,6 +406,7 @@ internal struct BatchDrainQueue<T> : ITurnQueue<T>
     }
 
     /// <summary>Under the gate: adds <paramref name="message"/> at the end of the array, growing it when full.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private void Append(T message)
     {
         if (_items is null || _count == _items.Length)

@@ -9,12 +9,13 @@ namespace Concurrency.Messaging.Pipes;
 /// pool (<see cref="PipeRunner.ThreadPool"/>), where a post notifies an idle consumer of each lane it reached.
 /// </summary>
 internal abstract class LanedQueuePipe<T, TLane> : PipeBase<T>
-    where TLane : IQueueLane<T>, new()
+    where TLane : class, IQueueLane<T>, new()
 {
     private readonly TLane[] _lanes;
     private readonly Action<T>[] _handlers;
     private readonly Lock? _fanOutGate; // broadcast: one post reaches every lane before the next post or the close starts
     private PooledConsumer<T, LaneQueue>[]? _turns; // pooled runner: consumer i takes from lane i / ConsumersPerLane; set once by the constructor
+    private readonly TLane? _direct; // the one lane, when a post is only that lane's enqueue (no fan-out, no notice to the pipe's turns)
 
     protected LanedQueuePipe(PipeKind kind, IReadOnlyList<Action<T>> handlers, PipeOptions options)
         : base(kind, options)
@@ -32,7 +33,15 @@ internal abstract class LanedQueuePipe<T, TLane> : PipeBase<T>
         _fanOutGate = _lanes.Length > 1 ? new Lock() : null;
 
         StartConsumers(_lanes, _handlers, options);
+        _direct = _lanes.Length == 1 && _turns is null ? _lanes[0] : null;
     }
+
+    /// <summary>
+    /// Gets the pipe's one lane when a post is nothing but that lane's enqueue: one lane (one consumer, or consumers sharing
+    /// it) and no pooled consumers for the pipe to notify; otherwise <see langword="null"/>. A kind calls its lane directly
+    /// through it, sparing the post a call through the lane's interface.
+    /// </summary>
+    protected TLane? DirectLane => _direct;
 
     /// <summary>Gets how many consumers take from each lane: 1 for broadcast, all of them for work-sharing.</summary>
     protected int ConsumersPerLane { get; }
@@ -43,7 +52,7 @@ internal abstract class LanedQueuePipe<T, TLane> : PipeBase<T>
     /// <summary>Gets how many producers were declared to post concurrently.</summary>
     protected int ProducerCount { get; }
 
-    public sealed override bool TryPost(T message)
+    public override bool TryPost(T message)
     {
         bool accepted;
         if (_fanOutGate is null)
