@@ -11,6 +11,12 @@ public enum Phase
 
     /// <summary>After the process has run the same game long enough for the runtime to settle on its code.</summary>
     Steady,
+
+    /// <summary>
+    /// A warm process that builds a fresh path for each burst, posts the burst into it as fast as one thread can, completes
+    /// it and waits (a batch job, a request that fans out, a test): the post and the path's start and end decide the speed.
+    /// </summary>
+    Burst,
 }
 
 /// <summary>

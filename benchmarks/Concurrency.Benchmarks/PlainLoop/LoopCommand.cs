@@ -80,15 +80,16 @@ public static class LoopCommand
         var outDirectory = CommonOptions.Out("where LOOP-<cores>.md goes (default: a new folder results/runs/loop/yyyy-MM-dd-HHmmss; the published one is --out results)");
         var quick = CommonOptions.Quick("a smoke test: small message counts, one run, one launch, a short warm-up; not for publishing");
         var result = CommonOptions.Result();
-        var shapes = new Option<bool>(ShapesOption) { Description = "instead: the shapes users have, head to head (value or small reference messages, trivial or verifying handler, cold and steady) for ActionBlock, Rx ObserveOn, RawRing, Ring, BatchDrainQueue and ObserveOnRing; writes LOOP-SHAPES-<cores>.md" };
-        var phases = new Option<string?>("--phases") { HelpName = "LIST", Description = "with --shapes: cold, steady, or cold,steady (the default)" };
-        var warm = CommonOptions.Seconds(WarmOption, 10, "with --shapes: how long a steady launch runs its one path alone before it measures (1 with --quick)");
+        var shapes = new Option<bool>(ShapesOption) { Description = "instead: the shapes users have, head to head (value or small reference messages, trivial or verifying handler; cold, steady and burst phases) for ActionBlock, Rx ObserveOn, RawRing, Ring, BatchDrainQueue and ObserveOnRing (and, in the burst phase, Ring and BatchDrainQueue on the pool runner); writes LOOP-SHAPES-<cores>.md" };
+        var phases = new Option<string?>("--phases") { HelpName = "LIST", Description = "with --shapes: any of cold, steady and burst (a fresh path per burst in a warm process), comma-separated; cold,steady by default" };
+        var onlyShape = new Option<string?>("--shape") { HelpName = "MESSAGE,HANDLER", Description = "with --shapes: one shape only, for example value,trivial (default: every shape)" };
+        var warm = CommonOptions.Seconds(WarmOption, 10, "with --shapes: how long a steady or burst launch runs its one path alone before it measures (1 with --quick)");
         var childShape = new Option<string?>(ChildShapeOption) { Hidden = true };
         var childPhase = new Option<Phase>(ChildPhaseOption) { Hidden = true };
         var childPath = new Option<ShapePath?>(ChildPathOption) { Hidden = true };
         var command = new Command("loop", "The headline contenders as a plain loop outside BenchmarkDotNet: one producer posts N messages in one loop; warm-up runs until the runtime has settled on its code (at least 3 s, and a run that compiled no method), then the median of --runs. Each launch is a fresh process. Then Ring and ObserveOnRing of capacity 16 and 64 beside their default capacity; on one core each with its ceiling, capacity / (2 x the time one thread takes to hand the core to another). Last, the speed goals head to head, each goal's ratio taken within each of 14 rounds. Prefix taskset -c 0 for one core. Writes LOOP-<cores>.md.")
         {
-            messages, runs, launches, outDirectory, quick, result, shapes, phases, warm, childShape, childPhase, childPath,
+            messages, runs, launches, outDirectory, quick, result, shapes, phases, onlyShape, warm, childShape, childPhase, childPath,
         };
         command.SetAction(parse =>
         {
@@ -98,6 +99,7 @@ public static class LoopCommand
             {
                 var shapeSettings = new ShapeSettings(
                     ParsePhases(parse.GetValue(phases)),
+                    parse.GetValue(onlyShape) is { } one ? [ParseShape(one)] : LoopShape.All,
                     isQuick && !Given(messages) ? QuickMessages : parse.GetValue(messages),
                     isQuick && !Given(launches) ? 1 : parse.GetValue(launches),
                     TimeSpan.FromSeconds(isQuick && !Given(warm) ? 1 : parse.GetValue(warm)),
@@ -391,12 +393,16 @@ public static class LoopCommand
             ? [Phase.Cold, Phase.Steady]
             : [.. list.Split(',', StringSplitOptions.TrimEntries).Select(name => Enum.TryParse<Phase>(name, ignoreCase: true, out var phase) && Enum.IsDefined(phase)
                 ? phase
-                : throw new UsageException($"loop: '{name}' is not a phase; use cold, steady or cold,steady."))];
+                : throw new UsageException($"loop: '{name}' is not a phase; use any of cold, steady and burst, comma-separated."))];
 
     private static LoopShape ParseShape(string? shape)
     {
-        var parts = (shape ?? throw new UsageException($"loop: a shapes launch needs {ChildShapeOption}.")).Split(',');
-        return new LoopShape(Enum.Parse<ShapeMessage>(parts[0]), Enum.Parse<ShapeHandler>(parts[1]));
+        var parts = (shape ?? throw new UsageException($"loop: a shapes launch needs {ChildShapeOption}.")).Split(',', StringSplitOptions.TrimEntries);
+        return parts.Length == 2
+            && Enum.TryParse<ShapeMessage>(parts[0], ignoreCase: true, out var message) && Enum.IsDefined(message)
+            && Enum.TryParse<ShapeHandler>(parts[1], ignoreCase: true, out var handler) && Enum.IsDefined(handler)
+            ? new LoopShape(message, handler)
+            : throw new UsageException($"loop: '{shape}' is not a shape; use MESSAGE,HANDLER with value or reference, and trivial or verifying.");
     }
 
     /// <summary>What one launch measures: messages per run, measured runs per path, launches, and whether it is a quick smoke run.</summary>

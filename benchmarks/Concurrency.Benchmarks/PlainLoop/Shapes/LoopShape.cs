@@ -25,6 +25,12 @@ public enum ShapePath
     Ring,
     BatchDrainQueue,
     ObserveOnRing,
+
+    /// <summary><see cref="Ring"/> with its consumer run as thread-pool turns: measured in the burst phase only.</summary>
+    RingPoolRunner,
+
+    /// <summary><see cref="BatchDrainQueue"/> with its consumer run as thread-pool turns: measured in the burst phase only.</summary>
+    BatchDrainQueuePoolRunner,
 }
 
 /// <summary>One shape a user's program has: the message and the handler.</summary>

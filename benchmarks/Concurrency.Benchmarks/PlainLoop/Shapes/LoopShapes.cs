@@ -9,19 +9,21 @@ using Concurrency.Benchmarks.Runs;
 namespace Concurrency.Benchmarks.PlainLoop.Shapes;
 
 /// <summary>What <c>loop --shapes</c> measures.</summary>
-/// <param name="Phases">Cold, steady, or both.</param>
+/// <param name="Phases">Cold, steady, burst, or several.</param>
+/// <param name="Shapes">The shapes measured (every one by default).</param>
 /// <param name="Messages">Messages in each measured run (and in each warm run).</param>
 /// <param name="Launches">Fresh processes per path, shape and phase.</param>
-/// <param name="Warm">How long a steady launch runs its path before it measures.</param>
+/// <param name="Warm">How long a steady or burst launch runs its path before it measures.</param>
 /// <param name="Quick">A smoke test: the numbers are not for publishing.</param>
-public sealed record ShapeSettings(IReadOnlyList<Phase> Phases, int Messages, int Launches, TimeSpan Warm, bool Quick);
+public sealed record ShapeSettings(IReadOnlyList<Phase> Phases, IReadOnlyList<LoopShape> Shapes, int Messages, int Launches, TimeSpan Warm, bool Quick);
 
 /// <summary>One measured run of one path: msg/s, the process's CPU per message, and the producer thread's CPU per post (Linux; else 0).</summary>
 public sealed record ShapeRun(ShapePath Path, double Rate, double CpuPerMessage, double ProducerCpuPerPost);
 
 /// <summary>
 /// What one child process measured of one path in one shape: a cold launch, the path's first run; a steady launch, the
-/// path's measured runs in order, after <paramref name="WarmRounds"/> warm runs.
+/// path's measured runs in order, after <paramref name="WarmRounds"/> warm runs; a burst launch, its measured bursts in
+/// order, each into a fresh path, after <paramref name="WarmRounds"/> warm bursts.
 /// </summary>
 public sealed record ShapeLaunch(ShapeMessage Message, ShapeHandler Handler, Phase Phase, IReadOnlyList<ShapeRun> Runs, int WarmRounds);
 
@@ -34,8 +36,13 @@ public sealed record ShapeLaunch(ShapeMessage Message, ShapeHandler Handler, Pha
 /// (RawRing, whose consumer never parks, afresh per run), runs it alone for the warm time, then measures
 /// <see cref="SteadyRuns"/> runs, as a user's long-running program holds one path: no other path's threads, garbage or
 /// thread-pool history share its process (with every path side by side, ActionBlock's steady rate was half a plain
-/// program's). In both phases the paths' launches interleave in ABBA order and each ratio is taken within a launch
-/// round (steady: the same run of each path's launch). Every run checks what the handler kept.
+/// program's). Burst: a fresh process per path and shape builds a fresh path for every burst (its creation timed with the
+/// burst), posts the burst, completes the path and waits for its completion, for the warm time, then measures
+/// <see cref="SteadyRuns"/> bursts, as a warm batch job does; no collection is forced between bursts, so each pays for
+/// the garbage the last left, as a user's loop does. The burst phase also measures Ring and BatchDrainQueue with the pool
+/// runner, for the pool runner's goal. In every phase the paths' launches interleave in ABBA order and each ratio is
+/// taken within a launch round (steady and burst: the same run of each path's launch). Every run checks what the handler
+/// kept.
 /// </summary>
 public static class LoopShapes
 {
@@ -44,8 +51,12 @@ public static class LoopShapes
 
     private static readonly TimeSpan RunLimit = TimeSpan.FromMinutes(2);
     private static readonly TimeSpan LaunchLimit = TimeSpan.FromMinutes(20);
-    /// <summary>Measured runs per steady launch: as many as the head-to-head rounds of every path had.</summary>
-    public static readonly int SteadyRuns = HeadToHead.Design(Enum.GetValues<ShapePath>().Length).Length;
+    // The paths every phase measures; the pool runner's paths are measured in the burst phase only.
+    private static readonly ShapePath[] EveryPhasePaths =
+        [ShapePath.DataflowActionBlock, ShapePath.RxObserveOnTaskPool, ShapePath.RawRing, ShapePath.Ring, ShapePath.BatchDrainQueue, ShapePath.ObserveOnRing];
+
+    /// <summary>Measured runs per steady or burst launch: as many as the head-to-head rounds of the six paths had.</summary>
+    public static readonly int SteadyRuns = HeadToHead.Design(EveryPhasePaths.Length).Length;
 
     private static readonly string[] BestPipe = [nameof(ShapePath.Ring), nameof(ShapePath.BatchDrainQueue)];
 
@@ -59,13 +70,33 @@ public static class LoopShapes
         new("RawRing (the ceiling) ÷ ActionBlock", [nameof(ShapePath.RawRing)], [nameof(ShapePath.DataflowActionBlock)], 1.2) { IsYardstick = true },
     ];
 
+    // The burst phase's own goals: each default pipe against ActionBlock, and each pipe's pool runner against its dedicated
+    // thread where there are cores for both sides (on one core a pool turn and a dedicated thread share the one core).
+    private static readonly Goal[] BurstGoals =
+    [
+        new("Ring ÷ ActionBlock", [nameof(ShapePath.Ring)], [nameof(ShapePath.DataflowActionBlock)], 1.2) { Phase = Phase.Burst },
+        new("BatchDrainQueue ÷ ActionBlock", [nameof(ShapePath.BatchDrainQueue)], [nameof(ShapePath.DataflowActionBlock)], 1.0) { Phase = Phase.Burst },
+        new("Ring, pool runner ÷ Ring", [nameof(ShapePath.RingPoolRunner)], [nameof(ShapePath.Ring)], 0.8) { Phase = Phase.Burst, Cores = 2 },
+        new("BatchDrainQueue, pool runner ÷ BatchDrainQueue", [nameof(ShapePath.BatchDrainQueuePoolRunner)], [nameof(ShapePath.BatchDrainQueue)], 0.8) { Phase = Phase.Burst, Cores = 2 },
+    ];
+
     private static readonly Goal CpuGoal = new("ActionBlock's CPU per message ÷ the best pipe's (the best pipe at most 1.1× ActionBlock's)", BestPipe, [nameof(ShapePath.DataflowActionBlock)], 1 / 1.1);
 
     /// <summary>In the child: one launch, pinned as the parent is.</summary>
-    public static ShapeLaunch Measure(LoopShape shape, Phase phase, ShapePath path, int messages, TimeSpan warm)
-        => phase == Phase.Cold
-            ? new ShapeLaunch(shape.Message, shape.Handler, phase, [MeasureCold(path, shape, messages)], 0)
-            : MeasureSteady(path, shape, messages, warm);
+    public static ShapeLaunch Measure(LoopShape shape, Phase phase, ShapePath path, int messages, TimeSpan warm) => phase switch
+    {
+        Phase.Cold => new ShapeLaunch(shape.Message, shape.Handler, phase, [MeasureCold(path, shape, messages)], 0),
+        Phase.Steady => MeasureSteady(path, shape, messages, warm),
+        Phase.Burst => MeasureBurst(path, shape, messages, warm),
+        _ => throw new ArgumentOutOfRangeException(nameof(phase), phase, "Unknown phase."),
+    };
+
+    /// <summary>The paths <paramref name="phase"/> measures, in the order of their first launch round.</summary>
+    public static IReadOnlyList<ShapePath> PathsOf(Phase phase) => phase == Phase.Burst ? Enum.GetValues<ShapePath>() : EveryPhasePaths;
+
+    /// <summary>The goals judged in <paramref name="phase"/> at <paramref name="cores"/> cores.</summary>
+    private static Goal[] GoalsOf(Phase phase, int cores) =>
+        phase == Phase.Burst ? [.. Goals, .. BurstGoals.Where(g => g.Cores is null || g.Cores == cores)] : Goals;
 
     /// <summary>In the parent: every launch, then LOOP-SHAPES-&lt;cores&gt;.md and its measurements beside it.</summary>
     public static int Run(ShapeSettings settings, string outDirectory, IReadOnlyList<string> arguments, TextWriter output)
@@ -73,14 +104,14 @@ public static class LoopShapes
         ArgumentNullException.ThrowIfNull(settings);
         ArgumentNullException.ThrowIfNull(output);
         var provenance = RunProvenance.Capture(arguments);
-        var paths = Enum.GetValues<ShapePath>();
         var launches = new List<ShapeLaunch>[settings.Launches];
         for (var launch = 0; launch < settings.Launches; launch++)
         {
             launches[launch] = [];
             foreach (var phase in settings.Phases)
             {
-                foreach (var shape in LoopShape.All)
+                var paths = PathsOf(phase);
+                foreach (var shape in settings.Shapes)
                 {
                     foreach (var path in launch % 2 == 0 ? paths : [.. paths.Reverse()])
                     {
@@ -164,6 +195,38 @@ public static class LoopShapes
         }
     }
 
+    private static ShapeLaunch MeasureBurst(ShapePath path, LoopShape shape, int messages, TimeSpan warm)
+    {
+        var warmRuns = 0;
+        var warming = Stopwatch.StartNew();
+        do
+        {
+            Burst();
+            warmRuns++;
+        }
+        while (warming.Elapsed < warm);
+
+        var runs = new List<ShapeRun>(SteadyRuns);
+        for (var run = 0; run < SteadyRuns; run++)
+        {
+            runs.Add(Burst());
+        }
+
+        return new ShapeLaunch(shape.Message, shape.Handler, Phase.Burst, runs, warmRuns);
+
+        ShapeRun Burst()
+        {
+            // The path's creation (its consumer's thread or pool registration) is part of the burst, as in a user's loop.
+            var cpuBefore = Environment.CpuUsage.TotalTime;
+            var start = Stopwatch.GetTimestamp();
+            using var fresh = ShapeContender.Create(path, shape);
+            var run = Timed(path, fresh, messages, () => fresh.CompleteAndWait(RunLimit));
+            var elapsed = Stopwatch.GetElapsedTime(start);
+            var cpu = Environment.CpuUsage.TotalTime - cpuBefore;
+            return run with { Rate = messages / elapsed.TotalSeconds, CpuPerMessage = cpu.TotalNanoseconds / messages };
+        }
+    }
+
     /// <summary>One run: the posts, then <paramref name="drain"/> until everything is handled; checked.</summary>
     private static ShapeRun Timed(ShapePath path, ShapeContender contender, int messages, Action drain)
     {
@@ -186,18 +249,18 @@ public static class LoopShapes
     /// <summary>Per launch, a goal's ratio in each round: the same run of every path's launch (cold: its one run).</summary>
     private static List<IReadOnlyList<double>> Ratios(List<ShapeLaunch>[] launches, LoopShape shape, Phase phase, Goal goal, Func<ShapeRun, double> value)
     {
-        var byPath = Enum.GetValues<ShapePath>().ToDictionary(p => p.ToString(), p => RunsOf(launches, shape, phase, p));
+        var byPath = goal.Contenders.Distinct().ToDictionary(name => name, name => RunsOf(launches, shape, phase, Enum.Parse<ShapePath>(name)));
         return [.. Enumerable.Range(0, launches.Length).Select(l => (IReadOnlyList<double>)[.. Enumerable.Range(0, byPath.Values.Min(runs => runs[l].Count)).Select(r => goal.RatioOf(name => value(byPath[name][l][r])))])];
     }
 
     private static string Table(ShapeSettings settings, List<ShapeLaunch>[] launches, RunProvenance provenance, int cores)
     {
-        var columns = settings.Phases.SelectMany(phase => LoopShape.All.Select(shape => (Shape: shape, Phase: phase))).ToList();
+        var columns = settings.Phases.SelectMany(phase => settings.Shapes.Select(shape => (Shape: shape, Phase: phase))).ToList();
         var text = new StringBuilder()
             .AppendLine(CultureInfo.InvariantCulture, $"# Plain loop, the shapes users have, {LabReport.CoreCount(cores)}")
             .AppendLine()
             .Append(settings.Quick ? $"**Quick run (--quick): smoke-test sizes, one launch, a short warm time. These numbers are not for publishing.**{Environment.NewLine}{Environment.NewLine}" : string.Empty)
-            .AppendLine(CultureInfo.InvariantCulture, $"One producer thread posts {settings.Messages:N0} messages per run in a plain `for` loop into each path built with default options. Shapes: a `long` by value or a small preallocated object by reference; the handler `sum += m`, or the verifying one (count, checksum, order). Each launch is a fresh process of one path in one shape, and paths interleave ABBA across launches. Cold: the path created once and its first run measured through Complete and Completion. Steady: the path alone in its process (RawRing afresh per run, its consumer never parks) run for {settings.Warm.TotalSeconds:0} s, then {SteadyRuns} measured runs. {settings.Launches} launch(es). Each cell: the median launch's msg/s and process CPU ns per message (a launch's figure: its median run).")
+            .AppendLine(CultureInfo.InvariantCulture, $"One producer thread posts {settings.Messages:N0} messages per run in a plain `for` loop into each path built with default options. Shapes: a `long` by value or a small preallocated object by reference; the handler `sum += m`, or the verifying one (count, checksum, order). Each launch is a fresh process of one path in one shape, and paths interleave ABBA across launches. Cold: the path created once and its first run measured through Complete and Completion. Steady: the path alone in its process (RawRing afresh per run, its consumer never parks) run for {settings.Warm.TotalSeconds:0} s, then {SteadyRuns} measured runs. Burst: a fresh path for every burst, its creation, posts, Complete and Completion timed, bursts for {settings.Warm.TotalSeconds:0} s, then {SteadyRuns} measured bursts, no collection forced between them; the pool runner's rows are measured in this phase only. {settings.Launches} launch(es). Each cell: the median launch's msg/s and process CPU ns per message (a launch's figure: its median run); \"–\" where a phase does not measure the path.")
             .AppendLine()
             .AppendLine(CultureInfo.InvariantCulture, $"Machine: {provenance.Cpu}, {provenance.LogicalCores} logical cores ({cores} usable by this process), {provenance.Os}, {provenance.Runtime}. Commit {provenance.CommitLabel}.")
             .AppendLine(CultureInfo.InvariantCulture, $"Command: `{(cores == 1 ? "taskset -c 0 " : string.Empty)}dotnet run -c Release --project benchmarks/Concurrency.Benchmarks -- {provenance.Arguments}`")
@@ -209,11 +272,17 @@ public static class LoopShapes
         }
 
         text.AppendLine().Append("|---|").AppendLine(string.Concat(Enumerable.Repeat("---:|", columns.Count)));
-        foreach (var path in Enum.GetValues<ShapePath>())
+        foreach (var path in Enum.GetValues<ShapePath>().Where(p => settings.Phases.Any(phase => PathsOf(phase).Contains(p))))
         {
             text.Append(CultureInfo.InvariantCulture, $"| {path} |");
             foreach (var (shape, phase) in columns)
             {
+                if (!PathsOf(phase).Contains(path))
+                {
+                    text.Append(" – |");
+                    continue;
+                }
+
                 var perLaunch = RunsOf(launches, shape, phase, path);
                 var rate = Median([.. perLaunch.Select(runs => Median([.. runs.Select(r => r.Rate)]))]);
                 var cpu = Median([.. perLaunch.Select(runs => Median([.. runs.Select(r => r.CpuPerMessage)]))]);
@@ -232,7 +301,7 @@ public static class LoopShapes
             .AppendLine("|---|---|---|---:|---:|---:|---|");
         foreach (var (shape, phase) in columns)
         {
-            foreach (var goal in Goals)
+            foreach (var goal in GoalsOf(phase, cores))
             {
                 var verdict = goal.Judge(Ratios(launches, shape, phase, goal, r => r.Rate));
                 text.AppendLine(CultureInfo.InvariantCulture, $"| {shape.Name} | {phase.ToString().ToLowerInvariant()} | {goal.Name} | {verdict.Ratio} | {goal.Threshold:0.00}× | {verdict.AtGoal} | {verdict.Verdict} |");
@@ -250,9 +319,9 @@ public static class LoopShapes
         var measurements = new List<Measurement>();
         foreach (var phase in settings.Phases)
         {
-            foreach (var shape in LoopShape.All)
+            foreach (var shape in settings.Shapes)
             {
-                foreach (var path in Enum.GetValues<ShapePath>())
+                foreach (var path in PathsOf(phase))
                 {
                     var perLaunch = RunsOf(launches, shape, phase, path);
                     var name = path.ToString();

@@ -148,6 +148,8 @@ internal abstract class ShapeContender : IDisposable
             ShapePath.Ring => new PipeContender<T>(shape, PipeKind.Ring, handler, tally),
             ShapePath.BatchDrainQueue => new PipeContender<T>(shape, PipeKind.BatchDrainQueue, handler, tally),
             ShapePath.ObserveOnRing => new ObservableContender<T>(shape, s => s.ObserveOnRing(), handler, tally),
+            ShapePath.RingPoolRunner => new PipeContender<T>(shape, PipeKind.Ring, handler, tally, PoolRunner),
+            ShapePath.BatchDrainQueuePoolRunner => new PipeContender<T>(shape, PipeKind.BatchDrainQueue, handler, tally, PoolRunner),
             _ => throw new ArgumentOutOfRangeException(nameof(path), path, "Unknown path."),
         };
         return contender;
@@ -213,9 +215,11 @@ internal abstract class ShapeContender : IDisposable
         }
     }
 
-    private sealed class PipeContender<T>(LoopShape shape, PipeKind kind, Action<T> handler, Tally tally) : ShapeContender(shape, tally)
+    private static readonly PipeOptions PoolRunner = new() { Runner = PipeRunner.ThreadPool };
+
+    private sealed class PipeContender<T>(LoopShape shape, PipeKind kind, Action<T> handler, Tally tally, PipeOptions? options = null) : ShapeContender(shape, tally)
     {
-        private readonly IPipe<T> _pipe = Pipe.Create(kind, handler);
+        private readonly IPipe<T> _pipe = Pipe.Create(kind, handler, options);
 
         public override void PostRange(long first, long end)
         {
