@@ -22,7 +22,7 @@ namespace Concurrency.Messaging.Logs;
 /// fails every later append and flush with the original error as the inner exception. Count and Get serve what it keeps.
 /// </para>
 /// </remarks>
-internal sealed class FileLog : IAppendLog
+internal sealed class FileLog : IFileAppendLog
 {
     private readonly string _path;
     private readonly ILogStorage _storage;
@@ -66,9 +66,10 @@ internal sealed class FileLog : IAppendLog
     // Set once by Close under _appendLock; read without it (Volatile).
     private bool _closed;
 
-    private FileLog(string path, ILogStorage storage, FileLogOptions options, long end, List<RecordLocation> records)
+    private FileLog(string path, ILogStorage storage, FileLogOptions options, long end, List<RecordLocation> records, FileLogRepair? tailCut)
     {
         _path = path;
+        TailCut = tailCut;
         _storage = storage;
         _policy = options.FlushPolicy;
         _buffer = new byte[options.BufferSize];
@@ -83,6 +84,8 @@ internal sealed class FileLog : IAppendLog
         _synced = records.Count;
     }
 
+    public FileLogRepair? TailCut { get; }
+
     public long Count
     {
         get
@@ -93,8 +96,8 @@ internal sealed class FileLog : IAppendLog
     }
 
     /// <summary>
-    /// Opens the file (creating it with a header when it is empty), reads its records back and cuts a torn tail: a bad record
-    /// with no valid record after it. A bad record with valid records after it is corruption: nothing is cut, and open throws.
+    /// Opens the file (creating it with a header when it is empty), reads its records back and cuts a bad tail (a bad record
+    /// with no valid record after it) after copying it to a side file; <see cref="TailCut"/> reports it. A bad record with valid records after it is corruption: nothing is cut, and open throws.
     /// </summary>
     /// <param name="path">The file.</param>
     /// <param name="options">Checked options.</param>
@@ -108,6 +111,7 @@ internal sealed class FileLog : IAppendLog
             var length = storage.Length;
             var records = new List<RecordLocation>();
             var scan = LogFileScan.Scan(storage, length, LogRecord.FileHeaderSize, records);
+            FileLogRepair? tailCut = null;
             if (scan.ValidEnd < length)
             {
                 if (scan.RecordsAfter > 0)
@@ -115,12 +119,16 @@ internal sealed class FileLog : IAppendLog
                     throw new LogCorruptedException(path, scan.ValidEnd, records.Count, scan.RecordsAfter);
                 }
 
-                // A torn tail: a crash's unfinished write, nothing valid after it. Cut, so the next append does not land behind it.
+                // A bad tail, nothing valid after it: a crash's unfinished write, or a last record damaged since its append
+                // returned (under Fsync, an acknowledged entry), which the bytes cannot tell apart. Cut, so the next append
+                // does not land behind it, but only once a side file keeps it, and reported, so no entry goes unseen.
+                var cutFile = FileLogRepair.CopyTail(storage, path, scan.ValidEnd, length);
                 storage.SetLength(scan.ValidEnd);
                 storage.Flush();
+                tailCut = new FileLogRepair(records.Count, length - scan.ValidEnd, 0, cutFile);
             }
 
-            return new FileLog(path, storage, options, scan.ValidEnd, records);
+            return new FileLog(path, storage, options, scan.ValidEnd, records, tailCut);
         }
         catch
         {

@@ -2,7 +2,10 @@ using System.Globalization;
 
 namespace Concurrency.Messaging.Logs;
 
-/// <summary>What <see cref="AppendLog.RepairFile(string)"/> or <see cref="AppendLog.UpgradeFile(string)"/> did to a file log.</summary>
+/// <summary>
+/// What <see cref="AppendLog.RepairFile(string)"/> or <see cref="AppendLog.UpgradeFile(string)"/> did to a file log, or what
+/// opening it cut (<see cref="IFileAppendLog.TailCut"/>).
+/// </summary>
 /// <param name="EntriesKept">The entries the log holds afterwards: every one before the first bad record.</param>
 /// <param name="BytesCut">The bytes cut from the log, from the first bad record to the end (0 when there was none).</param>
 /// <param name="RecordsCut">The records that checked out among the bytes cut (a repair counts them by their markers; an
@@ -34,11 +37,19 @@ public sealed record FileLogRepair(long EntriesKept, long BytesCut, long Records
 
     /// <summary>
     /// Copies the log's bytes from <paramref name="from"/> to <paramref name="length"/> into a new side file,
-    /// <c>PATH.cut-FROM</c>, and forces it and its folder entry to disk before anything is cut.
+    /// <c>PATH.cut-FROM</c> (<c>PATH.cut-FROM.N</c> when an earlier cut at the same offset kept its own there), and forces
+    /// it and its folder entry to disk before anything is cut.
     /// </summary>
     internal static string CopyTail(ILogStorage storage, string path, long from, long length)
     {
-        var cutFile = path + ".cut-" + from.ToString(CultureInfo.InvariantCulture);
+        var name = path + ".cut-" + from.ToString(CultureInfo.InvariantCulture);
+        var cutFile = name;
+        for (var n = 1; File.Exists(cutFile); n++)
+        {
+            // A side file is never overwritten: it can hold the only copy of entries cut before.
+            cutFile = name + "." + n.ToString(CultureInfo.InvariantCulture);
+        }
+
         CopyBytes(storage, path, cutFile, from, length);
         return cutFile;
     }
