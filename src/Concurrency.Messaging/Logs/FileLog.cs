@@ -184,15 +184,13 @@ internal sealed class FileLog : IFileAppendLog
 
     public long Append(ReadOnlySpan<byte> entry)
     {
-        // The checksum is computed before the lock so that several threads compute theirs in parallel.
-        var checksum = LogRecord.Checksum(entry);
         long index;
         lock (_appendLock)
         {
             ThrowIfUnusable();
             try
             {
-                index = StageLocked(entry, checksum);
+                index = StageLocked(entry);
                 CommitLocked();
             }
             catch (Exception error)
@@ -209,12 +207,7 @@ internal sealed class FileLog : IFileAppendLog
     public long AppendBatch(IReadOnlyList<ReadOnlyMemory<byte>> entries)
     {
         ArgumentNullException.ThrowIfNull(entries);
-        var checksums = new uint[entries.Count];
-        for (var i = 0; i < checksums.Length; i++)
-        {
-            checksums[i] = LogRecord.Checksum(entries[i].Span);
-        }
-
+        var count = entries.Count;
         long first;
         lock (_appendLock)
         {
@@ -222,9 +215,9 @@ internal sealed class FileLog : IFileAppendLog
             first = _records.StagedCount;
             try
             {
-                for (var i = 0; i < checksums.Length; i++)
+                for (var i = 0; i < count; i++)
                 {
-                    StageLocked(entries[i].Span, checksums[i]);
+                    StageLocked(entries[i].Span);
                 }
 
                 CommitLocked();
@@ -236,7 +229,7 @@ internal sealed class FileLog : IFileAppendLog
             }
         }
 
-        SyncByPolicy(first + checksums.Length);
+        SyncByPolicy(first + count);
         return first;
     }
 
@@ -326,6 +319,12 @@ internal sealed class FileLog : IFileAppendLog
     /// <summary>For tests: the entries an fsync may now make durable (see <see cref="_syncable"/>).</summary>
     internal long SyncableCount => Volatile.Read(ref _syncable);
 
+    /// <summary>
+    /// For tests: runs under the append lock as an entry is staged, before its bytes are taken: where a caller that changes
+    /// its buffer during the append meets it. Set before the log is shared.
+    /// </summary>
+    internal Action? OnStaging { get; set; }
+
     // Hands the buffer to the OS and, under Fsync, forces what is not yet synced, unless the log is faulted, also by an
     // fsync that failed on another thread while this one waited for the sync lock (a failed fsync is never retried).
     // Returns the error that faulted the log here, if one did.
@@ -360,9 +359,11 @@ internal sealed class FileLog : IFileAppendLog
     }
 
     // Puts a record in the buffer (writing the buffer out first when it has no room) or, larger than the buffer, straight
-    // into the file; stages its location and returns its index.
-    private long StageLocked(ReadOnlySpan<byte> entry, uint checksum)
+    // into the file; stages its location and returns its index. The checksum is taken from the log's copy of the bytes, never
+    // from the caller's memory, which the caller can change during the append: what is written then still checks out.
+    private long StageLocked(ReadOnlySpan<byte> entry)
     {
+        OnStaging?.Invoke();
         var recordSize = LogRecord.HeaderSize + entry.Length;
         if (recordSize > _buffer.Length - _buffered)
         {
@@ -372,14 +373,15 @@ internal sealed class FileLog : IFileAppendLog
         var offset = _written + _buffered;
         if (recordSize > _buffer.Length)
         {
-            WriteLargeLocked(entry, checksum);
+            WriteLargeLocked(entry);
             var large = _records.Stage(new RecordLocation(offset, entry.Length));
             _writtenCount = large + 1;
             return large;
         }
 
-        LogRecord.WriteHeader(_buffer.AsSpan(_buffered), entry.Length, checksum);
-        entry.CopyTo(_buffer.AsSpan(_buffered + LogRecord.HeaderSize));
+        var payload = _buffer.AsSpan(_buffered + LogRecord.HeaderSize, entry.Length);
+        entry.CopyTo(payload);
+        LogRecord.WriteHeader(_buffer.AsSpan(_buffered), entry.Length, LogRecord.Checksum(payload));
         _buffered += recordSize;
         return _records.Stage(new RecordLocation(offset, entry.Length));
     }
@@ -400,15 +402,27 @@ internal sealed class FileLog : IFileAppendLog
         }
     }
 
-    // A record larger than the buffer goes straight to the file; the buffer is empty here.
-    private void WriteLargeLocked(ReadOnlySpan<byte> entry, uint checksum)
+    // A record larger than the buffer goes to the file on its own, its bytes a buffer at a time through the (empty) buffer,
+    // each piece checksummed from the copy that is written; the header, which needs the whole checksum, goes last. A crash
+    // before it leaves a record with no marker at its start: a bad tail, which open keeps and cuts.
+    private void WriteLargeLocked(ReadOnlySpan<byte> entry)
     {
         Debug.Assert(_buffered == 0, "The buffer was written out before a record that does not fit it.");
+        var payloadOffset = _written + LogRecord.HeaderSize;
+        var crc = LogRecord.ChecksumStart(entry.Length);
+        for (var done = 0; done < entry.Length;)
+        {
+            var piece = _buffer.AsSpan(0, Math.Min(_buffer.Length, entry.Length - done));
+            entry.Slice(done, piece.Length).CopyTo(piece);
+            crc = LogRecord.ChecksumUpdate(crc, piece);
+            _storage.Write(piece, payloadOffset + done);
+            done += piece.Length;
+        }
+
         Span<byte> header = stackalloc byte[LogRecord.HeaderSize];
-        LogRecord.WriteHeader(header, entry.Length, checksum);
+        LogRecord.WriteHeader(header, entry.Length, ~crc);
         _storage.Write(header, _written);
-        _storage.Write(entry, _written + LogRecord.HeaderSize);
-        Volatile.Write(ref _written, _written + LogRecord.HeaderSize + entry.Length);
+        Volatile.Write(ref _written, payloadOffset + entry.Length);
     }
 
     // Hands the buffer to the OS: every staged record is then written.

@@ -25,6 +25,9 @@ internal sealed class TestLogStorage(ILogStorage inner) : ILogStorage
     /// <summary>Gets or sets what runs on the writing thread just before a write fails (set before the failure).</summary>
     public Action? BeforeFailingWrite { get; set; }
 
+    /// <summary>Gets or sets what runs on the writing thread before every write, under the log's append lock.</summary>
+    public Action? BeforeEachWrite { get; set; }
+
     /// <summary>Gets or sets whether an fsync reaches the disk; <see langword="false"/> counts it without the wait.</summary>
     public bool RealFlush { get; set; } = true;
 
@@ -72,6 +75,7 @@ internal sealed class TestLogStorage(ILogStorage inner) : ILogStorage
     public void Write(ReadOnlySpan<byte> source, long offset)
     {
         Interlocked.Increment(ref _writes);
+        BeforeEachWrite?.Invoke();
         if (_writeFailure is { } failure)
         {
             var first = (int)Math.Min(_writeBudget, source.Length);
