@@ -54,11 +54,17 @@ internal sealed class FileLogStorage : ILogStorage
 
     public long Length => RandomAccess.GetLength(_file);
 
-    public static FileLogStorage Open(string path)
+    /// <summary>Opens the file, locked as the type says.</summary>
+    /// <param name="path">The file.</param>
+    /// <param name="allowRename">Whether another file may be renamed over this one while it is open (the upgrade's last
+    /// step). Only Windows needs it said (a sharing mode); on Linux and macOS the rename never asks, and the lock stays
+    /// exclusive.</param>
+    public static FileLogStorage Open(string path, bool allowRename = false)
     {
+        var share = allowRename && OperatingSystem.IsWindows() ? FileShare.Delete : FileShare.None;
         try
         {
-            return new FileLogStorage(File.OpenHandle(path, FileMode.OpenOrCreate, FileAccess.ReadWrite, FileShare.None));
+            return new FileLogStorage(File.OpenHandle(path, FileMode.OpenOrCreate, FileAccess.ReadWrite, share));
         }
         catch (IOException error) when (IsLockedByAnother(error))
         {
