@@ -139,7 +139,8 @@ internal sealed class FileLog : IFileAppendLog
 
     /// <summary>
     /// Checks the file's header, or writes one into an empty file (or one that holds only the start of a header, as a crash
-    /// at creation leaves) when <paramref name="create"/>. Refuses everything else without changing it.
+    /// at creation leaves) when <paramref name="create"/>, and forces it and its folder entry. Refuses everything else
+    /// without changing it.
     /// </summary>
     /// <exception cref="InvalidDataException">The file is not a log of this format; the message says what it is.</exception>
     internal static void PrepareHeader(string path, ILogStorage storage, bool create)
@@ -158,6 +159,10 @@ internal sealed class FileLog : IFileAppendLog
             storage.Write(header, 0);
             storage.SetLength(LogRecord.FileHeaderSize);
             storage.Flush();
+
+            // The file is new (or its creation was cut short): without its folder entry forced, a power loss can take the
+            // file, and every entry fsynced into it, with it.
+            storage.FlushFolder();
             return;
         }
 

@@ -14,6 +14,7 @@ internal sealed class TestLogStorage(ILogStorage inner) : ILogStorage
     private readonly ManualResetEventSlim _flushEntered = new();
     private int _writes;
     private int _flushes;
+    private int _folderFlushes;
 
     // Set by the test thread before the call it fails; read by the log's threads.
     private volatile Exception? _writeFailure;
@@ -34,6 +35,8 @@ internal sealed class TestLogStorage(ILogStorage inner) : ILogStorage
     public int Writes => Volatile.Read(ref _writes);
 
     public int Flushes => Volatile.Read(ref _flushes);
+
+    public int FolderFlushes => Volatile.Read(ref _folderFlushes);
 
     public long Length => inner.Length;
 
@@ -129,6 +132,12 @@ internal sealed class TestLogStorage(ILogStorage inner) : ILogStorage
         {
             inner.Flush();
         }
+    }
+
+    public void FlushFolder()
+    {
+        Interlocked.Increment(ref _folderFlushes);
+        inner.FlushFolder();
     }
 
     public void Dispose()
