@@ -56,8 +56,10 @@ public static class AppendLog
     /// Repairs a file log that <see cref="OpenFile"/> refused with <see cref="LogCorruptedException"/>: cuts it at its first
     /// bad record (point-in-time recovery: every entry before it keeps its index) after copying everything from there to the
     /// end, byte for byte, into the side file <c><paramref name="path"/>.cut-OFFSET</c> (with <c>.N</c> added when one is
-    /// there already), and makes both durable. Nothing is
-    /// destroyed: the valid records after the bad one are in the side file. A sound log is left as it is.
+    /// there already), and makes both durable. Nothing is destroyed: the valid records after the bad one are in the side
+    /// file. A file header that fails its check in front of a record that checks out (a flipped bit in the header) is
+    /// rebuilt first, the old one kept in the side file <c><paramref name="path"/>.header</c>
+    /// (<see cref="FileLogRepair.HeaderFile"/>). A sound log is left as it is.
     /// </summary>
     /// <param name="path">The log file; no log may have it open.</param>
     /// <returns>What was kept and cut, and where the cut bytes are.</returns>

@@ -181,7 +181,7 @@ internal sealed class FileLog : IFileAppendLog
 
         throw new InvalidDataException(check switch
         {
-            LogRecord.FileHeaderCheck.Corrupt => $"The header of the log file '{path}' fails its checksum; nothing was changed.",
+            LogRecord.FileHeaderCheck.Corrupt => $"The header of the log file '{path}' fails its checksum; nothing was changed. AppendLog.RepairFile rebuilds it when the records behind it check out, keeping the old one in a side file.",
             LogRecord.FileHeaderCheck.OtherVersion => $"The log file '{path}' is in format {version}; this version of the library reads format {LogRecord.FormatVersion}. Nothing was changed.",
             _ => $"'{path}' is not a file log: it does not start with the log's header. Nothing was changed.",
         });

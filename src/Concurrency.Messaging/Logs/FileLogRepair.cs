@@ -14,25 +14,61 @@ namespace Concurrency.Messaging.Logs;
 public sealed record FileLogRepair(long EntriesKept, long BytesCut, long RecordsCut, string? CutFile)
 {
     /// <summary>
-    /// Cuts the log at its first bad record (point in time, RocksDB's <c>kPointInTimeRecovery</c>): copies everything from
-    /// there to the end into a side file and makes it durable, then cuts the log and forces the cut.
+    /// Gets the side file that keeps, byte for byte, the file header a repair replaced (it failed its check, and the records
+    /// behind it checked out); <see langword="null"/> when the header was sound.
+    /// </summary>
+    public string? HeaderFile { get; init; }
+
+    /// <summary>
+    /// Rebuilds a damaged file header (see RebuildHeader), then cuts the log at its first bad record (point in time,
+    /// RocksDB's <c>kPointInTimeRecovery</c>): copies everything from there to the end into a side file and makes it
+    /// durable, then cuts the log and forces the cut.
     /// </summary>
     internal static FileLogRepair Run(string path)
     {
         using var storage = FileLogStorage.Open(path);
+        var headerFile = RebuildHeader(storage, path);
         FileLog.PrepareHeader(path, storage, create: false);
         var length = storage.Length;
         var records = new List<RecordLocation>();
         var scan = LogFileScan.Scan(storage, length, LogRecord.FileHeaderSize, records);
         if (scan.ValidEnd == length)
         {
-            return new FileLogRepair(records.Count, 0, 0, null);
+            return new FileLogRepair(records.Count, 0, 0, null) { HeaderFile = headerFile };
         }
 
         var cutFile = CopyTail(storage, path, scan.ValidEnd, length);
         storage.SetLength(scan.ValidEnd);
         storage.Flush();
-        return new FileLogRepair(records.Count, length - scan.ValidEnd, scan.RecordsAfter, cutFile);
+        return new FileLogRepair(records.Count, length - scan.ValidEnd, scan.RecordsAfter, cutFile) { HeaderFile = headerFile };
+    }
+
+    // A header that fails its check (not one of another version, whose checksum holds) in front of a record that checks
+    // out is a damaged header, not another kind of file: a record's marker and checksum do not pass by chance. It is kept
+    // in a side file, forced, and only then written over with a sound one. Returns the side file, or null when there was
+    // nothing to rebuild (PrepareHeader then refuses what is not a log).
+    private static string? RebuildHeader(ILogStorage storage, string path)
+    {
+        var length = storage.Length;
+        Span<byte> header = stackalloc byte[LogRecord.FileHeaderSize];
+        if (length < header.Length)
+        {
+            return null;
+        }
+
+        storage.ReadExactly(header, 0, path);
+        if (LogRecord.CheckFileHeader(header, out _) is LogRecord.FileHeaderCheck.Valid or LogRecord.FileHeaderCheck.OtherVersion
+            || !LogFileScan.HasRecordAt(storage, length, LogRecord.FileHeaderSize))
+        {
+            return null;
+        }
+
+        var headerFile = FreeName(path + ".header");
+        CopyBytes(storage, path, headerFile, 0, header.Length);
+        LogRecord.WriteFileHeader(header);
+        storage.Write(header, 0);
+        storage.Flush();
+        return headerFile;
     }
 
     /// <summary>
@@ -42,16 +78,22 @@ public sealed record FileLogRepair(long EntriesKept, long BytesCut, long Records
     /// </summary>
     internal static string CopyTail(ILogStorage storage, string path, long from, long length)
     {
-        var name = path + ".cut-" + from.ToString(CultureInfo.InvariantCulture);
-        var cutFile = name;
-        for (var n = 1; File.Exists(cutFile); n++)
-        {
-            // A side file is never overwritten: it can hold the only copy of entries cut before.
-            cutFile = name + "." + n.ToString(CultureInfo.InvariantCulture);
-        }
-
+        var cutFile = FreeName(path + ".cut-" + from.ToString(CultureInfo.InvariantCulture));
         CopyBytes(storage, path, cutFile, from, length);
         return cutFile;
+    }
+
+    // The name, or the name with .N added when a side file has it already: a side file is never overwritten, as it can
+    // hold the only copy of what an earlier cut or repair took out.
+    private static string FreeName(string name)
+    {
+        var free = name;
+        for (var n = 1; File.Exists(free); n++)
+        {
+            free = name + "." + n.ToString(CultureInfo.InvariantCulture);
+        }
+
+        return free;
     }
 
     /// <summary>

@@ -62,10 +62,14 @@ internal sealed class LogFileScan
     }
 
     /// <summary>Whether a version 0 record that checks out starts the file: a log written before the file header.</summary>
-    public static bool StartsWithLegacyRecord(ILogStorage storage, long length)
+    public static bool StartsWithLegacyRecord(ILogStorage storage, long length) => HasRecordAt(storage, length, 0, legacy: true);
+
+    /// <summary>Whether a record that checks out starts at <paramref name="offset"/>.</summary>
+    public static bool HasRecordAt(ILogStorage storage, long length, long offset, bool legacy = false)
     {
         var scan = new LogFileScan(storage, length, FileLogOptions.DefaultBufferSize);
-        return length > 0 && scan.TryReadRecord(legacy: true, out _);
+        scan.Seek(offset);
+        return offset < length && scan.TryReadRecord(legacy, out _);
     }
 
     // After a bad record: finds every later record that checks out by its marker, however the bad one's length lies.
