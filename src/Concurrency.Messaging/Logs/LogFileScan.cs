@@ -1,4 +1,3 @@
-using System.Buffers.Binary;
 using System.Diagnostics;
 
 namespace Concurrency.Messaging.Logs;
@@ -51,7 +50,7 @@ internal sealed class LogFileScan
             var offset = scan.Position;
             if (!scan.TryReadRecord(legacy, out var record))
             {
-                return new Result(offset, legacy ? 0 : scan.CountValidFrom(offset + 1));
+                return new Result(offset, legacy ? 0 : LogFileResync.CountValidAfter(storage, length, offset, scan._buffer));
             }
 
             Debug.Assert(record.Offset == offset, "A record is read where the scan stands.");
@@ -70,51 +69,6 @@ internal sealed class LogFileScan
         var scan = new LogFileScan(storage, length, FileLogOptions.DefaultBufferSize);
         scan.Seek(offset);
         return offset < length && scan.TryReadRecord(legacy, out _);
-    }
-
-    // After a bad record: finds every later record that checks out by its marker, however the bad one's length lies.
-    private long CountValidFrom(long from)
-    {
-        long valid = 0;
-        while (FindMarker(from) is var marker && marker >= 0)
-        {
-            Seek(marker);
-            var offset = marker;
-            while (offset < _length && TryReadRecord(legacy: false, out _))
-            {
-                valid++;
-                offset = Position;
-            }
-
-            from = offset + 1;
-        }
-
-        return valid;
-    }
-
-    // The offset of the next record marker at or after from, or -1. Reads in chunks that overlap by a marker's length less one.
-    private long FindMarker(long from)
-    {
-        Span<byte> marker = stackalloc byte[sizeof(uint)];
-        BinaryPrimitives.WriteUInt32LittleEndian(marker, LogRecord.RecordMarker);
-        while (from + marker.Length <= _length)
-        {
-            var read = _storage.Read(_buffer, from);
-            if (read < marker.Length)
-            {
-                return -1;
-            }
-
-            var at = _buffer.AsSpan(0, read).IndexOf(marker);
-            if (at >= 0)
-            {
-                return from + at;
-            }
-
-            from += read - (marker.Length - 1);
-        }
-
-        return -1;
     }
 
     private void Seek(long offset)

@@ -92,6 +92,7 @@ public sealed class FileLogRecoveryTests : IDisposable
     [Theory]
     [InlineData(0x40, RecordHeaderSize + 3)] // a flipped bit in the 11th entry's bytes
     [InlineData(0x01, 4)]                    // a flipped bit in its length: its end, and so every later boundary, lost
+    [InlineData(0x40, 7)]                    // a flipped high bit in its length: it claims to run past the file's end
     [InlineData(0x10, 0)]                    // a flipped bit in its marker
     public void OpenFile_BadRecordWithValidRecordsAfterIt_RefusesAndChangesNothing(byte flip, int at)
     {

@@ -15,6 +15,7 @@ internal sealed class TestLogStorage(ILogStorage inner) : ILogStorage
     private int _writes;
     private int _flushes;
     private int _folderFlushes;
+    private long _bytesRead;
 
     // Set by the test thread before the call it fails; read by the log's threads.
     private volatile Exception? _writeFailure;
@@ -37,6 +38,8 @@ internal sealed class TestLogStorage(ILogStorage inner) : ILogStorage
     public int Flushes => Volatile.Read(ref _flushes);
 
     public int FolderFlushes => Volatile.Read(ref _folderFlushes);
+
+    public long BytesRead => Interlocked.Read(ref _bytesRead);
 
     public long Length => inner.Length;
 
@@ -73,7 +76,12 @@ internal sealed class TestLogStorage(ILogStorage inner) : ILogStorage
 
     public void WaitForHeldFlush() => Xunit.Assert.True(_flushEntered.Wait(TestTimeouts.Default), "the held fsync never began");
 
-    public int Read(Span<byte> destination, long offset) => inner.Read(destination, offset);
+    public int Read(Span<byte> destination, long offset)
+    {
+        var read = inner.Read(destination, offset);
+        Interlocked.Add(ref _bytesRead, read);
+        return read;
+    }
 
     public void Write(ReadOnlySpan<byte> source, long offset)
     {
