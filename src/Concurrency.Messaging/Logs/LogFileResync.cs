@@ -123,8 +123,10 @@ internal static class LogFileResync
                 }
                 else
                 {
-                    var crc = LogRecord.ChecksumZeros(LogRecord.ChecksumStart(candidate.Length) ^ candidate.StartChecksum, candidate.Length) ^ running;
-                    candidate.Valid = ~crc == candidate.Checksum;
+                    // The record's checksum over bytes [start, end) is the running one at end less the running one at
+                    // start carried over its bytes, with the record's own start folded in the same way.
+                    var start = LogRecord.ChecksumStart(candidate.Length) ^ candidate.StartChecksum;
+                    candidate.Valid = ~(LogRecord.ChecksumZeros(start, candidate.Length) ^ running) == candidate.Checksum;
                 }
             }
 
