@@ -16,8 +16,10 @@ public static class AppendLog
     /// every record back. Recovery, in RocksDB's terms: a corrupted tail is tolerated (<c>kTolerateCorruptedTailRecords</c>),
     /// the rest is held to absolute consistency (<c>kAbsoluteConsistency</c>):
     /// <list type="bullet">
-    /// <item>a bad record (incomplete, or failing its checksum) with no valid record after it is the torn tail a crash leaves:
-    /// it is cut, and the log opens with the records before it;</item>
+    /// <item>a bad record (incomplete, or failing its checksum) with no valid record after it is the torn tail a crash leaves,
+    /// or a last record damaged since it was written (under <see cref="FileFlushPolicy.Fsync"/>, possibly an entry whose
+    /// append returned): it is copied, byte for byte, to the side file <c><paramref name="path"/>.cut-OFFSET</c>, then cut,
+    /// and the log opens with the records before it and reports the cut in <see cref="IFileAppendLog.TailCut"/>;</item>
     /// <item>a bad record with valid records after it is corruption: open cuts nothing and throws
     /// <see cref="LogCorruptedException"/>; <see cref="RepairFile(string)"/> then cuts the log there, keeping what it cuts;</item>
     /// <item>a file that is not a log (no header) is refused without being changed, and so is a log of format 0 (written
@@ -30,14 +32,14 @@ public static class AppendLog
     /// process or another, throws <see cref="IOException"/> (the file is locked: on Linux and macOS an advisory lock every log
     /// takes; other programs that read the file while it is open must not lock it either).</param>
     /// <param name="options">Options; <see langword="null"/> for the defaults (<see cref="FileFlushPolicy.WriteThrough"/>).</param>
-    /// <returns>An open log holding every record the file had.</returns>
+    /// <returns>An open log holding every record the file had up to a bad tail, and what it cut.</returns>
     /// <exception cref="ArgumentNullException"><paramref name="path"/> is <see langword="null"/>.</exception>
     /// <exception cref="ArgumentException"><paramref name="path"/> is empty.</exception>
     /// <exception cref="ArgumentOutOfRangeException">The buffer size is below 64 bytes, or the policy is unknown.</exception>
     /// <exception cref="LogCorruptedException">A bad record has valid records after it; the file was not changed.</exception>
     /// <exception cref="InvalidDataException">The file is not a log of the current format; the file was not changed.</exception>
     /// <exception cref="IOException">The file could not be opened or read, or another log has it open.</exception>
-    public static IAppendLog OpenFile(string path, FileLogOptions? options = null)
+    public static IFileAppendLog OpenFile(string path, FileLogOptions? options = null)
     {
         ArgumentException.ThrowIfNullOrEmpty(path);
         options ??= new FileLogOptions();
@@ -53,8 +55,11 @@ public static class AppendLog
     /// <summary>
     /// Repairs a file log that <see cref="OpenFile"/> refused with <see cref="LogCorruptedException"/>: cuts it at its first
     /// bad record (point-in-time recovery: every entry before it keeps its index) after copying everything from there to the
-    /// end, byte for byte, into the side file <c><paramref name="path"/>.cut-OFFSET</c>, and makes both durable. Nothing is
-    /// destroyed: the valid records after the bad one are in the side file. A sound log is left as it is.
+    /// end, byte for byte, into the side file <c><paramref name="path"/>.cut-OFFSET</c> (with <c>.N</c> added when one is
+    /// there already), and makes both durable. Nothing is destroyed: the valid records after the bad one are in the side
+    /// file. A file header that fails its check in front of a record that checks out (a flipped bit in the header) is
+    /// rebuilt first, the old one kept in the side file <c><paramref name="path"/>.header</c>
+    /// (<see cref="FileLogRepair.HeaderFile"/>). A sound log is left as it is.
     /// </summary>
     /// <param name="path">The log file; no log may have it open.</param>
     /// <returns>What was kept and cut, and where the cut bytes are.</returns>
@@ -62,7 +67,7 @@ public static class AppendLog
     /// <exception cref="ArgumentException"><paramref name="path"/> is empty.</exception>
     /// <exception cref="FileNotFoundException">There is no such file.</exception>
     /// <exception cref="InvalidDataException">The file is not a log of the current format; it was not changed.</exception>
-    /// <exception cref="IOException">The file could not be read or cut, a log has it open, or the side file exists already.</exception>
+    /// <exception cref="IOException">The file could not be read or cut, or a log has it open.</exception>
     public static FileLogRepair RepairFile(string path)
     {
         ArgumentException.ThrowIfNullOrEmpty(path);

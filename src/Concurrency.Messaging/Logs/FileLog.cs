@@ -22,7 +22,7 @@ namespace Concurrency.Messaging.Logs;
 /// fails every later append and flush with the original error as the inner exception. Count and Get serve what it keeps.
 /// </para>
 /// </remarks>
-internal sealed class FileLog : IAppendLog
+internal sealed class FileLog : IFileAppendLog
 {
     private readonly string _path;
     private readonly ILogStorage _storage;
@@ -66,9 +66,10 @@ internal sealed class FileLog : IAppendLog
     // Set once by Close under _appendLock; read without it (Volatile).
     private bool _closed;
 
-    private FileLog(string path, ILogStorage storage, FileLogOptions options, long end, List<RecordLocation> records)
+    private FileLog(string path, ILogStorage storage, FileLogOptions options, long end, List<RecordLocation> records, FileLogRepair? tailCut)
     {
         _path = path;
+        TailCut = tailCut;
         _storage = storage;
         _policy = options.FlushPolicy;
         _buffer = new byte[options.BufferSize];
@@ -83,6 +84,8 @@ internal sealed class FileLog : IAppendLog
         _synced = records.Count;
     }
 
+    public FileLogRepair? TailCut { get; }
+
     public long Count
     {
         get
@@ -93,8 +96,8 @@ internal sealed class FileLog : IAppendLog
     }
 
     /// <summary>
-    /// Opens the file (creating it with a header when it is empty), reads its records back and cuts a torn tail: a bad record
-    /// with no valid record after it. A bad record with valid records after it is corruption: nothing is cut, and open throws.
+    /// Opens the file (creating it with a header when it is empty), reads its records back and cuts a bad tail (a bad record
+    /// with no valid record after it) after copying it to a side file; <see cref="TailCut"/> reports it. A bad record with valid records after it is corruption: nothing is cut, and open throws.
     /// </summary>
     /// <param name="path">The file.</param>
     /// <param name="options">Checked options.</param>
@@ -108,6 +111,7 @@ internal sealed class FileLog : IAppendLog
             var length = storage.Length;
             var records = new List<RecordLocation>();
             var scan = LogFileScan.Scan(storage, length, LogRecord.FileHeaderSize, records);
+            FileLogRepair? tailCut = null;
             if (scan.ValidEnd < length)
             {
                 if (scan.RecordsAfter > 0)
@@ -115,12 +119,16 @@ internal sealed class FileLog : IAppendLog
                     throw new LogCorruptedException(path, scan.ValidEnd, records.Count, scan.RecordsAfter);
                 }
 
-                // A torn tail: a crash's unfinished write, nothing valid after it. Cut, so the next append does not land behind it.
+                // A bad tail, nothing valid after it: a crash's unfinished write, or a last record damaged since its append
+                // returned (under Fsync, an acknowledged entry), which the bytes cannot tell apart. Cut, so the next append
+                // does not land behind it, but only once a side file keeps it, and reported, so no entry goes unseen.
+                var cutFile = FileLogRepair.CopyTail(storage, path, scan.ValidEnd, length);
                 storage.SetLength(scan.ValidEnd);
                 storage.Flush();
+                tailCut = new FileLogRepair(records.Count, length - scan.ValidEnd, 0, cutFile);
             }
 
-            return new FileLog(path, storage, options, scan.ValidEnd, records);
+            return new FileLog(path, storage, options, scan.ValidEnd, records, tailCut);
         }
         catch
         {
@@ -131,7 +139,8 @@ internal sealed class FileLog : IAppendLog
 
     /// <summary>
     /// Checks the file's header, or writes one into an empty file (or one that holds only the start of a header, as a crash
-    /// at creation leaves) when <paramref name="create"/>. Refuses everything else without changing it.
+    /// at creation leaves) when <paramref name="create"/>, and forces it and its folder entry. Refuses everything else
+    /// without changing it.
     /// </summary>
     /// <exception cref="InvalidDataException">The file is not a log of this format; the message says what it is.</exception>
     internal static void PrepareHeader(string path, ILogStorage storage, bool create)
@@ -150,6 +159,10 @@ internal sealed class FileLog : IAppendLog
             storage.Write(header, 0);
             storage.SetLength(LogRecord.FileHeaderSize);
             storage.Flush();
+
+            // The file is new (or its creation was cut short): without its folder entry forced, a power loss can take the
+            // file, and every entry fsynced into it, with it.
+            storage.FlushFolder();
             return;
         }
 
@@ -168,7 +181,7 @@ internal sealed class FileLog : IAppendLog
 
         throw new InvalidDataException(check switch
         {
-            LogRecord.FileHeaderCheck.Corrupt => $"The header of the log file '{path}' fails its checksum; nothing was changed.",
+            LogRecord.FileHeaderCheck.Corrupt => $"The header of the log file '{path}' fails its checksum; nothing was changed. AppendLog.RepairFile rebuilds it when the records behind it check out, keeping the old one in a side file.",
             LogRecord.FileHeaderCheck.OtherVersion => $"The log file '{path}' is in format {version}; this version of the library reads format {LogRecord.FormatVersion}. Nothing was changed.",
             _ => $"'{path}' is not a file log: it does not start with the log's header. Nothing was changed.",
         });
@@ -176,15 +189,13 @@ internal sealed class FileLog : IAppendLog
 
     public long Append(ReadOnlySpan<byte> entry)
     {
-        // The checksum is computed before the lock so that several threads compute theirs in parallel.
-        var checksum = LogRecord.Checksum(entry);
         long index;
         lock (_appendLock)
         {
             ThrowIfUnusable();
             try
             {
-                index = StageLocked(entry, checksum);
+                index = StageLocked(entry);
                 CommitLocked();
             }
             catch (Exception error)
@@ -201,12 +212,7 @@ internal sealed class FileLog : IAppendLog
     public long AppendBatch(IReadOnlyList<ReadOnlyMemory<byte>> entries)
     {
         ArgumentNullException.ThrowIfNull(entries);
-        var checksums = new uint[entries.Count];
-        for (var i = 0; i < checksums.Length; i++)
-        {
-            checksums[i] = LogRecord.Checksum(entries[i].Span);
-        }
-
+        var count = entries.Count;
         long first;
         lock (_appendLock)
         {
@@ -214,9 +220,9 @@ internal sealed class FileLog : IAppendLog
             first = _records.StagedCount;
             try
             {
-                for (var i = 0; i < checksums.Length; i++)
+                for (var i = 0; i < count; i++)
                 {
-                    StageLocked(entries[i].Span, checksums[i]);
+                    StageLocked(entries[i].Span);
                 }
 
                 CommitLocked();
@@ -228,7 +234,7 @@ internal sealed class FileLog : IAppendLog
             }
         }
 
-        SyncByPolicy(first + checksums.Length);
+        SyncByPolicy(first + count);
         return first;
     }
 
@@ -318,6 +324,12 @@ internal sealed class FileLog : IAppendLog
     /// <summary>For tests: the entries an fsync may now make durable (see <see cref="_syncable"/>).</summary>
     internal long SyncableCount => Volatile.Read(ref _syncable);
 
+    /// <summary>
+    /// For tests: runs under the append lock as an entry is staged, before its bytes are taken: where a caller that changes
+    /// its buffer during the append meets it. Set before the log is shared.
+    /// </summary>
+    internal Action? OnStaging { get; set; }
+
     // Hands the buffer to the OS and, under Fsync, forces what is not yet synced, unless the log is faulted, also by an
     // fsync that failed on another thread while this one waited for the sync lock (a failed fsync is never retried).
     // Returns the error that faulted the log here, if one did.
@@ -352,9 +364,11 @@ internal sealed class FileLog : IAppendLog
     }
 
     // Puts a record in the buffer (writing the buffer out first when it has no room) or, larger than the buffer, straight
-    // into the file; stages its location and returns its index.
-    private long StageLocked(ReadOnlySpan<byte> entry, uint checksum)
+    // into the file; stages its location and returns its index. The checksum is taken from the log's copy of the bytes, never
+    // from the caller's memory, which the caller can change during the append: what is written then still checks out.
+    private long StageLocked(ReadOnlySpan<byte> entry)
     {
+        OnStaging?.Invoke();
         var recordSize = LogRecord.HeaderSize + entry.Length;
         if (recordSize > _buffer.Length - _buffered)
         {
@@ -364,14 +378,15 @@ internal sealed class FileLog : IAppendLog
         var offset = _written + _buffered;
         if (recordSize > _buffer.Length)
         {
-            WriteLargeLocked(entry, checksum);
+            WriteLargeLocked(entry);
             var large = _records.Stage(new RecordLocation(offset, entry.Length));
             _writtenCount = large + 1;
             return large;
         }
 
-        LogRecord.WriteHeader(_buffer.AsSpan(_buffered), entry.Length, checksum);
-        entry.CopyTo(_buffer.AsSpan(_buffered + LogRecord.HeaderSize));
+        var payload = _buffer.AsSpan(_buffered + LogRecord.HeaderSize, entry.Length);
+        entry.CopyTo(payload);
+        LogRecord.WriteHeader(_buffer.AsSpan(_buffered), entry.Length, LogRecord.Checksum(payload));
         _buffered += recordSize;
         return _records.Stage(new RecordLocation(offset, entry.Length));
     }
@@ -392,15 +407,27 @@ internal sealed class FileLog : IAppendLog
         }
     }
 
-    // A record larger than the buffer goes straight to the file; the buffer is empty here.
-    private void WriteLargeLocked(ReadOnlySpan<byte> entry, uint checksum)
+    // A record larger than the buffer goes to the file on its own, its bytes a buffer at a time through the (empty) buffer,
+    // each piece checksummed from the copy that is written; the header, which needs the whole checksum, goes last. A crash
+    // before it leaves a record with no marker at its start: a bad tail, which open keeps and cuts.
+    private void WriteLargeLocked(ReadOnlySpan<byte> entry)
     {
         Debug.Assert(_buffered == 0, "The buffer was written out before a record that does not fit it.");
+        var payloadOffset = _written + LogRecord.HeaderSize;
+        var crc = LogRecord.ChecksumStart(entry.Length);
+        for (var done = 0; done < entry.Length;)
+        {
+            var piece = _buffer.AsSpan(0, Math.Min(_buffer.Length, entry.Length - done));
+            entry.Slice(done, piece.Length).CopyTo(piece);
+            crc = LogRecord.ChecksumUpdate(crc, piece);
+            _storage.Write(piece, payloadOffset + done);
+            done += piece.Length;
+        }
+
         Span<byte> header = stackalloc byte[LogRecord.HeaderSize];
-        LogRecord.WriteHeader(header, entry.Length, checksum);
+        LogRecord.WriteHeader(header, entry.Length, ~crc);
         _storage.Write(header, _written);
-        _storage.Write(entry, _written + LogRecord.HeaderSize);
-        Volatile.Write(ref _written, _written + LogRecord.HeaderSize + entry.Length);
+        Volatile.Write(ref _written, payloadOffset + entry.Length);
     }
 
     // Hands the buffer to the OS: every staged record is then written.

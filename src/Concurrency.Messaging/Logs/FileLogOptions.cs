@@ -14,7 +14,7 @@ public sealed record FileLogOptions
 
     /// <summary>
     /// Gets the size in bytes of the log's own write buffer: under <see cref="FileFlushPolicy.Buffered"/>, the most a killed
-    /// process can lose. A record (8 bytes of header plus the entry) larger than the buffer is written on its own.
+    /// process can lose. A record (12 bytes of header plus the entry) larger than the buffer is written on its own.
     /// Defaults to <see cref="DefaultBufferSize"/>.
     /// </summary>
     public int BufferSize { get; init; } = DefaultBufferSize;

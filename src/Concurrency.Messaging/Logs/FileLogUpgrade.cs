@@ -5,11 +5,14 @@ namespace Concurrency.Messaging.Logs;
 /// current format (see <see cref="LogRecord"/>). The original is copied, never changed, and a crash at any step leaves the
 /// log's path holding either the original or the whole new file: the new file is written and forced beside it, the copy
 /// of the original made and forced, and only then is the new file renamed over the path (one atomic rename) and the
-/// folder forced.
+/// folder forced. The original stays locked until the rename is forced: a log that opened it in between would append
+/// to a file the rename replaces.
 /// </summary>
 internal static class FileLogUpgrade
 {
-    public static FileLogRepair Run(string path)
+    /// <param name="path">The log file.</param>
+    /// <param name="beforeRename">For tests: runs just before the rename, with the original still locked.</param>
+    public static FileLogRepair Run(string path, Action? beforeRename = null)
     {
         var original = path + ".v0";
         var upgrading = path + ".upgrading";
@@ -22,7 +25,7 @@ internal static class FileLogUpgrade
         var records = new List<RecordLocation>();
         string? leftOver = null;
         long leftOverBytes;
-        using (var storage = FileLogStorage.Open(path))
+        using (var storage = FileLogStorage.Open(path, allowRename: true))
         {
             var length = storage.Length;
             Span<byte> start = stackalloc byte[LogRecord.FileHeaderSize];
@@ -48,10 +51,11 @@ internal static class FileLogUpgrade
 
             CopyRecords(storage, path, records, upgrading);
             FileLogRepair.CopyBytes(storage, path, original, 0, length);
+            beforeRename?.Invoke();
+            File.Move(upgrading, path, overwrite: true);
+            FileLogStorage.FlushDirectory(directory);
         }
 
-        File.Move(upgrading, path, overwrite: true);
-        FileLogStorage.FlushDirectory(directory);
         return new FileLogRepair(records.Count, leftOverBytes, 0, leftOver);
     }
     // Writes the new file: the header, then each record with its marker, the same length and checksum, the same bytes.

@@ -24,6 +24,9 @@ internal interface ILogStorage : IDisposable
     /// <summary>Forces what was written to the disk (fsync).</summary>
     void Flush();
 
+    /// <summary>Forces the file's entry in its folder to the disk, so that a file just created survives a power loss.</summary>
+    void FlushFolder();
+
     /// <summary>Fills <paramref name="destination"/> from <paramref name="offset"/>, or throws if the file ends first.</summary>
     /// <exception cref="IOException">The file ended before a record it holds (<paramref name="path"/> names it).</exception>
     void ReadExactly(Span<byte> destination, long offset, string path)
@@ -49,16 +52,27 @@ internal interface ILogStorage : IDisposable
 internal sealed class FileLogStorage : ILogStorage
 {
     private readonly SafeFileHandle _file;
+    private readonly string _path;
 
-    private FileLogStorage(SafeFileHandle file) => _file = file;
+    private FileLogStorage(SafeFileHandle file, string path)
+    {
+        _file = file;
+        _path = path;
+    }
 
     public long Length => RandomAccess.GetLength(_file);
 
-    public static FileLogStorage Open(string path)
+    /// <summary>Opens the file, locked as the type says.</summary>
+    /// <param name="path">The file.</param>
+    /// <param name="allowRename">Whether another file may be renamed over this one while it is open (the upgrade's last
+    /// step). Only Windows needs it said (a sharing mode); on Linux and macOS the rename never asks, and the lock stays
+    /// exclusive.</param>
+    public static FileLogStorage Open(string path, bool allowRename = false)
     {
+        var share = allowRename && OperatingSystem.IsWindows() ? FileShare.Delete : FileShare.None;
         try
         {
-            return new FileLogStorage(File.OpenHandle(path, FileMode.OpenOrCreate, FileAccess.ReadWrite, FileShare.None));
+            return new FileLogStorage(File.OpenHandle(path, FileMode.OpenOrCreate, FileAccess.ReadWrite, share), path);
         }
         catch (IOException error) when (IsLockedByAnother(error))
         {
@@ -75,6 +89,8 @@ internal sealed class FileLogStorage : ILogStorage
     public void SetLength(long length) => RandomAccess.SetLength(_file, length);
 
     public void Flush() => RandomAccess.FlushToDisk(_file);
+
+    public void FlushFolder() => FlushDirectory(Path.GetDirectoryName(Path.GetFullPath(_path))!);
 
     public void Dispose() => _file.Dispose();
 

@@ -54,6 +54,9 @@ public sealed class LogCorruptedException : IOException
     /// <summary>Gets how many entries check out before the bad record (the entries a repair keeps).</summary>
     public long EntriesBefore { get; }
 
-    /// <summary>Gets how many records check out after the bad record.</summary>
+    /// <summary>
+    /// Gets how many records check out after the bad record (not counting records that lie within its length, which can be
+    /// its own entry's bytes).
+    /// </summary>
     public long RecordsAfter { get; }
 }

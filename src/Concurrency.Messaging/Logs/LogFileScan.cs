@@ -1,4 +1,3 @@
-using System.Buffers.Binary;
 using System.Diagnostics;
 
 namespace Concurrency.Messaging.Logs;
@@ -51,7 +50,7 @@ internal sealed class LogFileScan
             var offset = scan.Position;
             if (!scan.TryReadRecord(legacy, out var record))
             {
-                return new Result(offset, legacy ? 0 : scan.CountValidFrom(offset + 1));
+                return new Result(offset, legacy ? 0 : LogFileResync.CountValidAfter(storage, length, offset, scan._buffer));
             }
 
             Debug.Assert(record.Offset == offset, "A record is read where the scan stands.");
@@ -62,55 +61,14 @@ internal sealed class LogFileScan
     }
 
     /// <summary>Whether a version 0 record that checks out starts the file: a log written before the file header.</summary>
-    public static bool StartsWithLegacyRecord(ILogStorage storage, long length)
+    public static bool StartsWithLegacyRecord(ILogStorage storage, long length) => HasRecordAt(storage, length, 0, legacy: true);
+
+    /// <summary>Whether a record that checks out starts at <paramref name="offset"/>.</summary>
+    public static bool HasRecordAt(ILogStorage storage, long length, long offset, bool legacy = false)
     {
         var scan = new LogFileScan(storage, length, FileLogOptions.DefaultBufferSize);
-        return length > 0 && scan.TryReadRecord(legacy: true, out _);
-    }
-
-    // After a bad record: finds every later record that checks out by its marker, however the bad one's length lies.
-    private long CountValidFrom(long from)
-    {
-        long valid = 0;
-        while (FindMarker(from) is var marker && marker >= 0)
-        {
-            Seek(marker);
-            var offset = marker;
-            while (offset < _length && TryReadRecord(legacy: false, out _))
-            {
-                valid++;
-                offset = Position;
-            }
-
-            from = offset + 1;
-        }
-
-        return valid;
-    }
-
-    // The offset of the next record marker at or after from, or -1. Reads in chunks that overlap by a marker's length less one.
-    private long FindMarker(long from)
-    {
-        Span<byte> marker = stackalloc byte[sizeof(uint)];
-        BinaryPrimitives.WriteUInt32LittleEndian(marker, LogRecord.RecordMarker);
-        while (from + marker.Length <= _length)
-        {
-            var read = _storage.Read(_buffer, from);
-            if (read < marker.Length)
-            {
-                return -1;
-            }
-
-            var at = _buffer.AsSpan(0, read).IndexOf(marker);
-            if (at >= 0)
-            {
-                return from + at;
-            }
-
-            from += read - (marker.Length - 1);
-        }
-
-        return -1;
+        scan.Seek(offset);
+        return offset < length && scan.TryReadRecord(legacy, out _);
     }
 
     private void Seek(long offset)

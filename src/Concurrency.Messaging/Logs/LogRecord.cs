@@ -56,6 +56,24 @@ internal static class LogRecord
         return crc;
     }
 
+    /// <summary>
+    /// Adds <paramref name="count"/> zero bytes to a running checksum in O(log count) steps. The running checksum is linear
+    /// in its start, so the checksum of any stretch of a file follows from the running checksums at its two ends (from
+    /// any common start): the scan after a bad record checks every candidate record in one pass that way.
+    /// </summary>
+    public static uint ChecksumZeros(uint crc, long count)
+    {
+        for (var i = 0; count != 0; i++, count >>= 1)
+        {
+            if ((count & 1) != 0)
+            {
+                crc = Apply(ZeroOperators[i], crc);
+            }
+        }
+
+        return crc;
+    }
+
     public static void WriteHeader(Span<byte> destination, int length, uint checksum)
     {
         BinaryPrimitives.WriteUInt32LittleEndian(destination, RecordMarker);
@@ -105,6 +123,45 @@ internal static class LogRecord
         }
 
         return version == FormatVersion ? FileHeaderCheck.Valid : FileHeaderCheck.OtherVersion;
+    }
+
+    // ZeroOperators[i] adds 2^i zero bytes to a running checksum: a 32×32 matrix over GF(2), one column per bit.
+    private static readonly uint[][] ZeroOperators = BuildZeroOperators();
+
+    private static uint[][] BuildZeroOperators()
+    {
+        var operators = new uint[63][];
+        operators[0] = new uint[32];
+        for (var bit = 0; bit < 32; bit++)
+        {
+            operators[0][bit] = BitOperations.Crc32C(1u << bit, (byte)0);
+        }
+
+        for (var i = 1; i < operators.Length; i++)
+        {
+            var previous = operators[i - 1];
+            operators[i] = new uint[32];
+            for (var bit = 0; bit < 32; bit++)
+            {
+                operators[i][bit] = Apply(previous, previous[bit]);
+            }
+        }
+
+        return operators;
+    }
+
+    private static uint Apply(uint[] matrix, uint vector)
+    {
+        uint result = 0;
+        for (var bit = 0; vector != 0; bit++, vector >>= 1)
+        {
+            if ((vector & 1) != 0)
+            {
+                result ^= matrix[bit];
+            }
+        }
+
+        return result;
     }
 
     private static uint FileHeaderChecksum(ReadOnlySpan<byte> header) => ~BitOperations.Crc32C(

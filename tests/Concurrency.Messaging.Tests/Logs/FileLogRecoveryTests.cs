@@ -92,6 +92,7 @@ public sealed class FileLogRecoveryTests : IDisposable
     [Theory]
     [InlineData(0x40, RecordHeaderSize + 3)] // a flipped bit in the 11th entry's bytes
     [InlineData(0x01, 4)]                    // a flipped bit in its length: its end, and so every later boundary, lost
+    [InlineData(0x40, 7)]                    // a flipped high bit in its length: it claims to run past the file's end
     [InlineData(0x10, 0)]                    // a flipped bit in its marker
     public void OpenFile_BadRecordWithValidRecordsAfterIt_RefusesAndChangesNothing(byte flip, int at)
     {
@@ -199,7 +200,7 @@ public sealed class FileLogRecoveryTests : IDisposable
     [Fact]
     public void OpenFile_FormatZeroLog_RefusesNamingTheUpgrade_ThenUpgradeFileConvertsIt()
     {
-        var legacy = FormatZeroLog(20);
+        var legacy = LogEntries.FormatZeroLog(20);
         File.WriteAllBytes(LogPath, legacy);
 
         var refused = Assert.Throws<InvalidDataException>(OpenLog);
@@ -220,7 +221,7 @@ public sealed class FileLogRecoveryTests : IDisposable
     [Fact]
     public void UpgradeFile_FormatZeroLogWithATornTail_CarriesTheGoodRecordsAndKeepsTheRestInASideFile()
     {
-        var legacy = FormatZeroLog(20);
+        var legacy = LogEntries.FormatZeroLog(20);
         var torn = legacy[..^3];
         File.WriteAllBytes(LogPath, torn);
         var lastRecord = legacy.Length - (8 + LogEntries.Create(0, 19).Length);
@@ -362,23 +363,6 @@ public sealed class FileLogRecoveryTests : IDisposable
         BinaryPrimitives.WriteInt32LittleEndian(entry, i);
         entry.AsSpan(4).Fill((byte)i);
         return entry;
-    }
-
-    // A log as format 0 wrote it: from offset 0, records of length and CRC-32C (of length and bytes), then the bytes.
-    private static byte[] FormatZeroLog(int count)
-    {
-        var file = new List<byte>();
-        for (var i = 0; i < count; i++)
-        {
-            var entry = LogEntries.Create(0, i);
-            var header = new byte[8];
-            BinaryPrimitives.WriteInt32LittleEndian(header, entry.Length);
-            BinaryPrimitives.WriteUInt32LittleEndian(header.AsSpan(4), LogRecord.Checksum(entry));
-            file.AddRange(header);
-            file.AddRange(entry);
-        }
-
-        return [.. file];
     }
 
     private IAppendLog OpenLog() => AppendLog.OpenFile(LogPath, new FileLogOptions { BufferSize = 4096 });

@@ -1,4 +1,5 @@
 using System.Buffers.Binary;
+using Concurrency.Messaging.Logs;
 using Xunit;
 
 namespace Concurrency.Messaging.Tests.Logs;
@@ -30,5 +31,22 @@ internal static class LogEntries
         var sequence = BinaryPrimitives.ReadInt32LittleEndian(entry.AsSpan(4));
         Assert.Equal(Create(writer, sequence), entry);
         return (writer, sequence);
+    }
+
+    /// <summary>A log as format 0 wrote it: from offset 0, records of length and CRC-32C (of length and bytes), then the bytes.</summary>
+    public static byte[] FormatZeroLog(int count)
+    {
+        var file = new List<byte>();
+        for (var i = 0; i < count; i++)
+        {
+            var entry = Create(0, i);
+            var header = new byte[8];
+            BinaryPrimitives.WriteInt32LittleEndian(header, entry.Length);
+            BinaryPrimitives.WriteUInt32LittleEndian(header.AsSpan(4), LogRecord.Checksum(entry));
+            file.AddRange(header);
+            file.AddRange(entry);
+        }
+
+        return [.. file];
     }
 }

@@ -14,6 +14,8 @@ internal sealed class TestLogStorage(ILogStorage inner) : ILogStorage
     private readonly ManualResetEventSlim _flushEntered = new();
     private int _writes;
     private int _flushes;
+    private int _folderFlushes;
+    private long _bytesRead;
 
     // Set by the test thread before the call it fails; read by the log's threads.
     private volatile Exception? _writeFailure;
@@ -25,12 +27,19 @@ internal sealed class TestLogStorage(ILogStorage inner) : ILogStorage
     /// <summary>Gets or sets what runs on the writing thread just before a write fails (set before the failure).</summary>
     public Action? BeforeFailingWrite { get; set; }
 
+    /// <summary>Gets or sets what runs on the writing thread before every write, under the log's append lock.</summary>
+    public Action? BeforeEachWrite { get; set; }
+
     /// <summary>Gets or sets whether an fsync reaches the disk; <see langword="false"/> counts it without the wait.</summary>
     public bool RealFlush { get; set; } = true;
 
     public int Writes => Volatile.Read(ref _writes);
 
     public int Flushes => Volatile.Read(ref _flushes);
+
+    public int FolderFlushes => Volatile.Read(ref _folderFlushes);
+
+    public long BytesRead => Interlocked.Read(ref _bytesRead);
 
     public long Length => inner.Length;
 
@@ -67,11 +76,17 @@ internal sealed class TestLogStorage(ILogStorage inner) : ILogStorage
 
     public void WaitForHeldFlush() => Xunit.Assert.True(_flushEntered.Wait(TestTimeouts.Default), "the held fsync never began");
 
-    public int Read(Span<byte> destination, long offset) => inner.Read(destination, offset);
+    public int Read(Span<byte> destination, long offset)
+    {
+        var read = inner.Read(destination, offset);
+        Interlocked.Add(ref _bytesRead, read);
+        return read;
+    }
 
     public void Write(ReadOnlySpan<byte> source, long offset)
     {
         Interlocked.Increment(ref _writes);
+        BeforeEachWrite?.Invoke();
         if (_writeFailure is { } failure)
         {
             var first = (int)Math.Min(_writeBudget, source.Length);
@@ -125,6 +140,12 @@ internal sealed class TestLogStorage(ILogStorage inner) : ILogStorage
         {
             inner.Flush();
         }
+    }
+
+    public void FlushFolder()
+    {
+        Interlocked.Increment(ref _folderFlushes);
+        inner.FlushFolder();
     }
 
     public void Dispose()

@@ -1,0 +1,31 @@
+using Concurrency.Messaging.Logs;
+using Xunit;
+
+namespace Concurrency.Messaging.Tests.Logs;
+
+/// <summary>
+/// A new log forces its folder entry as well as its header: without it a power loss can leave the folder without the file,
+/// and with it every entry fsynced into it.
+/// </summary>
+public sealed class FileLogCreateTests : IDisposable
+{
+    private readonly string _place = Directory.CreateTempSubdirectory("concurrency-logs-").FullName;
+
+    private string LogPath => Path.Combine(_place, "entries.log");
+
+    public void Dispose() => Directory.Delete(_place, recursive: true);
+
+    [Fact]
+    public void Open_NewFile_ForcesItsFolderEntryOnce()
+    {
+        using (TestLogStorage.OpenLog(LogPath, FileFlushPolicy.Fsync, realFlush: true, out var created))
+        {
+            Assert.Equal(1, created.FolderFlushes);
+        }
+
+        using (TestLogStorage.OpenLog(LogPath, FileFlushPolicy.Fsync, realFlush: true, out var reopened))
+        {
+            Assert.Equal(0, reopened.FolderFlushes);
+        }
+    }
+}

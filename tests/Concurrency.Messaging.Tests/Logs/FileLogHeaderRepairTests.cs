@@ -1,0 +1,69 @@
+using Concurrency.Messaging.Logs;
+using Xunit;
+
+namespace Concurrency.Messaging.Tests.Logs;
+
+/// <summary>
+/// A flipped bit in the file's 16-byte header: open refuses the file, and repair rebuilds the header when the records
+/// behind it check out, keeping the old header in a side file. A file whose records do not check out is still refused.
+/// </summary>
+public sealed class FileLogHeaderRepairTests : IDisposable
+{
+    private const int FileHeaderSize = 16;
+
+    private readonly string _place = Directory.CreateTempSubdirectory("concurrency-logs-").FullName;
+
+    private string LogPath => Path.Combine(_place, "entries.log");
+
+    public void Dispose() => Directory.Delete(_place, recursive: true);
+
+    [Theory]
+    [InlineData(1)]  // the magic
+    [InlineData(9)]  // the format version
+    [InlineData(13)] // the header's checksum
+    public void RepairFile_FlippedBitInTheHeader_RebuildsItKeepingTheOldOneInASideFile(int at)
+    {
+        AppendAndClose(10);
+        var sound = File.ReadAllBytes(LogPath);
+        var bytes = (byte[])sound.Clone();
+        bytes[at] ^= 0x04;
+        File.WriteAllBytes(LogPath, bytes);
+        Assert.Throws<InvalidDataException>(Open);
+
+        var repair = AppendLog.RepairFile(LogPath);
+
+        Assert.Equal(new FileLogRepair(10, 0, 0, null) { HeaderFile = repair.HeaderFile }, repair);
+        Assert.NotNull(repair.HeaderFile);
+        Assert.Equal(bytes[..FileHeaderSize], File.ReadAllBytes(repair.HeaderFile));
+        Assert.Equal(sound, File.ReadAllBytes(LogPath));
+        using var log = Open();
+        Assert.Equal(10, log.Count);
+        Assert.Equal(LogEntries.Create(0, 9), log.Get(9));
+    }
+
+    [Fact]
+    public void RepairFile_BadHeaderAndNoRecordThatChecksOutBehindIt_RefusesAndChangesNothing()
+    {
+        AppendAndClose(3);
+        var bytes = File.ReadAllBytes(LogPath);
+        bytes[13] ^= 0x04;
+        bytes[FileHeaderSize + 14] ^= 0x04;
+        File.WriteAllBytes(LogPath, bytes);
+
+        Assert.Throws<InvalidDataException>(() => AppendLog.RepairFile(LogPath));
+
+        Assert.Equal(bytes, File.ReadAllBytes(LogPath));
+        Assert.Single(Directory.GetFiles(_place));
+    }
+
+    private IFileAppendLog Open() => AppendLog.OpenFile(LogPath, new FileLogOptions { BufferSize = 4096 });
+
+    private void AppendAndClose(int count)
+    {
+        using var log = Open();
+        for (var i = 0; i < count; i++)
+        {
+            log.Append(LogEntries.Create(0, i));
+        }
+    }
+}
