@@ -187,7 +187,7 @@ public sealed class CommandLineTests
             Assert.Empty(error.ToString());
             var written = File.ReadAllText(readme);
             Assert.DoesNotContain("placeholder", written, StringComparison.Ordinal);
-            Assert.Contains("| One producer → one consumer, 2 cores | **BatchDrainQueue**", written, StringComparison.Ordinal);
+            Assert.Contains("| One producer → one consumer (small objects, verifying handler, a long-lived pipe), 2 cores | **BatchDrainQueue**", written, StringComparison.Ordinal);
             Assert.EndsWith("<!-- decision-table:end -->\nrest\n", written, StringComparison.Ordinal);
         }
         finally

@@ -23,7 +23,7 @@ public sealed class DecisionTableTests : IDisposable
 
         var table = DecisionTable.Write(sets, _place);
 
-        var row = Line(table, "One producer → one consumer, 2 cores");
+        var row = Line(table, "One producer → one consumer (small objects, verifying handler, a long-lived pipe), 2 cores");
         Assert.Contains("**Ring** (130 M [120–140] msg/s)", row, StringComparison.Ordinal);
         Assert.Contains("1.30× [1.14–1.47] beyond noise", row, StringComparison.Ordinal); // 120 ÷ 105, 140 ÷ 95
         Assert.Contains("| DataflowActionBlock |", row, StringComparison.Ordinal);
@@ -39,7 +39,7 @@ public sealed class DecisionTableTests : IDisposable
             Set("report", Rate("HeadlineBenchmarks", "Ring", ContenderFamily.Ours, 2, 300e6, 290e6, 310e6), Rate("HeadlineBenchmarks", "DataflowActionBlock", ContenderFamily.Dataflow, 2, 150e6, 140e6, 160e6)),
         };
 
-        var row = Line(DecisionTable.Write(sets, _place), "One producer → one consumer, 2 cores");
+        var row = Line(DecisionTable.Write(sets, _place), "One producer → one consumer (small objects, verifying handler, a long-lived pipe), 2 cores");
 
         Assert.Contains("pick different winners", row, StringComparison.Ordinal);
         Assert.Contains("suite: **Ring**", row, StringComparison.Ordinal);
@@ -65,7 +65,7 @@ public sealed class DecisionTableTests : IDisposable
     {
         var sets = new[] { Set("loop", Rate("loop", "Ring", ContenderFamily.Ours, 2, 2e8, 2e8, 2e8), Rate("loop", "DataflowActionBlock", ContenderFamily.Dataflow, 2, 1e8, 1e8, 1e8)) };
 
-        var row = Line(DecisionTable.Write(sets, _place), "One producer → one consumer, 2 cores");
+        var row = Line(DecisionTable.Write(sets, _place), "One producer → one consumer (small objects, verifying handler, a long-lived pipe), 2 cores");
 
         Assert.Contains("2.00× [2.00–2.00] one sample, no interval", row, StringComparison.Ordinal);
     }
@@ -79,7 +79,7 @@ public sealed class DecisionTableTests : IDisposable
             Set("latency", P99("Ring", 12.5, 11, 14.2), P99("DataflowActionBlock", 30.1, 28, 33), P99("Ring", 99, 98, 100) with { Cores = 1 }),
         };
 
-        var row = Line(DecisionTable.Write(sets, _place), "One producer → one consumer, 2 cores");
+        var row = Line(DecisionTable.Write(sets, _place), "One producer → one consumer (small objects, verifying handler, a long-lived pipe), 2 cores");
 
         Assert.Contains("| 12.5 µs [11.0–14.2] / 30.1 µs [28.0–33.0] |", row, StringComparison.Ordinal);
         Assert.DoesNotContain("99", row.Split('|')[5], StringComparison.Ordinal); // the 1-core figure is not this row's
@@ -90,7 +90,7 @@ public sealed class DecisionTableTests : IDisposable
     {
         var sets = new[] { Set("loop", Rate("loop", "Ring", ContenderFamily.Ours, 2, 130e6, 120e6, 140e6), Rate("loop", "DataflowActionBlock", ContenderFamily.Dataflow, 2, 100e6, 95e6, 105e6)) };
 
-        var row = Line(DecisionTable.Write(sets, _place), "One producer → one consumer, 2 cores");
+        var row = Line(DecisionTable.Write(sets, _place), "One producer → one consumer (small objects, verifying handler, a long-lived pipe), 2 cores");
 
         Assert.Contains("| DataflowActionBlock | – |", row, StringComparison.Ordinal);
     }
@@ -127,7 +127,7 @@ public sealed class DecisionTableTests : IDisposable
         var older = Set("loop", Rate("loop", "Ring", ContenderFamily.Ours, 2, 300e6, 290e6, 310e6), Rate("loop", "DataflowActionBlock", ContenderFamily.Dataflow, 2, 100e6, 95e6, 105e6));
         var newer = Set("loop", Day.AddDays(1), Rate("loop", "Ring", ContenderFamily.Ours, 2, 50e6, 45e6, 55e6));
 
-        var row = Line(DecisionTable.Write([older, newer], _place), "One producer → one consumer, 2 cores");
+        var row = Line(DecisionTable.Write([older, newer], _place), "One producer → one consumer (small objects, verifying handler, a long-lived pipe), 2 cores");
 
         Assert.Contains("**DataflowActionBlock**", row, StringComparison.Ordinal);
     }

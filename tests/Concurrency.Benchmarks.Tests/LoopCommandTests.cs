@@ -46,10 +46,12 @@ public sealed class LoopCommandTests
             Assert.True(exit == 0, error.ToString());
             var table = File.ReadAllText(Assert.Single(Directory.GetFiles(directory.FullName, "LOOP-SHAPES-*.md")));
             Assert.Contains("Quick run (--quick)", table, StringComparison.Ordinal);
-            foreach (var path in Enum.GetNames<ShapePath>())
+            foreach (var path in LoopShapes.PathsOf(Phase.Cold))
             {
                 Assert.Contains($"| {path} |", table, StringComparison.Ordinal);
             }
+
+            Assert.DoesNotContain($"| {ShapePath.RingPoolRunner} |", table, StringComparison.Ordinal);
 
             foreach (var shape in LoopShape.All)
             {
@@ -63,6 +65,52 @@ public sealed class LoopCommandTests
         {
             directory.Delete(recursive: true);
         }
+    }
+
+    [Fact]
+    public async Task Run_ShapesQuickBurstOfOneShape_PoolRunnerRowsAndBurstGoalsInTheTable()
+    {
+        var directory = Directory.CreateTempSubdirectory("loop-shapes-burst-");
+        try
+        {
+            var (output, error) = (new StringWriter(), new StringWriter());
+
+            var exit = await Task.Run(() => Program.Run(["loop", "--shapes", "--quick", "--phases", "burst", "--shape", "value,trivial", "--warm-seconds", "0.01", "--out", directory.FullName], output, error), TestContext.Current.CancellationToken)
+                .WaitAsync(ShapesLimit, TestContext.Current.CancellationToken);
+
+            Assert.True(exit == 0, error.ToString());
+            var table = File.ReadAllText(Assert.Single(Directory.GetFiles(directory.FullName, "LOOP-SHAPES-*.md")));
+            foreach (var path in Enum.GetNames<ShapePath>())
+            {
+                Assert.Contains($"| {path} |", table, StringComparison.Ordinal);
+            }
+
+            Assert.Contains(" value, trivial, burst |", table, StringComparison.Ordinal);
+            Assert.DoesNotContain("reference, verifying", table, StringComparison.Ordinal);
+            Assert.Contains("| value, trivial | burst | Ring ÷ ActionBlock |", table, StringComparison.Ordinal);
+            Assert.Contains("| value, trivial | burst | BatchDrainQueue ÷ ActionBlock |", table, StringComparison.Ordinal);
+            Assert.Equal(Environment.ProcessorCount == 2, table.Contains("| value, trivial | burst | Ring, pool runner ÷ Ring |", StringComparison.Ordinal));
+            var json = File.ReadAllText(Assert.Single(Directory.GetFiles(directory.FullName, "LOOP-SHAPES-*.json")));
+            Assert.Contains(nameof(ShapePath.BatchDrainQueuePoolRunner), json, StringComparison.Ordinal);
+        }
+        finally
+        {
+            directory.Delete(recursive: true);
+        }
+    }
+
+    [Theory]
+    [InlineData("value")]
+    [InlineData("value,loud")]
+    [InlineData("bytes,trivial")]
+    public void Run_ShapesUnknownShape_UsageErrorBeforeAnyLaunch(string shape)
+    {
+        var (output, error) = (new StringWriter(), new StringWriter());
+
+        var exit = Program.Run(["loop", "--shapes", "--shape", shape], output, error);
+
+        Assert.Equal(Cli.UsageException.ExitCode, exit);
+        Assert.Contains($"'{shape}' is not a shape", error.ToString(), StringComparison.Ordinal);
     }
 
     [Fact]
@@ -114,6 +162,28 @@ public sealed class LoopCommandTests
         Assert.Equal(LoopShapes.SteadyRuns, launch.Runs.Count);
         Assert.All(launch.Runs, run => Assert.Equal(path, run.Path));
         Assert.All(launch.Runs, run => Assert.True(run.Rate > 0));
+    }
+
+    [Theory]
+    [MemberData(nameof(PathsAndShapes))]
+    public async Task Measure_BurstSmallRun_EachBurstIntoAFreshPathCheckedAndTimed(ShapePath path, ShapeMessage message, ShapeHandler handler)
+    {
+        var launch = await Task.Run(() => LoopShapes.Measure(new LoopShape(message, handler), Phase.Burst, path, 20_000, TimeSpan.Zero), TestContext.Current.CancellationToken)
+            .WaitAsync(Limit, TestContext.Current.CancellationToken);
+
+        Assert.Equal(Phase.Burst, launch.Phase);
+        Assert.Equal(1, launch.WarmRounds); // a warm time of zero still warms with one burst
+        Assert.Equal(LoopShapes.SteadyRuns, launch.Runs.Count);
+        Assert.All(launch.Runs, run => Assert.Equal(path, run.Path));
+        Assert.All(launch.Runs, run => Assert.True(run.Rate > 0 && run.CpuPerMessage >= 0));
+    }
+
+    [Fact]
+    public void PathsOf_PoolRunnerPaths_OnlyInTheBurstPhase()
+    {
+        Assert.DoesNotContain(ShapePath.RingPoolRunner, LoopShapes.PathsOf(Phase.Cold));
+        Assert.DoesNotContain(ShapePath.BatchDrainQueuePoolRunner, LoopShapes.PathsOf(Phase.Steady));
+        Assert.Equal(Enum.GetValues<ShapePath>(), LoopShapes.PathsOf(Phase.Burst));
     }
 
     [Fact]

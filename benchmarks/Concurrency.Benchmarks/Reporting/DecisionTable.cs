@@ -2,6 +2,7 @@ using System.Globalization;
 using System.Text;
 using Concurrency.Benchmarks.Contenders;
 using Concurrency.Benchmarks.Latency;
+using Concurrency.Benchmarks.PlainLoop.Shapes;
 using Concurrency.Benchmarks.Runs;
 
 namespace Concurrency.Benchmarks.Reporting;
@@ -30,9 +31,11 @@ public static class DecisionTable
 
     private static readonly Situation[] Situations =
     [
-        new("One producer → one consumer", Measurement.MessagesPerSecond, m => m.Scenario is "HeadlineBenchmarks" or LoopScenario && m.Conditions.Length == 0, OneCore: false, "loop; --filter '*Headline*'") { Latency = HandOffP99 },
-        new("One producer → one consumer, one core", Measurement.MessagesPerSecond, m => m.Scenario is "HeadlineBenchmarks" or LoopScenario && m.Conditions.Length == 0, OneCore: true, "taskset -c 0 … loop; --cores 1 --filter '*Headline*'") { Latency = HandOffP99 },
-        new("An Rx pipeline (a drop-in for ObserveOn)", Measurement.MessagesPerSecond, m => m.Scenario is "HeadlineBenchmarks" or LoopScenario && m.Conditions.Length == 0 && (m.Family == ContenderFamily.Rx || m.Contender.StartsWith("ObserveOn", StringComparison.Ordinal)), OneCore: false, "loop; --filter '*Headline*'") { Latency = HandOffP99 },
+        new("One producer → one consumer (small objects, verifying handler, a long-lived pipe)", Measurement.MessagesPerSecond, m => m.Scenario is "HeadlineBenchmarks" or LoopScenario && m.Conditions.Length == 0, OneCore: false, "loop; --filter '*Headline*'") { Latency = HandOffP99 },
+        new("One producer → one consumer (small objects, verifying handler, a long-lived pipe), one core", Measurement.MessagesPerSecond, m => m.Scenario is "HeadlineBenchmarks" or LoopScenario && m.Conditions.Length == 0, OneCore: true, "taskset -c 0 … loop; --cores 1 --filter '*Headline*'") { Latency = HandOffP99 },
+        new("An Rx pipeline, a drop-in for ObserveOn (small objects, verifying handler, a long-lived pipe)", Measurement.MessagesPerSecond, m => m.Scenario is "HeadlineBenchmarks" or LoopScenario && m.Conditions.Length == 0 && (m.Family == ContenderFamily.Rx || m.Contender.StartsWith("ObserveOn", StringComparison.Ordinal)), OneCore: false, "loop; --filter '*Headline*'") { Latency = HandOffP99 },
+        new("A burst into a fresh pipe, one producer (longs, `sum += m`)", Measurement.MessagesPerSecond, m => m.Scenario == LoopShapesScenario && m.Phase == Phase.Burst && m.Conditions == "Message=Value;Handler=Trivial", OneCore: false, "loop --shapes --phases burst --shape value,trivial"),
+        new("A burst into a fresh pipe, one producer (longs, `sum += m`), one core", Measurement.MessagesPerSecond, m => m.Scenario == LoopShapesScenario && m.Phase == Phase.Burst && m.Conditions == "Message=Value;Handler=Trivial", OneCore: true, "taskset -c 0 … loop --shapes --phases burst --shape value,trivial"),
         new("Many producers → one consumer (2 → 1)", Measurement.MessagesPerSecond, m => m.Scenario == "TopologyBenchmarks" && m.Contender.EndsWith(" 2->1", StringComparison.Ordinal), OneCore: false, "--filter '*Topology*'"),
         new("Broadcast (1 → 2, each gets every message)", Measurement.MessagesPerSecond, m => m.Scenario == "TopologyBenchmarks" && m.Contender.EndsWith(" 1->2 broadcast", StringComparison.Ordinal), OneCore: false, "--filter '*Topology*'"),
         new("Many mostly idle pipes (CPU of 100 idle ones)", Measurement.IdleCorePercent, m => m.Scenario == "idle", OneCore: false, "idle") { Latency = (LatencyCommand.IdleScenario, LatencyReport.IdleMetric) },
@@ -43,6 +46,7 @@ public static class DecisionTable
     ];
 
     private const string LoopScenario = "loop";
+    private const string LoopShapesScenario = LoopShapes.Scenario;
     private const string ActorsScenario = "actors";
 
     /// <summary>The table in Markdown, from every result set found under <paramref name="resultsDirectory"/>.</summary>
@@ -63,7 +67,7 @@ public static class DecisionTable
                 + "\"beyond noise\" means the winner's interval and the runner-up's do not overlap; otherwise the two cannot be told apart on this evidence. "
                 + "A rate's interval is the lowest and highest launch (plain program) or the 95% bootstrap interval of the median (BenchmarkDotNet); the ratio's interval divides the ends (winner's low ÷ runner-up's high, winner's high ÷ runner-up's low). "
                 + "\"suite\" is BenchmarkDotNet's steady state; \"plain program\" is `loop` or `actors`, a fresh process timing the game with a Stopwatch, in its steady phase. "
-                + "The hand-off rows' shape: one producer, small preallocated objects, a handler that verifies count, checksum and order (the consumer's side is the heavier); a trivial handler on `long` values can rank the paths differently. "
+                + "Each hand-off row names its shape: the first three, one producer posting small preallocated objects into a pipe that lives through the run, to a handler that verifies count, checksum and order (the consumer's side is the heavier); the burst rows, `long` values to `sum += m` through a fresh pipe per burst in a warm process (the producer's post is the heavier), where the pool runner's rows count as contenders too. "
                 + "The latency column is `latency`'s p99 at 50% of each one's own maximum (idle pipes: the wake after a second idle; actors: request/reply), at the same core count, where it was measured (\"–\" where not).");
         return text.ToString();
     }
@@ -148,7 +152,7 @@ public static class DecisionTable
 
     private static string Label(string scenario) => scenario switch
     {
-        LoopScenario or ActorsScenario => "plain program",
+        LoopScenario or LoopShapesScenario or ActorsScenario => "plain program",
         "HeadlineBenchmarks" or "ActorPingPongBenchmarks" or "ActorRingBenchmarks" => "suite",
         _ => scenario,
     };

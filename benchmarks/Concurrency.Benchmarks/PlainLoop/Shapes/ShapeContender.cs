@@ -194,6 +194,9 @@ internal abstract class ShapeContender : IDisposable
 
     private sealed class ActionBlockContender<T>(LoopShape shape, Action<T> handler, Tally tally) : ShapeContender(shape, tally)
     {
+        // How long a block whose handler has taken every message gets to complete before it counts as the Dataflow bug.
+        private static readonly TimeSpan MissedCompletionGrace = TimeSpan.FromSeconds(10);
+
         private readonly ActionBlock<T> _block = new(handler, new ExecutionDataflowBlockOptions { SingleProducerConstrained = true });
 
         public override void PostRange(long first, long end)
@@ -211,7 +214,17 @@ internal abstract class ShapeContender : IDisposable
         public override void CompleteAndWait(TimeSpan limit)
         {
             _block.Complete();
-            Wait(_block.Completion, limit, "The ActionBlock");
+            if (_block.Completion.Wait(MissedCompletionGrace < limit ? MissedCompletionGrace : limit))
+            {
+                return;
+            }
+
+            if (_block.InputCount == 0 && Volatile.Read(ref Tally.Sum) == SumOf(Shape, Posted))
+            {
+                throw new MissedCompletionException($"The ActionBlock handled all {Posted:N0} messages but did not complete within {MissedCompletionGrace.TotalSeconds:0} s (docs/runtime-bugs.md).");
+            }
+
+            Wait(_block.Completion, limit > MissedCompletionGrace ? limit - MissedCompletionGrace : TimeSpan.Zero, "The ActionBlock");
         }
     }
 
@@ -298,6 +311,9 @@ internal abstract class ShapeContender : IDisposable
         public void Handle(T message) => handler(message);
     }
 }
+
+/// <summary>An ActionBlock that handled every message missed its completion: Dataflow's bug, not a slow path (docs/runtime-bugs.md).</summary>
+internal sealed class MissedCompletionException(string message) : TimeoutException(message);
 
 /// <summary>The reference messages, made on first use (only reference shapes touch them).</summary>
 internal static class SmallMessages
