@@ -14,6 +14,15 @@ public sealed record PeerServerOptions
     public PeerHandler Handler { get; init; } = PeerHandlers.Echo;
 
     /// <summary>
+    /// Gets whether a caller whose request made the handler throw is told the exception's type and message. Off (the
+    /// default), the caller gets only that the handler failed on its request's type: an exception's message may carry
+    /// what the server's owner keeps from its clients (paths, connection strings, other users' data), and the
+    /// exception goes to the server's log at <c>Debug</c> instead. Turn it on where every client is trusted, as
+    /// grpc-dotnet's <c>EnableDetailedErrors</c>.
+    /// </summary>
+    public bool EnableDetailedErrors { get; init; }
+
+    /// <summary>
     /// Gets the largest request and the largest reply (<see cref="PeerMessage.WireSize"/>: type, source and payload on the
     /// wire) the server takes and sends. A larger request fails before its handler runs, a larger reply fails its request;
     /// either way only that request fails, with a <see cref="PeerRemoteException"/> at the caller. Defaults to 1 MiB.

@@ -16,4 +16,8 @@ internal static partial class PeerServiceLog
 
     [LoggerMessage(4, LogLevel.Debug, "Peer stream on session {Session} ended (client closed: {ClientClosed})")]
     public static partial void StreamEnded(ILogger logger, string session, bool clientClosed);
+
+    // Debug, not Error: a client chooses what it sends, so it could make every one of its requests fail and fill the log.
+    [LoggerMessage(5, LogLevel.Debug, "Peer handler failed on '{Type}'; the caller was told only that it failed (PeerServerOptions.EnableDetailedErrors is off)")]
+    public static partial void HandlerFailed(ILogger logger, string type, Exception error);
 }
