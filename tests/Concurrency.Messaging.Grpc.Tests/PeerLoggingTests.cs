@@ -1,0 +1,77 @@
+using Concurrency.Messaging.Grpc.Protocol;
+using Google.Protobuf;
+using Grpc.Core;
+using Grpc.Net.Client;
+using Microsoft.AspNetCore.Builder;
+using Microsoft.AspNetCore.Hosting;
+using Microsoft.AspNetCore.Hosting.Server;
+using Microsoft.AspNetCore.Hosting.Server.Features;
+using Microsoft.AspNetCore.Server.Kestrel.Core;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Logging;
+using Xunit;
+
+namespace Concurrency.Messaging.Grpc.Tests;
+
+/// <summary>What the peer service writes to its log: nothing a reader of the log could use to take over a session.</summary>
+public sealed class PeerLoggingTests
+{
+    private const string SessionHeader = "concurrency-peer-session";
+    private const string PeerCategory = "Concurrency.Messaging.Grpc.PeerService";
+
+    [Fact]
+    public async Task Exchange_SessionOpenedAndEndedWithDebugLogging_NoLogLineHoldsTheSessionId()
+    {
+        var ct = TestContext.Current.CancellationToken;
+        var logs = new RecordingLoggerProvider();
+        await using var app = await StartHostedAsync(logs, new PeerServerOptions());
+        using var channel = GrpcChannel.ForAddress(Address(app));
+        var raw = new Peer.PeerClient(channel);
+
+        string session;
+        using (var call = raw.Exchange(cancellationToken: ct))
+        {
+            session = (await call.ResponseHeadersAsync.DefaultTimeout()).GetValue(SessionHeader)!;
+            await call.RequestStream.WriteAsync(new PeerBatch { Envelopes = { new Envelope { Sequence = 1, Type = "t", Payload = ByteString.CopyFrom(1, 2) } } }, ct).DefaultTimeout();
+            await call.RequestStream.CompleteAsync().DefaultTimeout();
+            while (await call.ResponseStream.MoveNext(ct).DefaultTimeout())
+            {
+            }
+        }
+
+        // The stream's end is logged once the server is done with it, after the client has read the last reply.
+        await WaitUntilAsync(() => logs.Records.Any(record => record.Category == PeerCategory && record.Message.Contains("ended", StringComparison.Ordinal)));
+        Assert.False(string.IsNullOrEmpty(session));
+        Assert.Contains(logs.Records, record => record.Category == PeerCategory && record.Message.Contains("opened", StringComparison.Ordinal));
+        Assert.DoesNotContain(logs.Records, record => record.Message.Contains(session, StringComparison.Ordinal));
+    }
+
+    // The peer service in an app of the test's own, logging at every level into the recorder.
+    private static async Task<WebApplication> StartHostedAsync(RecordingLoggerProvider logs, PeerServerOptions options)
+    {
+        var builder = WebApplication.CreateSlimBuilder();
+        builder.WebHost.UseUrls("http://127.0.0.1:0");
+        builder.WebHost.ConfigureKestrel(kestrel => kestrel.ConfigureEndpointDefaults(endpoint => endpoint.Protocols = HttpProtocols.Http2));
+        builder.Logging.ClearProviders();
+        builder.Logging.AddProvider(logs);
+        builder.Logging.SetMinimumLevel(LogLevel.Debug);
+        builder.Services.AddPeerService(options);
+        var app = builder.Build();
+        app.MapPeerService();
+        await app.StartAsync(TestContext.Current.CancellationToken).DefaultTimeout();
+        return app;
+    }
+
+    private static Uri Address(WebApplication app)
+        => new(app.Services.GetRequiredService<IServer>().Features.Get<IServerAddressesFeature>()!.Addresses.First());
+
+    private static async Task WaitUntilAsync(Func<bool> condition)
+    {
+        var deadline = DateTime.UtcNow + TestTimeouts.Default;
+        while (!condition())
+        {
+            Assert.True(DateTime.UtcNow < deadline, "the condition never held");
+            await Task.Delay(10, TestContext.Current.CancellationToken);
+        }
+    }
+}
