@@ -46,6 +46,22 @@ public sealed class PeerLoggingTests
         Assert.DoesNotContain(logs.Records, record => record.Message.Contains(session, StringComparison.Ordinal));
     }
 
+    [Fact]
+    public async Task StartAsync_LoggerFactoryGivenAndAStreamRefused_TheRefusalIsLoggedThroughIt()
+    {
+        var ct = TestContext.Current.CancellationToken;
+        var logs = new RecordingLoggerProvider();
+        using var factory = LoggerFactory.Create(logging => logging.AddProvider(logs).SetMinimumLevel(LogLevel.Debug));
+        await using var server = await PeerServer.StartAsync(new PeerServerOptions { BearerToken = "s3cret", LoggerFactory = factory }, ct).DefaultTimeout();
+
+        var refused = await Assert.ThrowsAsync<PeerDeliveryException>(() => PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick() with { BearerToken = "guess" }, ct)).DefaultTimeout();
+
+        Assert.Equal(PeerDeliveryFailure.Unauthenticated, refused.Reason);
+        Assert.Contains(logs.Records, record => record.Level == LogLevel.Warning
+            && record.Category == PeerCategory
+            && record.Message.Contains("unauthenticated", StringComparison.Ordinal));
+    }
+
     // The peer service in an app of the test's own, logging at every level into the recorder.
     private static async Task<WebApplication> StartHostedAsync(RecordingLoggerProvider logs, PeerServerOptions options)
     {

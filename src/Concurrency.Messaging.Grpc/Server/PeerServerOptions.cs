@@ -23,6 +23,14 @@ public sealed record PeerServerOptions
     public bool EnableDetailedErrors { get; init; }
 
     /// <summary>
+    /// Gets the logger factory a <see cref="PeerServer"/> logs through: its refusals of streams and requests, the life of
+    /// its streams, and what Kestrel and gRPC log for it. Null (the default) logs nothing. The server neither filters
+    /// nor disposes it: its own filters decide what is written, and its owner disposes it after the server. Hosted
+    /// with <see cref="PeerHosting"/>, the service logs through the app's logging and this is not used.
+    /// </summary>
+    public Microsoft.Extensions.Logging.ILoggerFactory? LoggerFactory { get; init; }
+
+    /// <summary>
     /// Gets the largest request and the largest reply (<see cref="PeerMessage.WireSize"/>: type, source and payload on the
     /// wire) the server takes and sends. A larger request fails before its handler runs, a larger reply fails its request;
     /// either way only that request fails, with a <see cref="PeerRemoteException"/> at the caller. Defaults to 1 MiB.
