@@ -9,11 +9,15 @@ using Microsoft.AspNetCore.Hosting.Server.Features;
 using Microsoft.AspNetCore.Server.Kestrel.Core;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Time.Testing;
 using Xunit;
 
 namespace Concurrency.Messaging.Grpc.Tests;
 
-/// <summary>What the peer service writes to its log: nothing a reader of the log could use to take over a session.</summary>
+/// <summary>
+/// What the peer service writes to its log, and through which logger: no session id (a reader of the log could take the
+/// session over), a standalone server's refusals through the factory it was given, and a flood of refusals spaced out.
+/// </summary>
 public sealed class PeerLoggingTests
 {
     private const string SessionHeader = "concurrency-peer-session";
@@ -60,6 +64,45 @@ public sealed class PeerLoggingTests
         Assert.Contains(logs.Records, record => record.Level == LogLevel.Warning
             && record.Category == PeerCategory
             && record.Message.Contains("unauthenticated", StringComparison.Ordinal));
+    }
+
+    [Fact]
+    public async Task Exchange_HundredStreamsRefused_OneWarningPerIntervalAndTheNextCountsTheSuppressed()
+    {
+        var ct = TestContext.Current.CancellationToken;
+        var logs = new RecordingLoggerProvider();
+        var clock = new FakeTimeProvider();
+        using var factory = LoggerFactory.Create(logging => logging.AddProvider(logs).SetMinimumLevel(LogLevel.Debug));
+        // Room on the one connection for every stream: a refused stream ends at the client before Kestrel counts it closed,
+        // and 100 in a tight loop would otherwise pass Kestrel's per-connection limit and be told to calm down instead.
+        var options = new PeerServerOptions { BearerToken = "s3cret", LoggerFactory = factory, TimeProvider = clock, MaxStreamsPerConnection = 1000 };
+        await using var server = await PeerServer.StartAsync(options, ct).DefaultTimeout();
+        using var channel = GrpcChannel.ForAddress(server.Address);
+        var raw = new Peer.PeerClient(channel);
+        var wrong = new Metadata { { "authorization", "Bearer guess" } };
+
+        for (var i = 0; i < 100; i++)
+        {
+            await RefusedAsync(raw, wrong);
+        }
+
+        Assert.Single(Warnings(logs));
+        clock.Advance(TimeSpan.FromSeconds(11));
+        await RefusedAsync(raw, wrong);
+
+        var warnings = Warnings(logs);
+        Assert.Equal(2, warnings.Count);
+        Assert.Contains("99 more refused", warnings[1], StringComparison.Ordinal);
+    }
+
+    private static List<string> Warnings(RecordingLoggerProvider logs)
+        => [.. logs.Records.Where(record => record.Level == LogLevel.Warning && record.Category == PeerCategory).Select(record => record.Message)];
+
+    private static async Task RefusedAsync(Peer.PeerClient raw, Metadata headers)
+    {
+        using var call = raw.Exchange(headers, cancellationToken: TestContext.Current.CancellationToken);
+        var error = await Assert.ThrowsAsync<RpcException>(() => call.ResponseStream.MoveNext(TestContext.Current.CancellationToken)).DefaultTimeout();
+        Assert.Equal(StatusCode.Unauthenticated, error.StatusCode);
     }
 
     // The peer service in an app of the test's own, logging at every level into the recorder.

@@ -133,6 +133,9 @@ public sealed record PeerServerOptions
     /// <summary>How often a stream whose reading is paused (see <see cref="MaxQueuedBatches"/>) writes a heartbeat.</summary>
     internal TimeSpan PausedHeartbeatInterval { get; init; } = TimeSpan.FromSeconds(1);
 
+    /// <summary>The clock that spaces the warnings for refused streams (a fake one in tests).</summary>
+    internal TimeProvider TimeProvider { get; init; } = TimeProvider.System;
+
     internal void Validate()
     {
         ArgumentNullException.ThrowIfNull(Urls, nameof(Urls));

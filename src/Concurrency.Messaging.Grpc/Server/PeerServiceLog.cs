@@ -5,8 +5,11 @@ namespace Concurrency.Messaging.Grpc;
 /// <summary>What the peer service logs, through the host's <see cref="ILogger"/>: refusals, and the life of streams.</summary>
 internal static partial class PeerServiceLog
 {
-    [LoggerMessage(1, LogLevel.Warning, "Peer stream refused ({Reason}): {Detail}")]
-    public static partial void StreamRefused(ILogger logger, string reason, string detail);
+    [LoggerMessage(1, LogLevel.Warning, "Peer stream refused ({Reason}): {Detail} ({Suppressed} more refused for this reason since the last such warning, logged at Debug only: at most one warning per reason every {IntervalSeconds} s)")]
+    public static partial void StreamRefused(ILogger logger, string reason, string detail, int suppressed, double intervalSeconds);
+
+    [LoggerMessage(6, LogLevel.Debug, "Peer stream refused ({Reason}): {Detail} (within the interval of the last warning of this reason)")]
+    public static partial void StreamRefusedQuietly(ILogger logger, string reason, string detail);
 
     [LoggerMessage(2, LogLevel.Debug, "Peer request refused ({Reason}): {Detail}")]
     public static partial void RequestRefused(ILogger logger, string reason, string detail);
