@@ -64,11 +64,12 @@ public sealed class PeerBadInputTests
     }
 
     [Fact]
-    public async Task SendAsync_HandlerThrows_OnlyThatCallerFailsWithTheServersError()
+    public async Task SendAsync_HandlerThrowsWithDetailedErrorsOn_OnlyThatCallerFailsWithTheServersError()
     {
         var ct = TestContext.Current.CancellationToken;
         var options = new PeerServerOptions
         {
+            EnableDetailedErrors = true,
             Handler = (request, _) => request.Type == "bad" ? throw new FormatException("cannot parse") : new ValueTask<PeerMessage>(request),
         };
         await using var server = await PeerServer.StartAsync(options, ct).DefaultTimeout();
@@ -80,6 +81,22 @@ public sealed class PeerBadInputTests
         var error = await Assert.ThrowsAsync<PeerRemoteException>(() => bad).DefaultTimeout();
         Assert.Contains("FormatException: cannot parse", error.Message, StringComparison.Ordinal);
         Assert.Equal(2, Messages.Number(await good.DefaultTimeout()));
+        Assert.Equal(1, server.FailedCount);
+    }
+
+    [Fact]
+    public async Task SendAsync_HandlerThrowsWithDetailedErrorsOff_CallerGetsNoExceptionTypeOrMessage()
+    {
+        var ct = TestContext.Current.CancellationToken;
+        var options = new PeerServerOptions { Handler = (_, _) => throw new FormatException("secret connection string") };
+        await using var server = await PeerServer.StartAsync(options, ct).DefaultTimeout();
+        await using var client = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick(), ct).DefaultTimeout();
+
+        var error = await Assert.ThrowsAsync<PeerRemoteException>(() => client.SendAsync(Messages.Numbered(1, "bad"), ct)).DefaultTimeout();
+
+        Assert.Contains("handler failed", error.Message, StringComparison.Ordinal);
+        Assert.DoesNotContain("FormatException", error.Message, StringComparison.Ordinal);
+        Assert.DoesNotContain("secret", error.Message, StringComparison.Ordinal);
         Assert.Equal(1, server.FailedCount);
     }
 

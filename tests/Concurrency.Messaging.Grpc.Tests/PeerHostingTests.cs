@@ -1,4 +1,3 @@
-using System.Collections.Concurrent;
 using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Hosting;
 using Microsoft.AspNetCore.Hosting.Server;
@@ -83,27 +82,5 @@ public sealed class PeerHostingTests
         var error = Assert.Throws<ArgumentOutOfRangeException>(() => app.MapPeerService());
 
         Assert.Equal("MaxSessions", error.ParamName);
-    }
-
-    private sealed class RecordingLoggerProvider : ILoggerProvider
-    {
-        public ConcurrentQueue<(LogLevel Level, string Category, string Message)> Records { get; } = new();
-
-        public ILogger CreateLogger(string categoryName) => new Recorder(this, categoryName);
-
-        public void Dispose()
-        {
-        }
-
-        private sealed class Recorder(RecordingLoggerProvider provider, string category) : ILogger
-        {
-            public IDisposable? BeginScope<TState>(TState state)
-                where TState : notnull => null;
-
-            public bool IsEnabled(LogLevel logLevel) => true;
-
-            public void Log<TState>(LogLevel logLevel, EventId eventId, TState state, Exception? exception, Func<TState, Exception?, string> formatter)
-                => provider.Records.Enqueue((logLevel, category, formatter(state, exception)));
-        }
     }
 }

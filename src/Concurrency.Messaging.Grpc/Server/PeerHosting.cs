@@ -17,8 +17,8 @@ namespace Concurrency.Messaging.Grpc;
 /// <remarks>
 /// <para>
 /// The app owns its server: <see cref="PeerServerOptions.Urls"/>, <see cref="PeerServerOptions.CertificatePath"/>,
-/// <see cref="PeerServerOptions.MaxConnections"/> and <see cref="PeerServerOptions.MaxStreamsPerConnection"/> apply to
-/// <see cref="PeerServer"/> only. Hosted, serve HTTP/2 on the peer's endpoint and set Kestrel's limits yourself
+/// <see cref="PeerServerOptions.MaxConnections"/>, <see cref="PeerServerOptions.MaxStreamsPerConnection"/> and
+/// <see cref="PeerServerOptions.LoggerFactory"/> apply to <see cref="PeerServer"/> only. Hosted, serve HTTP/2 on the peer's endpoint and set Kestrel's limits yourself
 /// (<c>Limits.MaxConcurrentConnections</c>, <c>Limits.Http2.MaxStreamsPerConnection</c>), as <see cref="PeerServer"/> does
 /// with those options. Every other option holds as documented; the peer's gRPC limits (4 MiB a batch, the bearer token)
 /// are set on the peer service alone, not on the app's other gRPC services.

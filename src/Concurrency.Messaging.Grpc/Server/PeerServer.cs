@@ -5,6 +5,7 @@ using Microsoft.AspNetCore.Hosting.Server;
 using Microsoft.AspNetCore.Hosting.Server.Features;
 using Microsoft.AspNetCore.Server.Kestrel.Core;
 using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.DependencyInjection.Extensions;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
 
@@ -19,8 +20,8 @@ namespace Concurrency.Messaging.Grpc;
 /// </summary>
 /// <remarks>
 /// A <c>WebApplication</c> of its own, registered with <see cref="PeerHosting.AddPeerService(Microsoft.Extensions.DependencyInjection.IServiceCollection, PeerServerOptions)"/>
-/// as a hosted app would be, plus the Kestrel settings of its options; it logs nothing. To log through your own
-/// providers, or serve beside other endpoints, host the service in your app with <see cref="PeerHosting"/>.
+/// as a hosted app would be, plus the Kestrel settings of its options; it logs through <see cref="PeerServerOptions.LoggerFactory"/>,
+/// or not at all. To serve beside other endpoints, host the service in your app with <see cref="PeerHosting"/>.
 /// </remarks>
 public sealed class PeerServer : IAsyncDisposable
 {
@@ -71,6 +72,13 @@ public sealed class PeerServer : IAsyncDisposable
         options.Validate();
         var builder = WebApplication.CreateSlimBuilder();
         builder.Logging.ClearProviders();
+        if (options.LoggerFactory is not null)
+        {
+            // The caller's factory in place of the host's, filters and all: registered as an instance, so the host's
+            // container does not dispose it when the server goes.
+            builder.Services.Replace(ServiceDescriptor.Singleton(options.LoggerFactory));
+        }
+
         builder.Services.Configure<HostOptions>(host => host.ShutdownTimeout = TimeSpan.FromSeconds(5));
         builder.WebHost.UseUrls([.. options.Urls]);
         X509Certificate2? certificate = null;

@@ -14,6 +14,23 @@ public sealed record PeerServerOptions
     public PeerHandler Handler { get; init; } = PeerHandlers.Echo;
 
     /// <summary>
+    /// Gets whether a caller whose request made the handler throw is told the exception's type and message. Off (the
+    /// default), the caller gets only that the handler failed on its request's type: an exception's message may carry
+    /// what the server's owner keeps from its clients (paths, connection strings, other users' data), and the
+    /// exception goes to the server's log at <c>Debug</c> instead. Turn it on where every client is trusted, as
+    /// grpc-dotnet's <c>EnableDetailedErrors</c>.
+    /// </summary>
+    public bool EnableDetailedErrors { get; init; }
+
+    /// <summary>
+    /// Gets the logger factory a <see cref="PeerServer"/> logs through: its refusals of streams and requests, the life of
+    /// its streams, and what Kestrel and gRPC log for it. Null (the default) logs nothing. The server neither filters
+    /// nor disposes it: its own filters decide what is written, and its owner disposes it after the server. Hosted
+    /// with <see cref="PeerHosting"/>, the service logs through the app's logging and this is not used.
+    /// </summary>
+    public Microsoft.Extensions.Logging.ILoggerFactory? LoggerFactory { get; init; }
+
+    /// <summary>
     /// Gets the largest request and the largest reply (<see cref="PeerMessage.WireSize"/>: type, source and payload on the
     /// wire) the server takes and sends. A larger request fails before its handler runs, a larger reply fails its request;
     /// either way only that request fails, with a <see cref="PeerRemoteException"/> at the caller. Defaults to 1 MiB.
@@ -115,6 +132,9 @@ public sealed record PeerServerOptions
 
     /// <summary>How often a stream whose reading is paused (see <see cref="MaxQueuedBatches"/>) writes a heartbeat.</summary>
     internal TimeSpan PausedHeartbeatInterval { get; init; } = TimeSpan.FromSeconds(1);
+
+    /// <summary>The clock that spaces the warnings for refused streams (a fake one in tests).</summary>
+    internal TimeProvider TimeProvider { get; init; } = TimeProvider.System;
 
     internal void Validate()
     {

@@ -14,11 +14,16 @@ internal sealed class PeerServerState : IDisposable
     private long _rememberedBytes;
     private int _streams;
 
+    // A minute's flood of refusals is six warnings of each reason, not one a stream.
+    private static readonly TimeSpan RefusalWarningInterval = TimeSpan.FromSeconds(10);
+    private readonly RefusalWarnings _refusalWarnings;
+
     public PeerServerState(PeerServerOptions options, ILogger logger, CancellationToken stopping)
     {
         Options = options;
         Stopping = stopping;
         Logger = logger;
+        _refusalWarnings = new RefusalWarnings(options.TimeProvider, RefusalWarningInterval);
         Sessions = new PeerSessions(this);
         PeerMeter.Register(this);
     }
@@ -53,13 +58,23 @@ internal sealed class PeerServerState : IDisposable
 
     public void CountFailed() => Interlocked.Increment(ref _failed);
 
-    /// <summary>Counts and logs a refusal: of a whole stream (a warning), or of one request (debug: a client may send many).</summary>
+    /// <summary>
+    /// Counts and logs a refusal: of a whole stream (a warning, at most one per reason per interval, the rest at debug), or
+    /// of one request (debug: a client may send many).
+    /// </summary>
     public void Refused(string reason, string detail, bool stream)
     {
         PeerMeter.Refused(reason);
         if (stream)
         {
-            PeerServiceLog.StreamRefused(Logger, reason, detail);
+            if (_refusalWarnings.TryWarn(reason, out var suppressed))
+            {
+                PeerServiceLog.StreamRefused(Logger, reason, detail, suppressed, RefusalWarningInterval.TotalSeconds);
+            }
+            else
+            {
+                PeerServiceLog.StreamRefusedQuietly(Logger, reason, detail);
+            }
         }
         else
         {

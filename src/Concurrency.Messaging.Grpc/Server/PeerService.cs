@@ -35,7 +35,7 @@ internal sealed class PeerService(PeerServerState state) : PeerServiceBinding
         var session = state.Sessions.Attach(context.RequestHeaders.GetValue(PeerHeaders.Session))
             ?? throw Report("sessions", new RpcException(new Status(StatusCode.ResourceExhausted, $"This server holds its most sessions ({state.Options.MaxSessions:N0}, PeerServerOptions.MaxSessions), each with a stream open. Try again later.")));
         session.Supersede(stop);
-        PeerServiceLog.StreamOpened(state.Logger, session.Id);
+        PeerServiceLog.StreamOpened(state.Logger, state.Sessions.Count);
         var clientClosed = false;
         try
         {
@@ -83,7 +83,7 @@ internal sealed class PeerService(PeerServerState state) : PeerServiceBinding
         }
         finally
         {
-            PeerServiceLog.StreamEnded(state.Logger, session.Id, clientClosed);
+            PeerServiceLog.StreamEnded(state.Logger, clientClosed);
             session.Leave(stop);
             state.Sessions.Detach(session, clientClosed);
         }

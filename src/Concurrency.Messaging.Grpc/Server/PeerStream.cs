@@ -446,7 +446,14 @@ internal sealed class PeerStream
     {
         _state.CountFailed();
         var type = request.Type.Length <= 100 ? request.Type : request.Type[..100] + "…";
-        return Failed(request, $"The server's handler failed on '{type}': {error.GetType().Name}: {error.Message}");
+        if (_state.Options.EnableDetailedErrors)
+        {
+            return Failed(request, $"The server's handler failed on '{type}': {error.GetType().Name}: {error.Message}");
+        }
+
+        // The exception stays on this side: its message is the server's, not the client's to read.
+        PeerServiceLog.HandlerFailed(_state.Logger, type, error);
+        return Failed(request, $"The server's handler failed on '{type}'.");
     }
 
     // A failure carries no type and quotes at most the start of the request's: its size stays small whatever was sent.
