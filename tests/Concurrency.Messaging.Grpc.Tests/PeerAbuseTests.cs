@@ -240,6 +240,32 @@ public sealed class PeerAbuseTests
         Assert.Equal(2, server.HandledCount);
     }
 
+    [Theory]
+    [InlineData(new ulong[] { 1, 2, 2 })]
+    [InlineData(new ulong[] { 1, 3, 2 })]
+    public async Task SequencesNotIncreasingInOneBatch_AreRefusedWithInvalidArgumentUnhandledAndAWellBehavedClientIsServed(ulong[] sequences)
+    {
+        var ct = TestContext.Current.CancellationToken;
+        await using var server = await PeerServer.StartAsync(cancellationToken: ct).DefaultTimeout();
+        await using var client = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick(), ct).DefaultTimeout();
+        using var channel = GrpcChannel.ForAddress(server.Address);
+        using var call = new Peer.PeerClient(channel).Exchange(cancellationToken: ct);
+        await ReadAsync(call);
+        var batch = new PeerBatch();
+        foreach (var sequence in sequences)
+        {
+            batch.Envelopes.Add(new Envelope { Sequence = sequence, Type = "abuse", Source = "raw" });
+        }
+
+        await call.RequestStream.WriteAsync(batch, ct).DefaultTimeout();
+        var error = await Assert.ThrowsAsync<RpcException>(() => ReadAsync(call)).DefaultTimeout();
+
+        Assert.Equal(StatusCode.InvalidArgument, error.StatusCode);
+        Assert.Contains("increasing", error.Status.Detail, StringComparison.Ordinal);
+        Assert.Equal(0, server.HandledCount);
+        Assert.Equal(7, Messages.Number(await client.SendAsync(Messages.Numbered(7), ct).DefaultTimeout()));
+    }
+
     [Fact]
     public async Task MoreSessionsThanTheServerKeeps_IdleOnesForgottenFirstThenNewStreamsRefused()
     {
