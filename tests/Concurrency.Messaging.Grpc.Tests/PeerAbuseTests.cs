@@ -267,6 +267,43 @@ public sealed class PeerAbuseTests
     }
 
     [Fact]
+    public async Task FirstSequenceFarBeyondWhatTheClientAcknowledged_IsRefusedWithOutOfRangeAndAWellBehavedClientIsServed()
+    {
+        var ct = TestContext.Current.CancellationToken;
+        await using var server = await PeerServer.StartAsync(new PeerServerOptions { MaxSequenceGap = 1000 }, ct).DefaultTimeout();
+        await using var client = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick(), ct).DefaultTimeout();
+        using var channel = GrpcChannel.ForAddress(server.Address);
+        using var call = new Peer.PeerClient(channel).Exchange(cancellationToken: ct);
+        await ReadAsync(call);
+
+        await call.RequestStream.WriteAsync(Requests(1001, 1, 8), ct).DefaultTimeout();
+        var error = await Assert.ThrowsAsync<RpcException>(() => ReadAsync(call)).DefaultTimeout();
+
+        Assert.Equal(StatusCode.OutOfRange, error.StatusCode);
+        Assert.Contains("MaxSequenceGap", error.Status.Detail, StringComparison.Ordinal);
+        Assert.Equal(0, server.HandledCount);
+        Assert.Equal(7, Messages.Number(await client.SendAsync(Messages.Numbered(7), ct).DefaultTimeout()));
+    }
+
+    [Fact]
+    public async Task FirstSequenceWithinTheGapOfWhatTheClientAcknowledged_IsHandledAsAfterAForgottenSession()
+    {
+        var ct = TestContext.Current.CancellationToken;
+        await using var server = await PeerServer.StartAsync(new PeerServerOptions { MaxSequenceGap = 1000 }, ct).DefaultTimeout();
+        using var channel = GrpcChannel.ForAddress(server.Address);
+        using var call = new Peer.PeerClient(channel).Exchange(cancellationToken: ct);
+        await ReadAsync(call);
+
+        // A client whose session the server forgot keeps numbering where it was: its acknowledged mark says where that is.
+        var resumed = Requests(5001, 2, 8);
+        resumed.Acknowledged = 5000;
+        await call.RequestStream.WriteAsync(resumed, ct).DefaultTimeout();
+
+        Assert.Equal(2, await CountRepliesAsync(call, 2));
+        Assert.Equal(2, server.HandledCount);
+    }
+
+    [Fact]
     public async Task MoreSessionsThanTheServerKeeps_IdleOnesForgottenFirstThenNewStreamsRefused()
     {
         var ct = TestContext.Current.CancellationToken;

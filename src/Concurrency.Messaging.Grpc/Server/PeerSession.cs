@@ -90,15 +90,18 @@ internal sealed class PeerSession(string id, PeerServerState state)
 
     /// <summary>
     /// Reader side, before a batch is accepted: whether <paramref name="sequence"/> lies within <paramref name="gap"/> of the
-    /// highest this session has seen (the first one sets where the session starts). A sequence far beyond is refused, not
-    /// taken as the new high-water mark, which would make every later request of the client look like a duplicate.
+    /// highest this session has seen, or for its first batch within <paramref name="gap"/> of what that batch says the
+    /// client has <paramref name="acknowledged"/> (0 for a new client, which numbers from 1; where it was for a client whose
+    /// session the server forgot, which keeps its numbering). A sequence far beyond is refused, not taken as the new
+    /// high-water mark, which would make every later request of the client look like a duplicate.
     /// </summary>
-    public bool Admits(ulong sequence, ulong gap)
+    public bool Admits(ulong sequence, ulong gap, ulong acknowledged)
     {
         while (true)
         {
             var highest = (ulong)Volatile.Read(ref _highestSeen);
-            if (highest != 0 && sequence > highest && sequence - highest > gap)
+            var from = highest != 0 ? highest : acknowledged;
+            if (sequence > from && sequence - from > gap)
             {
                 return false;
             }
