@@ -240,6 +240,109 @@ public sealed class PeerAbuseTests
         Assert.Equal(2, server.HandledCount);
     }
 
+    [Theory]
+    [InlineData(new ulong[] { 1, 2, 2 })]
+    [InlineData(new ulong[] { 1, 3, 2 })]
+    public async Task SequencesNotIncreasingInOneBatch_AreRefusedWithInvalidArgumentUnhandledAndAWellBehavedClientIsServed(ulong[] sequences)
+    {
+        var ct = TestContext.Current.CancellationToken;
+        await using var server = await PeerServer.StartAsync(cancellationToken: ct).DefaultTimeout();
+        await using var client = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick(), ct).DefaultTimeout();
+        using var channel = GrpcChannel.ForAddress(server.Address);
+        using var call = new Peer.PeerClient(channel).Exchange(cancellationToken: ct);
+        await ReadAsync(call);
+        var batch = new PeerBatch();
+        foreach (var sequence in sequences)
+        {
+            batch.Envelopes.Add(new Envelope { Sequence = sequence, Type = "abuse", Source = "raw" });
+        }
+
+        await call.RequestStream.WriteAsync(batch, ct).DefaultTimeout();
+        var error = await Assert.ThrowsAsync<RpcException>(() => ReadAsync(call)).DefaultTimeout();
+
+        Assert.Equal(StatusCode.InvalidArgument, error.StatusCode);
+        Assert.Contains("increasing", error.Status.Detail, StringComparison.Ordinal);
+        Assert.Equal(0, server.HandledCount);
+        Assert.Equal(7, Messages.Number(await client.SendAsync(Messages.Numbered(7), ct).DefaultTimeout()));
+    }
+
+    [Fact]
+    public async Task FirstSequenceFarBeyondWhatTheClientAcknowledged_IsRefusedWithOutOfRangeAndAWellBehavedClientIsServed()
+    {
+        var ct = TestContext.Current.CancellationToken;
+        await using var server = await PeerServer.StartAsync(new PeerServerOptions { MaxSequenceGap = 1000 }, ct).DefaultTimeout();
+        await using var client = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick(), ct).DefaultTimeout();
+        using var channel = GrpcChannel.ForAddress(server.Address);
+        using var call = new Peer.PeerClient(channel).Exchange(cancellationToken: ct);
+        await ReadAsync(call);
+
+        await call.RequestStream.WriteAsync(Requests(1001, 1, 8), ct).DefaultTimeout();
+        var error = await Assert.ThrowsAsync<RpcException>(() => ReadAsync(call)).DefaultTimeout();
+
+        Assert.Equal(StatusCode.OutOfRange, error.StatusCode);
+        Assert.Contains("MaxSequenceGap", error.Status.Detail, StringComparison.Ordinal);
+        Assert.Equal(0, server.HandledCount);
+        Assert.Equal(7, Messages.Number(await client.SendAsync(Messages.Numbered(7), ct).DefaultTimeout()));
+    }
+
+    [Fact]
+    public async Task FirstSequenceWithinTheGapOfWhatTheClientAcknowledged_IsHandledAsAfterAForgottenSession()
+    {
+        var ct = TestContext.Current.CancellationToken;
+        await using var server = await PeerServer.StartAsync(new PeerServerOptions { MaxSequenceGap = 1000 }, ct).DefaultTimeout();
+        using var channel = GrpcChannel.ForAddress(server.Address);
+        using var call = new Peer.PeerClient(channel).Exchange(cancellationToken: ct);
+        await ReadAsync(call);
+
+        // A client whose session the server forgot keeps numbering where it was: its acknowledged mark says where that is.
+        var resumed = Requests(5001, 2, 8);
+        resumed.Acknowledged = 5000;
+        await call.RequestStream.WriteAsync(resumed, ct).DefaultTimeout();
+
+        Assert.Equal(2, await CountRepliesAsync(call, 2));
+        Assert.Equal(2, server.HandledCount);
+    }
+
+    [Fact]
+    public async Task WalksItsSequenceForwardAGapPerBatchWithoutAcknowledging_IsRefusedWithOutOfRangeAndAWellBehavedClientIsServed()
+    {
+        var ct = TestContext.Current.CancellationToken;
+        await using var server = await PeerServer.StartAsync(new PeerServerOptions { MaxSequenceGap = 1000 }, ct).DefaultTimeout();
+        await using var client = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick(), ct).DefaultTimeout();
+        using var channel = GrpcChannel.ForAddress(server.Address);
+        using var call = new Peer.PeerClient(channel).Exchange(cancellationToken: ct);
+        await ReadAsync(call);
+        await call.RequestStream.WriteAsync(Requests(1, 1, 8), ct).DefaultTimeout();
+        Assert.Equal(1, await CountRepliesAsync(call, 1));
+        await call.RequestStream.WriteAsync(Requests(1000, 1, 8), ct).DefaultTimeout();
+        Assert.Equal(1, await CountRepliesAsync(call, 1));
+
+        // Within 1,000 of the highest seen (1,000), but not of the lowest reply the client has not acknowledged (1).
+        await call.RequestStream.WriteAsync(Requests(1999, 1, 8), ct).DefaultTimeout();
+        var error = await Assert.ThrowsAsync<RpcException>(() => ReadAsync(call)).DefaultTimeout();
+
+        Assert.Equal(StatusCode.OutOfRange, error.StatusCode);
+        Assert.Contains("MaxSequenceGap", error.Status.Detail, StringComparison.Ordinal);
+        Assert.Equal(2, server.HandledCount);
+        Assert.Equal(7, Messages.Number(await client.SendAsync(Messages.Numbered(7), ct).DefaultTimeout()));
+    }
+
+    [Fact]
+    public async Task AcknowledgesAsItGoes_SequencesAdvancePastTheGapOverManyBatches()
+    {
+        var ct = TestContext.Current.CancellationToken;
+        await using var server = await PeerServer.StartAsync(new PeerServerOptions { MaxSequenceGap = 10 }, ct).DefaultTimeout();
+        await using var client = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick(), ct).DefaultTimeout();
+
+        // Sent one after another: each batch acknowledges the reply before it, so the floor keeps up with the client.
+        for (var i = 1; i <= 50; i++)
+        {
+            Assert.Equal(i, Messages.Number(await client.SendAsync(Messages.Numbered(i), ct).DefaultTimeout()));
+        }
+
+        Assert.Equal(50, server.HandledCount);
+    }
+
     [Fact]
     public async Task MoreSessionsThanTheServerKeeps_IdleOnesForgottenFirstThenNewStreamsRefused()
     {

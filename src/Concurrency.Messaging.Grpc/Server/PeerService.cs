@@ -65,7 +65,7 @@ internal sealed class PeerService(PeerServerState state) : PeerServiceBinding
 
                 clientClosed = true;
             }
-            catch (Exception error) when (error is IOException or OperationCanceledException || error is RpcException { StatusCode: not (StatusCode.ResourceExhausted or StatusCode.OutOfRange) })
+            catch (Exception error) when (error is IOException or OperationCanceledException || error is RpcException { StatusCode: not (StatusCode.ResourceExhausted or StatusCode.OutOfRange or StatusCode.InvalidArgument) })
             {
                 // A failed read (client reset, host stopping) ends this stream; the client reconnects and resends. A batch
                 // over a limit is not caught: its status and reason (ours, or gRPC's for a batch over 4 MiB) end the call.
@@ -137,15 +137,22 @@ internal sealed class PeerService(PeerServerState state) : PeerServiceBinding
             throw Report("batch_count", Refusal(StatusCode.ResourceExhausted, $"The batch carries {envelopes.Count:N0} requests; this server takes at most {state.Options.MaxRequestBatchCount:N0} (PeerServerOptions.MaxRequestBatchCount)."));
         }
 
+        // A client numbers its requests once each and writes them, resends included, in sequence order: a batch that
+        // repeats or goes back is not one of ours, and handling part of it would leave the session's mark in its middle.
         ulong highest = 0;
         foreach (var envelope in envelopes)
         {
-            highest = Math.Max(highest, envelope.Sequence);
+            if (envelope.Sequence <= highest)
+            {
+                throw Report("sequence_order", Refusal(StatusCode.InvalidArgument, $"Sequence number {envelope.Sequence:N0} comes after {highest:N0} in one batch; a batch's sequence numbers start at 1 and must be strictly increasing."));
+            }
+
+            highest = envelope.Sequence;
         }
 
-        if (highest != 0 && !session.Admits(highest, (ulong)state.Options.MaxSequenceGap))
+        if (highest != 0 && !session.Admits(highest, (ulong)state.Options.MaxSequenceGap, batch.Acknowledged))
         {
-            throw Report("sequence_gap", Refusal(StatusCode.OutOfRange, $"Sequence number {highest:N0} is more than {state.Options.MaxSequenceGap:N0} past the highest this session has seen (PeerServerOptions.MaxSequenceGap)."));
+            throw Report("sequence_gap", Refusal(StatusCode.OutOfRange, $"Sequence number {highest:N0} is more than {state.Options.MaxSequenceGap:N0} past the replies this session has acknowledged (PeerServerOptions.MaxSequenceGap)."));
         }
     }
 }
