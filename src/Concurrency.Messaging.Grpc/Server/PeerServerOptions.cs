@@ -118,11 +118,9 @@ public sealed record PeerServerOptions
     public int MaxStreams { get; init; } = 1000;
 
     /// <summary>
-    /// Gets how far past the replies a session has acknowledged (the <c>Acknowledged</c> mark its batches carry; for its
-    /// first batch, that batch's own) a new request's sequence number may be: one further is refused (its stream ends with
-    /// gRPC status <c>OutOfRange</c>) rather than taken as the new high-water mark, which would make every later request of
-    /// the session look like a duplicate. Measured from the acknowledged replies, not the highest number seen, so that a
-    /// client that does not acknowledge cannot walk its numbers forward this far each batch. Defaults to 1,048,576.
+    /// Gets how far past the highest sequence number a session has seen a request may be: one further is refused (its
+    /// stream ends with gRPC status <c>OutOfRange</c>) rather than taken as the new high-water mark, which would make every
+    /// later request of the session look like a duplicate. Defaults to 1,048,576.
     /// </summary>
     public long MaxSequenceGap { get; init; } = 1L << 20;
 

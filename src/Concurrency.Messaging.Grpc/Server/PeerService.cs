@@ -152,7 +152,7 @@ internal sealed class PeerService(PeerServerState state) : PeerServiceBinding
 
         if (highest != 0 && !session.Admits(highest, (ulong)state.Options.MaxSequenceGap, batch.Acknowledged))
         {
-            throw Report("sequence_gap", Refusal(StatusCode.OutOfRange, $"Sequence number {highest:N0} is more than {state.Options.MaxSequenceGap:N0} past the replies this session has acknowledged (PeerServerOptions.MaxSequenceGap)."));
+            throw Report("sequence_gap", Refusal(StatusCode.OutOfRange, $"Sequence number {highest:N0} is more than {state.Options.MaxSequenceGap:N0} past the highest this session has seen, or for a session's first batch past what it acknowledged (PeerServerOptions.MaxSequenceGap)."));
         }
     }
 }

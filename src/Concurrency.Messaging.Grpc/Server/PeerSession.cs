@@ -37,11 +37,6 @@ internal sealed class PeerSession(string id, PeerServerState state)
     // Set with Interlocked by the readers of the session's streams: the highest sequence number a stream brought.
     private long _highestSeen;
 
-    // Raised with Interlocked by the readers of the session's streams: the highest acknowledgement a batch brought, never
-    // above _highestSeen once there is one. New sequences are measured from here, not from _highestSeen, so that a client
-    // that does not acknowledge cannot walk its numbers forward a gap per batch.
-    private long _floor;
-
     // Made once, under the registry's lock.
     private LinkedListNode<PeerSession>? _idleNode;
 
@@ -94,36 +89,27 @@ internal sealed class PeerSession(string id, PeerServerState state)
     }
 
     /// <summary>
-    /// Reader side, before a batch is accepted: whether <paramref name="sequence"/>, if above the highest this session has
-    /// seen, lies within <paramref name="gap"/> of what the client has <paramref name="acknowledged"/> (its batches' mark,
-    /// never above the highest seen; for the session's first batch the client's word: 0 for a new client, which numbers
-    /// from 1, or where it was for a client whose session the server forgot, which keeps its numbering). Measured from
-    /// the acknowledged mark rather than from the highest seen, a client can be at most a gap ahead of the replies it has
-    /// taken, not a gap further each batch. A sequence far beyond is refused, not taken as the new high-water mark, which
-    /// would make every later request of the client look like a duplicate. Resends (at or below the highest) pass.
+    /// Reader side, before a batch is accepted: whether <paramref name="sequence"/> lies within <paramref name="gap"/> of the
+    /// highest this session has seen, or for its first batch within <paramref name="gap"/> of what that batch says the
+    /// client has <paramref name="acknowledged"/> (0 for a new client, which numbers from 1; where it was for a client whose
+    /// session the server forgot, which keeps its numbering). A sequence far beyond is refused, not taken as the new
+    /// high-water mark, which would make every later request of the client look like a duplicate.
     /// </summary>
     public bool Admits(ulong sequence, ulong gap, ulong acknowledged)
     {
-        var highest = (ulong)Volatile.Read(ref _highestSeen);
-        var floor = Raise(ref _floor, highest != 0 ? Math.Min(acknowledged, highest) : acknowledged);
         while (true)
         {
-            if (sequence <= highest)
-            {
-                return true;
-            }
-
-            if (sequence - floor > gap)
+            var highest = (ulong)Volatile.Read(ref _highestSeen);
+            var from = highest != 0 ? highest : acknowledged;
+            if (sequence > from && sequence - from > gap)
             {
                 return false;
             }
 
-            if (Interlocked.CompareExchange(ref _highestSeen, (long)sequence, (long)highest) == (long)highest)
+            if (sequence <= highest || Interlocked.CompareExchange(ref _highestSeen, (long)sequence, (long)highest) == (long)highest)
             {
                 return true;
             }
-
-            highest = (ulong)Volatile.Read(ref _highestSeen);
         }
     }
 
@@ -201,19 +187,6 @@ internal sealed class PeerSession(string id, PeerServerState state)
         while (_replies.Count > 0)
         {
             Forget();
-        }
-    }
-
-    // Raises location to at least value (both read as unsigned); returns what it holds then.
-    private static ulong Raise(ref long location, ulong value)
-    {
-        while (true)
-        {
-            var current = (ulong)Volatile.Read(ref location);
-            if (value <= current || Interlocked.CompareExchange(ref location, (long)value, (long)current) == (long)current)
-            {
-                return Math.Max(value, current);
-            }
         }
     }
 
