@@ -252,18 +252,17 @@ public static class LoopShapes
             var cpuBefore = Environment.CpuUsage.TotalTime;
             var start = Stopwatch.GetTimestamp();
             using var fresh = ShapeContender.Create(path, shape);
-            var run = Timed(path, fresh, messages, () => fresh.CompleteAndWait(RunLimit));
-            var elapsed = Stopwatch.GetElapsedTime(start);
-            var cpu = Environment.CpuUsage.TotalTime - cpuBefore;
-            return run with { Rate = messages / elapsed.TotalSeconds, CpuPerMessage = cpu.TotalNanoseconds / messages };
+            return Timed(path, fresh, messages, () => fresh.CompleteAndWait(RunLimit), cpuBefore, start);
         }
     }
 
     /// <summary>One run: the posts, then <paramref name="drain"/> until everything is handled; checked.</summary>
     private static ShapeRun Timed(ShapePath path, ShapeContender contender, int messages, Action drain)
+        => Timed(path, contender, messages, drain, Environment.CpuUsage.TotalTime, Stopwatch.GetTimestamp());
+
+    /// <summary>As above, timed from <paramref name="cpuBefore"/> and <paramref name="start"/>, read before the caller built the path.</summary>
+    private static ShapeRun Timed(ShapePath path, ShapeContender contender, int messages, Action drain, TimeSpan cpuBefore, long start)
     {
-        var cpuBefore = Environment.CpuUsage.TotalTime;
-        var start = Stopwatch.GetTimestamp();
         var producerBefore = ThreadCpu.IsAvailable ? ThreadCpu.Now() : 0;
         contender.Round(messages);
         var producer = ThreadCpu.IsAvailable ? (double)(ThreadCpu.Now() - producerBefore) / messages : 0;
