@@ -55,6 +55,7 @@ public sealed class PeerAbuseTests
         Assert.Equal(1024, answers.Envelopes[1].Payload.Length);
         Assert.Equal(handled, server.HandledCount); // neither was handled again
         Assert.Equal(2, server.DuplicateCount);
+        await WellBehavedClient.AssertNewClientServedAsync(server);
     }
 
     [Fact]
@@ -77,6 +78,14 @@ public sealed class PeerAbuseTests
                 Assert.Equal(100, await CountRepliesAsync(call, 100));
                 Assert.InRange(server.RememberedBytes, 1, 100 * 1024);
             }
+
+            // Seen from the clients: the first session could not keep all of its 100 replies of 1 KiB within the server's
+            // 100 KiB, and the last could keep none of them, though its own bound (16 MiB) had room: the budget is the server's.
+            var handled = server.HandledCount;
+            Assert.True(await ResendAsync(calls[0], 1), "the first session's oldest reply was remembered beyond the server's budget");
+            Assert.True(await ResendAsync(calls[^1], 100), "the last session's newest reply was remembered beyond the server's budget");
+            Assert.Equal(handled, server.HandledCount);
+            await WellBehavedClient.AssertNewClientServedAsync(server);
         }
         finally
         {
@@ -128,7 +137,9 @@ public sealed class PeerAbuseTests
     public async Task HugeBatch_EndsTheStreamWithResourceExhaustedAndAReason()
     {
         var ct = TestContext.Current.CancellationToken;
-        await using var server = await PeerServer.StartAsync(cancellationToken: ct).DefaultTimeout();
+        var abuse = new AbuseCounter();
+        await using var server = await PeerServer.StartAsync(abuse.Options(), ct).DefaultTimeout();
+        await using var bystander = await WellBehavedClient.ConnectAsync(server);
         using var channel = GrpcChannel.ForAddress(server.Address, new GrpcChannelOptions { MaxSendMessageSize = null });
         using var call = new Peer.PeerClient(channel).Exchange(cancellationToken: ct);
         await ReadAsync(call);
@@ -138,14 +149,17 @@ public sealed class PeerAbuseTests
 
         Assert.Equal(StatusCode.ResourceExhausted, error.StatusCode);
         Assert.NotEmpty(error.Status.Detail);
-        Assert.Equal(0, server.HandledCount);
+        Assert.Equal(0, abuse.Handled);
+        await bystander.AssertServedAsync();
     }
 
     [Fact]
     public async Task TooManyRequestsInOneBatch_EndsTheStreamWithResourceExhaustedNamingTheLimit()
     {
         var ct = TestContext.Current.CancellationToken;
-        await using var server = await PeerServer.StartAsync(new PeerServerOptions { MaxRequestBatchCount = 10 }, ct).DefaultTimeout();
+        var abuse = new AbuseCounter();
+        await using var server = await PeerServer.StartAsync(abuse.Options(new PeerServerOptions { MaxRequestBatchCount = 10 }), ct).DefaultTimeout();
+        await using var bystander = await WellBehavedClient.ConnectAsync(server, Messages.Steady() with { MaxBatchCount = 10 });
         using var channel = GrpcChannel.ForAddress(server.Address);
         using var call = new Peer.PeerClient(channel).Exchange(cancellationToken: ct);
         await ReadAsync(call);
@@ -155,7 +169,8 @@ public sealed class PeerAbuseTests
 
         Assert.Equal(StatusCode.ResourceExhausted, error.StatusCode);
         Assert.Contains("MaxRequestBatchCount", error.Status.Detail, StringComparison.Ordinal);
-        Assert.Equal(0, server.HandledCount);
+        Assert.Equal(0, abuse.Handled);
+        await bystander.AssertServedAsync();
     }
 
     [Fact]
@@ -171,13 +186,16 @@ public sealed class PeerAbuseTests
         Assert.Equal(PeerDeliveryFailure.Refused, error.Reason);
         Assert.Contains("MaxRequestBatchCount", error.Message, StringComparison.Ordinal);
         Assert.Equal(0, client.ResentCount);
+        await WellBehavedClient.AssertNewClientServedAsync(server, Messages.Steady() with { MaxBatchCount = 10 });
     }
 
     [Fact]
     public async Task RepeatsSequenceNumbers_AnsweredFromMemoryNotHandledTwice()
     {
         var ct = TestContext.Current.CancellationToken;
-        await using var server = await PeerServer.StartAsync(cancellationToken: ct).DefaultTimeout();
+        var abuse = new AbuseCounter();
+        await using var server = await PeerServer.StartAsync(abuse.Options(), ct).DefaultTimeout();
+        await using var bystander = await WellBehavedClient.ConnectAsync(server);
         using var channel = GrpcChannel.ForAddress(server.Address);
         using var call = new Peer.PeerClient(channel).Exchange(cancellationToken: ct);
         await ReadAsync(call);
@@ -187,8 +205,9 @@ public sealed class PeerAbuseTests
         await call.RequestStream.WriteAsync(Requests(1, 3, 8), ct).DefaultTimeout();
         Assert.Equal(3, await CountRepliesAsync(call, 3));
 
-        Assert.Equal(3, server.HandledCount);
+        Assert.Equal(3, abuse.Handled);
         Assert.Equal(3, server.DuplicateCount);
+        await bystander.AssertServedAsync();
     }
 
     [Fact]
@@ -225,7 +244,9 @@ public sealed class PeerAbuseTests
     public async Task SequenceFarBeyondTheSession_IsRefusedWithOutOfRange()
     {
         var ct = TestContext.Current.CancellationToken;
-        await using var server = await PeerServer.StartAsync(new PeerServerOptions { MaxSequenceGap = 1000 }, ct).DefaultTimeout();
+        var abuse = new AbuseCounter();
+        await using var server = await PeerServer.StartAsync(abuse.Options(new PeerServerOptions { MaxSequenceGap = 1000 }), ct).DefaultTimeout();
+        await using var bystander = await WellBehavedClient.ConnectAsync(server);
         using var channel = GrpcChannel.ForAddress(server.Address);
         using var call = new Peer.PeerClient(channel).Exchange(cancellationToken: ct);
         await ReadAsync(call);
@@ -237,7 +258,8 @@ public sealed class PeerAbuseTests
 
         Assert.Equal(StatusCode.OutOfRange, error.StatusCode);
         Assert.Contains("MaxSequenceGap", error.Status.Detail, StringComparison.Ordinal);
-        Assert.Equal(2, server.HandledCount);
+        Assert.Equal(2, abuse.Handled);
+        await bystander.AssertServedAsync();
     }
 
     [Theory]
@@ -246,7 +268,8 @@ public sealed class PeerAbuseTests
     public async Task SequencesNotIncreasingInOneBatch_AreRefusedWithInvalidArgumentUnhandledAndAWellBehavedClientIsServed(ulong[] sequences)
     {
         var ct = TestContext.Current.CancellationToken;
-        await using var server = await PeerServer.StartAsync(cancellationToken: ct).DefaultTimeout();
+        var abuse = new AbuseCounter();
+        await using var server = await PeerServer.StartAsync(abuse.Options(), ct).DefaultTimeout();
         await using var client = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick(), ct).DefaultTimeout();
         using var channel = GrpcChannel.ForAddress(server.Address);
         using var call = new Peer.PeerClient(channel).Exchange(cancellationToken: ct);
@@ -262,7 +285,7 @@ public sealed class PeerAbuseTests
 
         Assert.Equal(StatusCode.InvalidArgument, error.StatusCode);
         Assert.Contains("increasing", error.Status.Detail, StringComparison.Ordinal);
-        Assert.Equal(0, server.HandledCount);
+        Assert.Equal(0, abuse.Handled);
         Assert.Equal(7, Messages.Number(await client.SendAsync(Messages.Numbered(7), ct).DefaultTimeout()));
     }
 
@@ -270,7 +293,8 @@ public sealed class PeerAbuseTests
     public async Task FirstSequenceFarBeyondWhatTheClientAcknowledged_IsRefusedWithOutOfRangeAndAWellBehavedClientIsServed()
     {
         var ct = TestContext.Current.CancellationToken;
-        await using var server = await PeerServer.StartAsync(new PeerServerOptions { MaxSequenceGap = 1000 }, ct).DefaultTimeout();
+        var abuse = new AbuseCounter();
+        await using var server = await PeerServer.StartAsync(abuse.Options(new PeerServerOptions { MaxSequenceGap = 1000 }), ct).DefaultTimeout();
         await using var client = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick(), ct).DefaultTimeout();
         using var channel = GrpcChannel.ForAddress(server.Address);
         using var call = new Peer.PeerClient(channel).Exchange(cancellationToken: ct);
@@ -281,7 +305,7 @@ public sealed class PeerAbuseTests
 
         Assert.Equal(StatusCode.OutOfRange, error.StatusCode);
         Assert.Contains("MaxSequenceGap", error.Status.Detail, StringComparison.Ordinal);
-        Assert.Equal(0, server.HandledCount);
+        Assert.Equal(0, abuse.Handled);
         Assert.Equal(7, Messages.Number(await client.SendAsync(Messages.Numbered(7), ct).DefaultTimeout()));
     }
 
@@ -289,7 +313,9 @@ public sealed class PeerAbuseTests
     public async Task FirstSequenceWithinTheGapOfWhatTheClientAcknowledged_IsHandledAsAfterAForgottenSession()
     {
         var ct = TestContext.Current.CancellationToken;
-        await using var server = await PeerServer.StartAsync(new PeerServerOptions { MaxSequenceGap = 1000 }, ct).DefaultTimeout();
+        var abuse = new AbuseCounter();
+        await using var server = await PeerServer.StartAsync(abuse.Options(new PeerServerOptions { MaxSequenceGap = 1000 }), ct).DefaultTimeout();
+        await using var bystander = await WellBehavedClient.ConnectAsync(server);
         using var channel = GrpcChannel.ForAddress(server.Address);
         using var call = new Peer.PeerClient(channel).Exchange(cancellationToken: ct);
         await ReadAsync(call);
@@ -300,7 +326,8 @@ public sealed class PeerAbuseTests
         await call.RequestStream.WriteAsync(resumed, ct).DefaultTimeout();
 
         Assert.Equal(2, await CountRepliesAsync(call, 2));
-        Assert.Equal(2, server.HandledCount);
+        Assert.Equal(2, abuse.Handled);
+        await bystander.AssertServedAsync();
     }
 
     [Fact]
@@ -377,6 +404,26 @@ public sealed class PeerAbuseTests
         Assert.Equal(0, client.ReconnectCount);
     }
 
+    // Echoes every request and counts the attacker's (type "abuse"): what a test reads instead of the server's own counters.
+    private sealed class AbuseCounter
+    {
+        private int _handled;
+
+        public int Handled => Volatile.Read(ref _handled);
+
+        public PeerServerOptions Options(PeerServerOptions? options = null) => (options ?? new PeerServerOptions()) with { Handler = Handle };
+
+        private ValueTask<PeerMessage> Handle(PeerMessage request, CancellationToken cancellationToken)
+        {
+            if (request.Type == "abuse")
+            {
+                Interlocked.Increment(ref _handled);
+            }
+
+            return new ValueTask<PeerMessage>(request);
+        }
+    }
+
     private static PeerBatch Requests(ulong first, int count, int payloadBytes)
     {
         var batch = new PeerBatch();
@@ -387,6 +434,22 @@ public sealed class PeerAbuseTests
         }
 
         return batch;
+    }
+
+    // Writes request `sequence` again and returns whether the server answered it "forgotten" (not from memory).
+    private static async Task<bool> ResendAsync(AsyncDuplexStreamingCall<PeerBatch, PeerBatch> call, ulong sequence)
+    {
+        await call.RequestStream.WriteAsync(Requests(sequence, 1, 1024), TestContext.Current.CancellationToken).DefaultTimeout();
+        PeerBatch answer;
+        do
+        {
+            answer = await ReadAsync(call);
+        }
+        while (answer.Envelopes.Count == 0);
+
+        var reply = Assert.Single(answer.Envelopes);
+        Assert.Equal(sequence, reply.Sequence);
+        return reply.Forgotten;
     }
 
     private static async Task<PeerBatch> ReadAsync(AsyncDuplexStreamingCall<PeerBatch, PeerBatch> call)

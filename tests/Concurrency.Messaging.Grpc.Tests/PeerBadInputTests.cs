@@ -42,6 +42,7 @@ public sealed class PeerBadInputTests
     {
         var ct = TestContext.Current.CancellationToken;
         await using var server = await PeerServer.StartAsync(cancellationToken: ct).DefaultTimeout();
+        await using var bystander = await WellBehavedClient.ConnectAsync(server);
         using var channel = GrpcChannel.ForAddress(server.Address);
         using var call = new Peer.PeerClient(channel).Exchange(cancellationToken: ct);
         Assert.True(await call.ResponseStream.MoveNext(ct).DefaultTimeout(), "the greeting");
@@ -61,6 +62,7 @@ public sealed class PeerBadInputTests
         while (replies.Envelopes.Count == 0);
 
         Assert.Equal(known, Assert.Single(replies.Envelopes));
+        await bystander.AssertServedAsync();
     }
 
     [Fact]

@@ -77,6 +77,7 @@ public sealed class PeerLoggingTests
         // and 100 in a tight loop would otherwise pass Kestrel's per-connection limit and be told to calm down instead.
         var options = new PeerServerOptions { BearerToken = "s3cret", LoggerFactory = factory, TimeProvider = clock, MaxStreamsPerConnection = 1000 };
         await using var server = await PeerServer.StartAsync(options, ct).DefaultTimeout();
+        await using var bystander = await WellBehavedClient.ConnectAsync(server, Messages.Steady() with { BearerToken = "s3cret" });
         using var channel = GrpcChannel.ForAddress(server.Address);
         var raw = new Peer.PeerClient(channel);
         var wrong = new Metadata { { "authorization", "Bearer guess" } };
@@ -93,6 +94,7 @@ public sealed class PeerLoggingTests
         var warnings = Warnings(logs);
         Assert.Equal(2, warnings.Count);
         Assert.Contains("99 more refused", warnings[1], StringComparison.Ordinal);
+        await bystander.AssertServedAsync();
     }
 
     private static List<string> Warnings(RecordingLoggerProvider logs)

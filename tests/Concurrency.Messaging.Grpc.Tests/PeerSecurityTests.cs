@@ -11,11 +11,14 @@ public sealed class PeerSecurityTests
     {
         var ct = TestContext.Current.CancellationToken;
         await using var server = await PeerServer.StartAsync(new PeerServerOptions { BearerToken = "s3cret" }, ct).DefaultTimeout();
+        await using var bystander = await WellBehavedClient.ConnectAsync(server, Messages.Steady() with { BearerToken = "s3cret" });
+        var served = server.HandledCount;
 
         var error = await Assert.ThrowsAsync<PeerDeliveryException>(() => PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick(), ct)).DefaultTimeout();
 
         Assert.Equal(PeerDeliveryFailure.Unauthenticated, error.Reason);
-        Assert.Equal(0, server.HandledCount);
+        Assert.Equal(served, server.HandledCount);
+        await bystander.AssertServedAsync();
     }
 
     [Fact]
@@ -23,6 +26,7 @@ public sealed class PeerSecurityTests
     {
         var ct = TestContext.Current.CancellationToken;
         await using var server = await PeerServer.StartAsync(new PeerServerOptions { BearerToken = "s3cret" }, ct).DefaultTimeout();
+        await using var bystander = await WellBehavedClient.ConnectAsync(server, Messages.Steady() with { BearerToken = "s3cret" });
         await using var client = PeerClient.Create(server.Address.ToString(), Messages.Quick() with { BearerToken = "guess" });
 
         var first = await Assert.ThrowsAsync<PeerDeliveryException>(() => client.SendAsync(Messages.Numbered(1), ct)).DefaultTimeout();
@@ -30,6 +34,7 @@ public sealed class PeerSecurityTests
 
         Assert.Equal(PeerDeliveryFailure.Unauthenticated, first.Reason);
         Assert.Equal(PeerDeliveryFailure.Unauthenticated, later.Reason);
+        await bystander.AssertServedAsync();
     }
 
     [Fact]
