@@ -101,6 +101,19 @@ internal static class PeerTracing
         span.Stop();
     }
 
+    /// <summary>Ends the span, if any, of a request whose handler was cancelled because its stream or the server stopped.</summary>
+    public static void CancelHandle(Activity? span)
+    {
+        if (span is null)
+        {
+            return;
+        }
+
+        span.SetStatus(ActivityStatusCode.Error, "The request was cancelled: its stream or the server stopped.");
+        span.SetTag(PeerMeter.ErrorTypeTag, PeerMeter.Cancelled);
+        span.Stop();
+    }
+
     private static void Rpc(Activity span)
     {
         span.SetTag(PeerMeter.RpcSystemTag, "grpc");

@@ -273,6 +273,34 @@ public sealed class PeerTelemetryTests
         Assert.Equal(2, Messages.Number(await beside.SendAsync(Messages.Numbered(2), ct).DefaultTimeout()));
     }
 
+    [Fact]
+    public async Task Tracing_RawClientResetsItsStreamDuringAHandler_ServerSpanEndsCancelledWhileAPeerClientBesideIsServed()
+    {
+        var ct = TestContext.Current.CancellationToken;
+        var type = Unique("hang");
+        using var spans = new SpanRecorder();
+        using var recorder = new MeasurementRecorder();
+        var name = Unique("reset");
+        var started = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        await using var server = await PeerServer.StartAsync(new PeerServerOptions { Name = name, Handler = Hanging(type, started) }, ct).DefaultTimeout();
+        using var channel = GrpcChannel.ForAddress(server.Address);
+        using (var raw = new Peer.PeerClient(channel).Exchange(cancellationToken: ct))
+        {
+            await ReadAsync(raw); // the greeting
+            await raw.RequestStream.WriteAsync(Requests(type, 1), ct).DefaultTimeout();
+            await started.Task.DefaultTimeout();
+        }
+
+        // The reset cancels the handler's token: its span ends then, not never.
+        await WaitUntilAsync(() => spans.Of(type).Any(span => span.Kind == ActivityKind.Server));
+        var span = Assert.Single(spans.Of(type));
+        Assert.Equal(ActivityStatusCode.Error, span.Status);
+        Assert.Equal("cancelled", span.GetTagItem(ErrorType));
+        Assert.Single(recorder.Of("concurrency.peer.server.request.duration", ServerName, name), measured => Equals(measured.Tag(ErrorType), "cancelled"));
+        await using var client = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick(), ct).DefaultTimeout();
+        Assert.Equal(4, Messages.Number(await client.SendAsync(Messages.Numbered(4), ct).DefaultTimeout()));
+    }
+
     private static string Unique(string prefix) => $"{prefix}-{Guid.NewGuid():N}";
 
     // A handler that answers at once, except a request of type hang: that one waits for its stream's token.

@@ -310,7 +310,17 @@ internal sealed class PeerStream
                 else
                 {
                     _handlerWaits = true;
-                    answer = await pending.ConfigureAwait(false);
+                    try
+                    {
+                        answer = await pending.ConfigureAwait(false);
+                    }
+                    catch (OperationCanceledException)
+                    {
+                        // The stream or the server stopped under the handler: its span and duration end now, not never.
+                        PeerTracing.CancelHandle(span);
+                        _state.Meter.EndRequest(started, PeerMeter.Cancelled);
+                        throw;
+                    }
                 }
 
                 PeerTracing.EndHandle(span, answer);
