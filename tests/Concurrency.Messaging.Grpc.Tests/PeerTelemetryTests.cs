@@ -274,6 +274,26 @@ public sealed class PeerTelemetryTests
     }
 
     [Fact]
+    public async Task Tracing_SendTimesOut_ItsSpanEndsWithAnErrorStatusAndTimeoutAsErrorType()
+    {
+        var ct = TestContext.Current.CancellationToken;
+        var type = Unique("hang");
+        using var spans = new SpanRecorder();
+        var started = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        await using var server = await PeerServer.StartAsync(new PeerServerOptions { Handler = Hanging(type, started) }, ct).DefaultTimeout();
+        await using var client = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick() with { DeliveryTimeout = TimeSpan.FromMilliseconds(300) }, ct).DefaultTimeout();
+
+        var timedOut = await Assert.ThrowsAsync<PeerDeliveryException>(() => client.SendAsync(Messages.Numbered(1, type), ct)).DefaultTimeout();
+
+        Assert.Equal(PeerDeliveryFailure.Timeout, timedOut.Reason);
+        var span = Assert.Single(spans.Of(type), span => span.Kind == ActivityKind.Client);
+        Assert.Equal(ActivityStatusCode.Error, span.Status);
+        Assert.Equal("timeout", span.GetTagItem(ErrorType));
+        await using var beside = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick(), ct).DefaultTimeout();
+        Assert.Equal(3, Messages.Number(await beside.SendAsync(Messages.Numbered(3), ct).DefaultTimeout()));
+    }
+
+    [Fact]
     public async Task Tracing_RawClientResetsItsStreamDuringAHandler_ServerSpanEndsCancelledWhileAPeerClientBesideIsServed()
     {
         var ct = TestContext.Current.CancellationToken;
