@@ -46,6 +46,14 @@ listener.SetMeasurementEventCallback<long>((instrument, value, _, _) =>
         totals[key] = instrument.IsObservable ? value : totals.GetValueOrDefault(key) + value;
     }
 });
+// The duration histograms (seconds, per send and per handled request): counted, not summed.
+listener.SetMeasurementEventCallback<double>((instrument, _, _, _) =>
+{
+    lock (totals)
+    {
+        totals[instrument.Name] = totals.GetValueOrDefault(instrument.Name) + 1;
+    }
+});
 listener.Start();
 
 await using var app = builder.Build();

@@ -1,30 +1,51 @@
+using System.Diagnostics;
 using System.Diagnostics.Metrics;
 using System.Runtime.CompilerServices;
 
 namespace Concurrency.Messaging.Grpc;
 
 /// <summary>
-/// The peers' instruments, on a meter named as the core package's (<see cref="Name"/>), so that one name enables the whole
-/// library for a listener; the instruments are listed in docs/metrics.md. The core's meter is internal to its package and
-/// the two packages may be upgraded apart, so this package makes its own meter under the same name rather than reach in.
+/// The peers' meter name, the attribute names both sides share, and the client's instruments, on a static meter: a
+/// <see cref="PeerClient"/> is made without a container, so it has no <see cref="IMeterFactory"/> to ask. A server's
+/// instruments are its own (<see cref="PeerServerMeter"/>), on the meter its app's <see cref="IMeterFactory"/> makes.
+/// Names and attributes follow the OpenTelemetry semantic conventions named in docs/metrics.md, which lists them.
 /// </summary>
 /// <remarks>
 /// Nothing costs anything on the hot path while nobody listens: <see cref="Add"/> reads the counter's <c>Enabled</c> and
-/// returns, and the gauges are observable, read from the servers' existing counters only when a listener collects.
-/// Counts are per batch where the code already counts per batch (a stream write), never an extra pass per message.
+/// returns, and a send is timed only while the duration histogram is enabled. Counts are per batch where the code
+/// already counts per batch (a stream write), never an extra pass per message.
 /// </remarks>
 internal static class PeerMeter
 {
-    /// <summary>The library's meter name, the same as the core package's.</summary>
+    /// <summary>The library's meter name, the same as the core package's, so that one name enables the whole library.</summary>
     public const string Name = "Concurrency.Messaging";
 
-    /// <summary>The tag that says why the server refused something, on <see cref="ServerRefused"/>.</summary>
-    public const string ReasonTag = "reason";
+    /// <summary>Why an operation failed (semantic conventions' <c>error.type</c>): a refusal's reason, a send's failure.</summary>
+    public const string ErrorTypeTag = "error.type";
+
+    /// <summary>The tag that tells two servers in one process apart: <see cref="PeerServerOptions.Name"/>.</summary>
+    public const string ServerNameTag = "concurrency.peer.server.name";
+
+    /// <summary>The RPC system (semantic conventions' <c>rpc.system.name</c>).</summary>
+    public const string RpcSystemTag = "rpc.system.name";
+
+    /// <summary>The fully qualified method (semantic conventions' <c>rpc.method</c>), the stream every message rides on.</summary>
+    public const string RpcMethodTag = "rpc.method";
+
+    /// <summary>The value of <see cref="RpcMethodTag"/>, and the name of the peers' spans: peer.proto's package, service and method.</summary>
+    public const string RpcMethod = "concurrency.messaging.grpc.Peer/Exchange";
+
+    /// <summary>The <see cref="ErrorTypeTag"/> of a send or a request that was cancelled before its outcome.</summary>
+    public const string Cancelled = "cancelled";
+
+    /// <summary>The <see cref="ErrorTypeTag"/> of a request whose answer is a failure (handler threw, request or reply too large).</summary>
+    public const string Failed = "failed";
+
+    /// <summary>The duration histograms' bucket boundaries, in seconds: a loopback reply takes well under a millisecond.</summary>
+    public static readonly IReadOnlyList<double> DurationBuckets =
+        [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
     private static readonly Meter Meter = new(Name, typeof(PeerMeter).Assembly.GetName().Version?.ToString());
-
-    // The servers running now, for the gauges; each leaves when it is disposed (held weakly all the same).
-    private static readonly ConditionalWeakTable<PeerServerState, object?> Servers = [];
 
     public static Counter<long> ClientMessagesSent { get; } = Meter.CreateCounter<long>(
         "concurrency.peer.client.messages.sent", "{message}", "Messages a PeerClient wrote to its stream, resends included.");
@@ -47,38 +68,11 @@ internal static class PeerMeter
     public static Counter<long> ClientTimeouts { get; } = Meter.CreateCounter<long>(
         "concurrency.peer.client.timeouts", "{message}", "Sends that failed with no reply within the delivery timeout.");
 
-    public static Counter<long> ServerMessagesReceived { get; } = Meter.CreateCounter<long>(
-        "concurrency.peer.server.messages.received", "{message}", "Requests a PeerServer read, resends included.");
-
-    public static Counter<long> ServerMessagesSent { get; } = Meter.CreateCounter<long>(
-        "concurrency.peer.server.messages.sent", "{message}", "Replies a PeerServer wrote.");
-
-    public static Counter<long> ServerBatchesReceived { get; } = Meter.CreateCounter<long>(
-        "concurrency.peer.server.batches.received", "{batch}", "Batches a PeerServer read, heartbeats included.");
-
-    public static Counter<long> ServerBatchesSent { get; } = Meter.CreateCounter<long>(
-        "concurrency.peer.server.batches.sent", "{batch}", "Stream writes of a PeerServer, heartbeats included.");
-
-    public static Counter<long> ServerResends { get; } = Meter.CreateCounter<long>(
-        "concurrency.peer.server.resends", "{message}", "Requests that arrived again after a reconnect, answered from memory instead of handled twice.");
-
-    public static Counter<long> ServerRefused { get; } = Meter.CreateCounter<long>(
-        "concurrency.peer.server.refused", "{refusal}", "Streams, batches and requests a PeerServer refused, by reason (tag 'reason').");
-
-    public static ObservableUpDownCounter<long> ServerSessions { get; } = Meter.CreateObservableUpDownCounter(
-        "concurrency.peer.server.sessions", () => Sum(static state => state.Sessions.Count), "{session}", "Client sessions the servers remember.");
-
-    public static ObservableUpDownCounter<long> ServerStreams { get; } = Meter.CreateObservableUpDownCounter(
-        "concurrency.peer.server.streams", () => Sum(static state => state.Streams), "{stream}", "Streams the servers have open.");
-
-    public static ObservableUpDownCounter<long> ServerRememberedBytes { get; } = Meter.CreateObservableUpDownCounter(
-        "concurrency.peer.server.remembered.size", () => Sum(static state => state.RememberedBytes), "By", "Bytes of replies the servers remember for resends.");
-
-    /// <summary>Counts a running server in for the gauges.</summary>
-    public static void Register(PeerServerState state) => Servers.TryAdd(state, null);
-
-    /// <summary>Counts a stopped server out.</summary>
-    public static void Unregister(PeerServerState state) => Servers.Remove(state);
+    public static Histogram<double> ClientSendDuration { get; } = Meter.CreateHistogram(
+        "concurrency.peer.client.send.duration",
+        "s",
+        "From a PeerClient's SendAsync to the send's outcome: its reply, or error.type.",
+        advice: new InstrumentAdvice<double> { HistogramBucketBoundaries = DurationBuckets });
 
     /// <summary>Adds <paramref name="count"/> to <paramref name="counter"/> if a listener is enabled on it; a field read otherwise.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
@@ -90,23 +84,56 @@ internal static class PeerMeter
         }
     }
 
-    /// <summary>Counts one refusal with its reason, if a listener is enabled on <see cref="ServerRefused"/>.</summary>
-    public static void Refused(string reason)
-    {
-        if (ServerRefused.Enabled)
-        {
-            ServerRefused.Add(1, new KeyValuePair<string, object?>(ReasonTag, reason));
-        }
-    }
+    /// <summary>The timestamp a send's duration starts from, or 0 while nobody listens to <see cref="ClientSendDuration"/>.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static long StartSend() => ClientSendDuration.Enabled ? Stopwatch.GetTimestamp() : 0;
 
-    private static long Sum(Func<PeerServerState, long> read)
+    /// <summary>Records a send's duration from <paramref name="started"/> (<see cref="StartSend"/>), tagged with its outcome.</summary>
+    public static void EndSend(long started, Uri? address, Exception? error, bool cancelled)
     {
-        long sum = 0;
-        foreach (var (state, _) in Servers)
+        if (started == 0 || !ClientSendDuration.Enabled)
         {
-            sum += read(state);
+            return;
         }
 
-        return sum;
+        var tags = new TagList { { RpcSystemTag, "grpc" }, { RpcMethodTag, RpcMethod } };
+        if (address is not null)
+        {
+            tags.Add("server.address", address.Host);
+            tags.Add("server.port", address.Port);
+        }
+
+        if (ErrorType(error, cancelled) is { } errorType)
+        {
+            tags.Add(ErrorTypeTag, errorType);
+        }
+
+        ClientSendDuration.Record(Stopwatch.GetElapsedTime(started).TotalSeconds, tags);
     }
+
+    /// <summary>
+    /// A send's <see cref="ErrorTypeTag"/>: <see cref="Cancelled"/>; a <see cref="PeerDeliveryException"/>'s reason in snake
+    /// case (<c>timeout</c>, <c>closed</c>...); <c>remote</c> for a request the server failed; else the exception's type.
+    /// Null when the send succeeded.
+    /// </summary>
+    public static string? ErrorType(Exception? error, bool cancelled) => error switch
+    {
+        null => cancelled ? Cancelled : null,
+        PeerDeliveryException delivery => Snake(delivery.Reason),
+        PeerRemoteException => "remote",
+        _ => error.GetType().FullName,
+    };
+
+    private static string Snake(PeerDeliveryFailure reason) => reason switch
+    {
+        PeerDeliveryFailure.Timeout => "timeout",
+        PeerDeliveryFailure.ResendsExhausted => "resends_exhausted",
+        PeerDeliveryFailure.Unauthenticated => "unauthenticated",
+        PeerDeliveryFailure.Unsupported => "unsupported",
+        PeerDeliveryFailure.Closed => "closed",
+        PeerDeliveryFailure.Forgotten => "forgotten",
+        PeerDeliveryFailure.UntrustedCertificate => "untrusted_certificate",
+        PeerDeliveryFailure.Refused => "refused",
+        _ => "_OTHER",
+    };
 }

@@ -1,76 +1,219 @@
 using System.Collections.Concurrent;
 using System.Diagnostics;
+using System.Diagnostics.Metrics;
+using Concurrency.Messaging.Grpc.Protocol;
+using Google.Protobuf;
+using Grpc.Core;
+using Grpc.Net.Client;
+using Microsoft.AspNetCore.Builder;
+using Microsoft.AspNetCore.Hosting;
+using Microsoft.AspNetCore.Hosting.Server;
+using Microsoft.AspNetCore.Hosting.Server.Features;
+using Microsoft.AspNetCore.Server.Kestrel.Core;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Logging;
 using Xunit;
 
 namespace Concurrency.Messaging.Grpc.Tests;
 
 /// <summary>
-/// The peers' instruments and spans, read as a user would: a <see cref="System.Diagnostics.Metrics.MeterListener"/> on
-/// the library's meter and an <see cref="ActivityListener"/> on its source. Both are process-wide and other tests run
-/// beside these, so counters are asserted at least at what this test did, and spans are found by a message type of their own.
+/// The peers' instruments and spans, read as a user would: a <see cref="MeterListener"/> on the library's meter and an
+/// <see cref="ActivityListener"/> on its source, checked against the names docs/metrics.md lists. Both listeners are
+/// process-wide and other tests run beside these, so each test names its server (<see cref="PeerServerOptions.Name"/>)
+/// and picks its measurements by that tag, and finds its spans by a message type of its own.
 /// </summary>
 public sealed class PeerTelemetryTests
 {
+    private const string ServerName = "concurrency.peer.server.name";
+    private const string ErrorType = "error.type";
+    private const string RpcMethod = "concurrency.messaging.grpc.Peer/Exchange";
+
     private static readonly string[] PeerInstruments =
     [
         "concurrency.peer.client.messages.sent", "concurrency.peer.client.messages.received", "concurrency.peer.client.batches.sent",
         "concurrency.peer.client.resends", "concurrency.peer.client.reconnects", "concurrency.peer.client.half_open",
-        "concurrency.peer.client.timeouts", "concurrency.peer.server.messages.received", "concurrency.peer.server.messages.sent",
+        "concurrency.peer.client.timeouts", "concurrency.peer.client.send.duration",
+        "concurrency.peer.server.messages.received", "concurrency.peer.server.messages.sent",
         "concurrency.peer.server.batches.received", "concurrency.peer.server.batches.sent", "concurrency.peer.server.resends",
-        "concurrency.peer.server.refused", "concurrency.peer.server.sessions", "concurrency.peer.server.streams",
-        "concurrency.peer.server.remembered.size",
+        "concurrency.peer.server.refused", "concurrency.peer.server.request.duration", "concurrency.peer.server.session.count",
+        "concurrency.peer.server.stream.count", "concurrency.peer.server.remembered.size",
     ];
 
     [Fact]
-    public async Task Meter_MessagesBothWays_CountersAndGaugesShowThem()
+    public async Task Meter_MessagesBothWays_InstrumentsByTheirNamesTaggedWithTheServersName()
     {
         var ct = TestContext.Current.CancellationToken;
-        using var recorder = new MeterRecorder();
-        await using var server = await PeerServer.StartAsync(cancellationToken: ct).DefaultTimeout();
-        await using var client = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick(), ct).DefaultTimeout();
+        using var recorder = new MeasurementRecorder();
+        var name = Unique("server");
+        var published = new ConcurrentDictionary<string, Instrument>();
+        using var names = InstrumentNames(published);
+        await using var server = await PeerServer.StartAsync(new PeerServerOptions { Name = name }, ct).DefaultTimeout();
+        await using var client = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Steady(), ct).DefaultTimeout();
 
         var replies = await Task.WhenAll(Enumerable.Range(0, 100).Select(i => client.SendAsync(Messages.Numbered(i), ct))).DefaultTimeout();
 
         Assert.Equal(99L * 100 / 2, replies.Sum(Messages.Number));
-        Assert.All(PeerInstruments, name => Assert.Contains(name, recorder.Instruments.Keys));
+        Assert.All(PeerInstruments, instrument => Assert.Contains(instrument, published.Keys));
+        Assert.DoesNotContain("concurrency.peer.server.sessions", published.Keys); // up-down counters are not pluralized
+        Assert.DoesNotContain("concurrency.peer.server.streams", published.Keys);
 
         // A writer counts a batch once its write completes, and the replies can be back before it resumes to count them:
         // the counters catch up with the replies, not before them.
-        await WaitUntilAsync(() => recorder.Total("concurrency.peer.client.messages.sent") >= 100);
-        await WaitUntilAsync(() => recorder.Total("concurrency.peer.server.messages.sent") >= 100);
-        Assert.True(recorder.Total("concurrency.peer.client.messages.received") >= 100);
-        Assert.True(recorder.Total("concurrency.peer.client.batches.sent") >= 1);
-        Assert.True(recorder.Total("concurrency.peer.server.messages.received") >= 100);
-        Assert.True(recorder.Total("concurrency.peer.server.batches.received") >= 1);
-        Assert.True(recorder.Observe("concurrency.peer.server.sessions") >= 1);
-        Assert.True(recorder.Observe("concurrency.peer.server.streams") >= 1);
+        await WaitUntilAsync(() => recorder.Total("concurrency.peer.server.messages.sent", ServerName, name) >= 100);
+        Assert.True(recorder.Total("concurrency.peer.server.messages.received", ServerName, name) >= 100);
+        Assert.True(recorder.Total("concurrency.peer.server.batches.received", ServerName, name) >= 1);
+        Assert.True(recorder.Total("concurrency.peer.server.batches.sent", ServerName, name) >= 1);
+        var observed = recorder.Observe().Where(measured => Equals(measured.Tag(ServerName), name)).ToList();
+        Assert.Equal(1, Assert.Single(observed, measured => measured.Instrument.Name == "concurrency.peer.server.session.count").Value);
+        Assert.Equal(1, Assert.Single(observed, measured => measured.Instrument.Name == "concurrency.peer.server.stream.count").Value);
+        Assert.Equal("{session}", published["concurrency.peer.server.session.count"].Unit);
+        Assert.Equal("s", published["concurrency.peer.server.request.duration"].Unit);
     }
 
     [Fact]
-    public async Task Meter_WrongToken_CountsARefusalByReason()
+    public async Task Meter_WrongToken_CountsTheRefusalWithItsReasonAsErrorType()
     {
         var ct = TestContext.Current.CancellationToken;
-        using var recorder = new MeterRecorder();
-        await using var server = await PeerServer.StartAsync(new PeerServerOptions { BearerToken = "s3cret" }, ct).DefaultTimeout();
+        using var recorder = new MeasurementRecorder();
+        var name = Unique("guarded");
+        await using var server = await PeerServer.StartAsync(new PeerServerOptions { BearerToken = "s3cret", Name = name }, ct).DefaultTimeout();
 
         await Assert.ThrowsAsync<PeerDeliveryException>(() => PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick() with { BearerToken = "wrong" }, ct)).DefaultTimeout();
+        await using var client = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick() with { BearerToken = "s3cret" }, ct).DefaultTimeout();
 
-        Assert.True(recorder.Total("concurrency.peer.server.refused", "reason", "unauthenticated") >= 1);
+        Assert.Equal(7, Messages.Number(await client.SendAsync(Messages.Numbered(7), ct).DefaultTimeout()));
+        var refusal = Assert.Single(recorder.Of("concurrency.peer.server.refused", ServerName, name));
+        Assert.Equal("unauthenticated", refusal.Tag(ErrorType));
+        Assert.Null(refusal.Tag("reason"));
     }
 
     [Fact]
-    public async Task Tracing_SendUnderAnActivity_ServerSpanIsAChildOfTheClientSpan()
+    public async Task Meter_RawClientRepeatsASequence_RefusalCountedAsErrorTypeWhileAPeerClientBesideIsServed()
     {
         var ct = TestContext.Current.CancellationToken;
-        var type = $"traced-{Guid.NewGuid():N}";
-        var stopped = new ConcurrentQueue<Activity>();
-        using var listener = new ActivityListener
+        using var recorder = new MeasurementRecorder();
+        var name = Unique("abused");
+        await using var server = await PeerServer.StartAsync(new PeerServerOptions { Name = name }, ct).DefaultTimeout();
+        using var channel = GrpcChannel.ForAddress(server.Address);
+        using var raw = new Peer.PeerClient(channel).Exchange(cancellationToken: ct);
+        await ReadAsync(raw); // the greeting
+
+        await raw.RequestStream.WriteAsync(Requests("abuse", 2, 1), ct).DefaultTimeout();
+        var refused = await Assert.ThrowsAsync<RpcException>(() => ReadAsync(raw));
+        await using var client = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick(), ct).DefaultTimeout();
+
+        Assert.Equal(StatusCode.InvalidArgument, refused.StatusCode);
+        Assert.Equal(5, Messages.Number(await client.SendAsync(Messages.Numbered(5), ct).DefaultTimeout()));
+        var refusal = Assert.Single(recorder.Of("concurrency.peer.server.refused", ServerName, name));
+        Assert.Equal("sequence_order", refusal.Tag(ErrorType));
+        Assert.Equal(1, server.HandledCount); // only the PeerClient's request reached the handler
+    }
+
+    [Fact]
+    public async Task Meter_SendsAndAFailingHandler_DurationHistogramsRecordEachWithItsOutcome()
+    {
+        var ct = TestContext.Current.CancellationToken;
+        using var recorder = new MeasurementRecorder();
+        var name = Unique("timed");
+        var options = new PeerServerOptions
         {
-            ShouldListenTo = source => source.Name == "Concurrency.Messaging" || source.Name == nameof(PeerTelemetryTests),
-            Sample = (ref ActivityCreationOptions<ActivityContext> _) => ActivitySamplingResult.AllDataAndRecorded,
-            ActivityStopped = stopped.Enqueue,
+            Name = name,
+            Handler = (request, _) => request.Type == "fail" ? throw new InvalidOperationException("no") : ValueTask.FromResult(request),
         };
-        ActivitySource.AddActivityListener(listener);
+        await using var server = await PeerServer.StartAsync(options, ct).DefaultTimeout();
+        await using var client = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Steady(), ct).DefaultTimeout();
+
+        await Task.WhenAll(Enumerable.Range(0, 10).Select(i => client.SendAsync(Messages.Numbered(i), ct))).DefaultTimeout();
+        await Assert.ThrowsAsync<PeerRemoteException>(() => client.SendAsync(Messages.Numbered(0, "fail"), ct)).DefaultTimeout();
+
+        Assert.Equal(11, server.HandledCount);
+        var handled = recorder.Of("concurrency.peer.server.request.duration", ServerName, name).ToList();
+        Assert.Equal(11, handled.Count);
+        Assert.All(handled, measured => Assert.InRange(measured.Value, 0, TestTimeouts.Default.TotalSeconds));
+        Assert.All(handled, measured => Assert.Equal(RpcMethod, measured.Tag("rpc.method")));
+        Assert.All(handled, measured => Assert.Equal("grpc", measured.Tag("rpc.system.name")));
+        Assert.Equal(10, handled.Count(measured => measured.Tag(ErrorType) is null));
+        Assert.Equal(1, handled.Count(measured => Equals(measured.Tag(ErrorType), "failed")));
+        var sends = recorder.Of("concurrency.peer.client.send.duration", "server.port", server.Address.Port).ToList();
+        Assert.Equal(11, sends.Count);
+        Assert.All(sends, measured => Assert.Equal(server.Address.Host, measured.Tag("server.address")));
+        Assert.All(sends, measured => Assert.Equal(RpcMethod, measured.Tag("rpc.method")));
+        Assert.Equal(1, sends.Count(measured => Equals(measured.Tag(ErrorType), "remote")));
+    }
+
+    [Fact]
+    public async Task Meter_TwoServersInOneProcess_EachReportsItsOwnMeasurementsUnderItsName()
+    {
+        var ct = TestContext.Current.CancellationToken;
+        using var recorder = new MeasurementRecorder();
+        var (first, second) = (Unique("first"), Unique("second"));
+        await using var one = await PeerServer.StartAsync(new PeerServerOptions { Name = first }, ct).DefaultTimeout();
+        await using var two = await PeerServer.StartAsync(new PeerServerOptions { Name = second }, ct).DefaultTimeout();
+        await using var toOne = await PeerClient.ConnectAsync(one.Address.ToString(), Messages.Steady(), ct).DefaultTimeout();
+        await using var toTwo = await PeerClient.ConnectAsync(two.Address.ToString(), Messages.Steady(), ct).DefaultTimeout();
+        await using var alsoToTwo = await PeerClient.ConnectAsync(two.Address.ToString(), Messages.Steady(), ct).DefaultTimeout();
+
+        await Task.WhenAll(Enumerable.Range(0, 3).Select(i => toOne.SendAsync(Messages.Numbered(i), ct))).DefaultTimeout();
+        await Task.WhenAll(Enumerable.Range(0, 50).Select(i => toTwo.SendAsync(Messages.Numbered(i), ct))).DefaultTimeout();
+        await alsoToTwo.SendAsync(Messages.Numbered(1), ct).DefaultTimeout();
+
+        Assert.Equal(3, one.HandledCount);
+        Assert.Equal(51, two.HandledCount);
+        Assert.InRange(recorder.Total("concurrency.peer.server.messages.received", ServerName, first), 3, 50);
+        Assert.True(recorder.Total("concurrency.peer.server.messages.received", ServerName, second) >= 51);
+        var sessions = recorder.Observe().Where(measured => measured.Instrument.Name == "concurrency.peer.server.session.count").ToList();
+        Assert.Equal(1, Assert.Single(sessions, measured => Equals(measured.Tag(ServerName), first)).Value);
+        Assert.Equal(2, Assert.Single(sessions, measured => Equals(measured.Tag(ServerName), second)).Value);
+    }
+
+    [Fact]
+    public async Task Meter_HostedApp_MeterComesFromTheAppsMeterFactoryAndGoesWithIt()
+    {
+        var ct = TestContext.Current.CancellationToken;
+        using var recorder = new MeasurementRecorder();
+        var name = Unique("hosted");
+        var builder = WebApplication.CreateSlimBuilder();
+        builder.WebHost.UseUrls("http://127.0.0.1:0");
+        builder.WebHost.ConfigureKestrel(kestrel => kestrel.ConfigureEndpointDefaults(endpoint => endpoint.Protocols = HttpProtocols.Http2));
+        builder.Logging.ClearProviders();
+        builder.Services.AddPeerService(new PeerServerOptions { Name = name });
+        var app = builder.Build();
+        IMeterFactory factory;
+        await using (app)
+        {
+            app.MapPeerService();
+            await app.StartAsync(ct).DefaultTimeout();
+            factory = app.Services.GetRequiredService<IMeterFactory>();
+            var address = app.Services.GetRequiredService<IServer>().Features.Get<IServerAddressesFeature>()!.Addresses.First();
+            await using (var client = await PeerClient.ConnectAsync(address, Messages.Quick(), ct).DefaultTimeout())
+            {
+                Assert.Equal(3, Messages.Number(await client.SendAsync(Messages.Numbered(3), ct).DefaultTimeout()));
+            }
+
+            var received = recorder.Of("concurrency.peer.server.messages.received", ServerName, name).First();
+            Assert.Same(factory, received.Instrument.Meter.Scope);
+            Assert.Equal("Concurrency.Messaging", received.Instrument.Meter.Name);
+            await app.StopAsync(ct).DefaultTimeout();
+        }
+
+        // The app's container disposed its factory's meters: a listener hears that the server's instruments are done.
+        Assert.Contains(recorder.Completed, instrument => instrument.Name == "concurrency.peer.server.messages.received" && instrument.Meter.Scope == factory);
+    }
+
+    [Fact]
+    public async Task StartAsync_BlankName_ThrowsNamingTheOption()
+    {
+        var error = await Assert.ThrowsAsync<ArgumentException>(() => PeerServer.StartAsync(new PeerServerOptions { Name = " " }, TestContext.Current.CancellationToken)).DefaultTimeout();
+
+        Assert.Equal(nameof(PeerServerOptions.Name), error.ParamName);
+    }
+
+    [Fact]
+    public async Task Tracing_SendUnderAnActivity_RpcSpansTheServersAChildOfTheClients()
+    {
+        var ct = TestContext.Current.CancellationToken;
+        var type = Unique("traced");
+        using var spans = new SpanRecorder();
         using var source = new ActivitySource(nameof(PeerTelemetryTests));
         await using var server = await PeerServer.StartAsync(cancellationToken: ct).DefaultTimeout();
         await using var client = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick(), ct).DefaultTimeout();
@@ -86,16 +229,144 @@ public sealed class PeerTelemetryTests
         Assert.Equal(42, Messages.Number(await reply.DefaultTimeout()));
 
         // Both spans stop before the reply reaches the caller: the server's before it writes the reply, the client's when the send settles.
-        var spans = stopped.Where(span => Equals(span.GetTagItem("concurrency.peer.message.type"), type)).ToList();
-        var send = Assert.Single(spans, span => span.Kind == ActivityKind.Client);
-        var handle = Assert.Single(spans, span => span.Kind == ActivityKind.Server);
+        var send = Assert.Single(spans.Of(type), span => span.Kind == ActivityKind.Client);
+        var handle = Assert.Single(spans.Of(type), span => span.Kind == ActivityKind.Server);
         Assert.NotNull(caller);
         Assert.Equal(caller.SpanId, send.ParentSpanId);
         Assert.Equal(send.TraceId, handle.TraceId);
         Assert.Equal(send.SpanId, handle.ParentSpanId);
         Assert.True(handle.HasRemoteParent);
-        Assert.Equal("concurrency.peer.send", send.OperationName);
-        Assert.Equal("concurrency.peer.handle", handle.OperationName);
+        Assert.All([send, handle], span =>
+        {
+            Assert.Equal(RpcMethod, span.OperationName);
+            Assert.Equal(RpcMethod, span.GetTagItem("rpc.method"));
+            Assert.Equal("grpc", span.GetTagItem("rpc.system.name"));
+            Assert.Equal(ActivityStatusCode.Unset, span.Status);
+        });
+        Assert.Equal(server.Address.Port, send.GetTagItem("server.port"));
+    }
+
+    [Fact]
+    public async Task Tracing_CallerCancelsASend_ItsSpanEndsWithAnErrorStatusAndItsDurationIsRecorded()
+    {
+        var ct = TestContext.Current.CancellationToken;
+        var type = Unique("hang");
+        using var spans = new SpanRecorder();
+        using var recorder = new MeasurementRecorder();
+        var started = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        await using var server = await PeerServer.StartAsync(new PeerServerOptions { Handler = Hanging(type, started) }, ct).DefaultTimeout();
+        await using var client = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick(), ct).DefaultTimeout();
+        using var cancel = CancellationTokenSource.CreateLinkedTokenSource(ct);
+
+        var send = client.SendAsync(Messages.Numbered(1, type), cancel.Token);
+        await started.Task.DefaultTimeout();
+        await cancel.CancelAsync();
+
+        await Assert.ThrowsAnyAsync<OperationCanceledException>(() => send).DefaultTimeout();
+        var span = Assert.Single(spans.Of(type), span => span.Kind == ActivityKind.Client);
+        Assert.Equal(ActivityStatusCode.Error, span.Status);
+        Assert.Equal("cancelled", span.GetTagItem(ErrorType));
+        Assert.Single(recorder.Of("concurrency.peer.client.send.duration", "server.port", server.Address.Port), measured => Equals(measured.Tag(ErrorType), "cancelled"));
+
+        // The handler still holds the first client's session (the server never heard of the cancel): a second client is served.
+        await using var beside = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick(), ct).DefaultTimeout();
+        Assert.Equal(2, Messages.Number(await beside.SendAsync(Messages.Numbered(2), ct).DefaultTimeout()));
+    }
+
+    [Fact]
+    public async Task Tracing_SendTimesOut_ItsSpanEndsWithAnErrorStatusAndTimeoutAsErrorType()
+    {
+        var ct = TestContext.Current.CancellationToken;
+        var type = Unique("hang");
+        using var spans = new SpanRecorder();
+        var started = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        await using var server = await PeerServer.StartAsync(new PeerServerOptions { Handler = Hanging(type, started) }, ct).DefaultTimeout();
+        await using var client = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick() with { DeliveryTimeout = TimeSpan.FromMilliseconds(300) }, ct).DefaultTimeout();
+
+        var timedOut = await Assert.ThrowsAsync<PeerDeliveryException>(() => client.SendAsync(Messages.Numbered(1, type), ct)).DefaultTimeout();
+
+        Assert.Equal(PeerDeliveryFailure.Timeout, timedOut.Reason);
+        var span = Assert.Single(spans.Of(type), span => span.Kind == ActivityKind.Client);
+        Assert.Equal(ActivityStatusCode.Error, span.Status);
+        Assert.Equal("timeout", span.GetTagItem(ErrorType));
+        await using var beside = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick(), ct).DefaultTimeout();
+        Assert.Equal(3, Messages.Number(await beside.SendAsync(Messages.Numbered(3), ct).DefaultTimeout()));
+    }
+
+    [Fact]
+    public async Task Tracing_RawClientResetsItsStreamDuringAHandler_ServerSpanEndsCancelledWhileAPeerClientBesideIsServed()
+    {
+        var ct = TestContext.Current.CancellationToken;
+        var type = Unique("hang");
+        using var spans = new SpanRecorder();
+        using var recorder = new MeasurementRecorder();
+        var name = Unique("reset");
+        var started = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        await using var server = await PeerServer.StartAsync(new PeerServerOptions { Name = name, Handler = Hanging(type, started) }, ct).DefaultTimeout();
+        using var channel = GrpcChannel.ForAddress(server.Address);
+        using (var raw = new Peer.PeerClient(channel).Exchange(cancellationToken: ct))
+        {
+            await ReadAsync(raw); // the greeting
+            await raw.RequestStream.WriteAsync(Requests(type, 1), ct).DefaultTimeout();
+            await started.Task.DefaultTimeout();
+        }
+
+        // The reset cancels the handler's token: its span ends then, not never.
+        await WaitUntilAsync(() => spans.Of(type).Any(span => span.Kind == ActivityKind.Server));
+        var span = Assert.Single(spans.Of(type));
+        Assert.Equal(ActivityStatusCode.Error, span.Status);
+        Assert.Equal("cancelled", span.GetTagItem(ErrorType));
+        Assert.Single(recorder.Of("concurrency.peer.server.request.duration", ServerName, name), measured => Equals(measured.Tag(ErrorType), "cancelled"));
+        await using var client = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick(), ct).DefaultTimeout();
+        Assert.Equal(4, Messages.Number(await client.SendAsync(Messages.Numbered(4), ct).DefaultTimeout()));
+    }
+
+    private static string Unique(string prefix) => $"{prefix}-{Guid.NewGuid():N}";
+
+    // A handler that answers at once, except a request of type hang: that one waits for its stream's token.
+    private static PeerHandler Hanging(string hang, TaskCompletionSource started) => async (request, cancellationToken) =>
+    {
+        if (request.Type == hang)
+        {
+            started.TrySetResult();
+            await Task.Delay(TestTimeouts.Default * 2, cancellationToken);
+        }
+
+        return request;
+    };
+
+    private static MeterListener InstrumentNames(ConcurrentDictionary<string, Instrument> published)
+    {
+        var listener = new MeterListener
+        {
+            InstrumentPublished = (instrument, _) =>
+            {
+                if (instrument.Meter.Name == "Concurrency.Messaging")
+                {
+                    published[instrument.Name] = instrument;
+                }
+            },
+        };
+        listener.Start();
+        return listener;
+    }
+
+    // One batch of requests of `type`, numbered as given (in any order: a hostile client's choice).
+    private static PeerBatch Requests(string type, params ulong[] sequences)
+    {
+        var batch = new PeerBatch();
+        foreach (var sequence in sequences)
+        {
+            batch.Envelopes.Add(new Envelope { Sequence = sequence, Type = type, Source = "raw", Payload = ByteString.CopyFrom(new byte[8]) });
+        }
+
+        return batch;
+    }
+
+    private static async Task<PeerBatch> ReadAsync(AsyncDuplexStreamingCall<PeerBatch, PeerBatch> call)
+    {
+        Assert.True(await call.ResponseStream.MoveNext(TestContext.Current.CancellationToken).DefaultTimeout(), "the server ended the stream");
+        return call.ResponseStream.Current;
     }
 
     private static async Task WaitUntilAsync(Func<bool> condition)
@@ -106,5 +377,27 @@ public sealed class PeerTelemetryTests
             Assert.True(DateTime.UtcNow < deadline, "the condition never held");
             await Task.Delay(10, TestContext.Current.CancellationToken);
         }
+    }
+
+    // The spans of the library's source (and this class's own) that stopped while it listened.
+    private sealed class SpanRecorder : IDisposable
+    {
+        private readonly ConcurrentQueue<Activity> _stopped = new();
+        private readonly ActivityListener _listener;
+
+        public SpanRecorder()
+        {
+            _listener = new ActivityListener
+            {
+                ShouldListenTo = source => source.Name == "Concurrency.Messaging" || source.Name == nameof(PeerTelemetryTests),
+                Sample = (ref ActivityCreationOptions<ActivityContext> _) => ActivitySamplingResult.AllDataAndRecorded,
+                ActivityStopped = _stopped.Enqueue,
+            };
+            ActivitySource.AddActivityListener(_listener);
+        }
+
+        public IEnumerable<Activity> Of(string type) => _stopped.Where(span => Equals(span.GetTagItem("concurrency.peer.message.type"), type));
+
+        public void Dispose() => _listener.Dispose();
     }
 }

@@ -226,7 +226,7 @@ public sealed partial class PeerClient : IAsyncDisposable
             size += PeerWire.TraceContextSize(span);
         }
 
-        var send = new PendingSend(message, size, Environment.TickCount64 + _deliveryTimeoutMs, _delivery, _replies) { Span = span };
+        var send = new PendingSend(message, size, Environment.TickCount64 + _deliveryTimeoutMs, _delivery, _replies) { Span = span, Started = PeerMeter.StartSend(), Address = Address };
         if (_buffer.Add(send) == SendAdmission.Closed)
         {
             var refusal = Refusal();
@@ -234,6 +234,8 @@ public sealed partial class PeerClient : IAsyncDisposable
             {
                 PeerTracing.EndSend(span, refusal, cancelled: false);
             }
+
+            PeerMeter.EndSend(send.Started, Address, refusal, cancelled: false);
 
             return Task.FromException<PeerMessage>(refusal);
         }

@@ -60,6 +60,12 @@ internal sealed class PendingSend : TaskCompletionSource<PeerMessage>
     /// <summary>Gets or sets the send's span, or null while nobody traces. Set by the caller's thread before the send is shared; stopped by the thread that settles it.</summary>
     public Activity? Span { get; set; }
 
+    /// <summary>Gets when the send started (<see cref="PeerMeter.StartSend"/>), or 0 while nobody measures its duration.</summary>
+    public long Started { get; init; }
+
+    /// <summary>Gets the server the send goes to, for its duration's tags.</summary>
+    public Uri? Address { get; init; }
+
     /// <summary>Gets or sets how many times the pump wrote the message. Pump only.</summary>
     public int Writes { get; set; }
 
@@ -185,6 +191,8 @@ internal sealed class PendingSend : TaskCompletionSource<PeerMessage>
         {
             PeerTracing.EndSend(span, _error, _cancelled.IsCancellationRequested);
         }
+
+        PeerMeter.EndSend(Started, Address, _error, _cancelled.IsCancellationRequested);
 
         Volatile.Write(ref _state, Settled);
         // Unregister, not Dispose: Dispose would wait for a running callback, and that callback may be this very call.

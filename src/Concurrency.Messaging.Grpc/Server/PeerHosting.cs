@@ -1,3 +1,4 @@
+using System.Diagnostics.Metrics;
 using Grpc.AspNetCore.Server;
 using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Routing;
@@ -25,7 +26,8 @@ namespace Concurrency.Messaging.Grpc;
 /// </para>
 /// <para>
 /// The service logs through the app's <see cref="ILogger"/> (category <c>Concurrency.Messaging.Grpc.PeerService</c>),
-/// measures on the meter <c>Concurrency.Messaging</c> and traces on the activity source of the same name (docs/metrics.md).
+/// measures on the meter <c>Concurrency.Messaging</c> that the app's <see cref="IMeterFactory"/> makes, and traces on the
+/// activity source of the same name (docs/metrics.md).
 /// </para>
 /// </remarks>
 public static class PeerHosting
@@ -88,6 +90,7 @@ public static class PeerHosting
             grpc.Interceptors.Add<BearerTokenInterceptor>();
         });
         services.AddSingleton<BearerTokenInterceptor>();
+        services.AddMetrics(); // the app's IMeterFactory, if it has none yet: the server's meter is the app's, not a static one
         services.AddSingleton(provider =>
         {
             var resolved = options(provider);
@@ -95,7 +98,8 @@ public static class PeerHosting
             return new PeerServerState(
                 resolved,
                 provider.GetRequiredService<ILogger<PeerService>>(),
-                provider.GetRequiredService<IHostApplicationLifetime>().ApplicationStopping);
+                provider.GetRequiredService<IHostApplicationLifetime>().ApplicationStopping,
+                provider.GetRequiredService<IMeterFactory>().Create(PeerMeter.Name, typeof(PeerMeter).Assembly.GetName().Version?.ToString()));
         });
         return services;
     }

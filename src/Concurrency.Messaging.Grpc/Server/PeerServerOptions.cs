@@ -130,6 +130,14 @@ public sealed record PeerServerOptions
     /// <summary>Gets the most connections the server keeps open at once (Kestrel's limit, set). Defaults to 1,000.</summary>
     public int MaxConnections { get; init; } = 1000;
 
+    /// <summary>
+    /// Gets the server's name in its metrics: every measurement of its instruments carries it as the tag
+    /// <c>concurrency.peer.server.name</c>, so that two servers in one process (or two apps exporting the same meter name)
+    /// are told apart (docs/metrics.md). Null (the default) names it <c>peer-server-N</c>, N counting the servers this
+    /// process made. Keep it short and fixed (a role, not a per-request value): it is an attribute of every time series.
+    /// </summary>
+    public string? Name { get; init; }
+
     /// <summary>How often a stream whose reading is paused (see <see cref="MaxQueuedBatches"/>) writes a heartbeat.</summary>
     internal TimeSpan PausedHeartbeatInterval { get; init; } = TimeSpan.FromSeconds(1);
 
@@ -191,6 +199,10 @@ public sealed record PeerServerOptions
         Positive(MaxSequenceGap, nameof(MaxSequenceGap));
         Positive(MaxStreamsPerConnection, nameof(MaxStreamsPerConnection));
         Positive(MaxConnections, nameof(MaxConnections));
+        if (Name is not null && (string.IsNullOrWhiteSpace(Name) || Name.Length > 100))
+        {
+            throw new ArgumentException("A server's name, when set, must be 1 to 100 characters and not only white space.", nameof(Name));
+        }
 
         if (CertificatePath is not null && !File.Exists(CertificatePath))
         {

@@ -1,3 +1,4 @@
+using System.Diagnostics.Metrics;
 using Microsoft.Extensions.Logging;
 
 namespace Concurrency.Messaging.Grpc;
@@ -18,14 +19,18 @@ internal sealed class PeerServerState : IDisposable
     private static readonly TimeSpan RefusalWarningInterval = TimeSpan.FromSeconds(10);
     private readonly RefusalWarnings _refusalWarnings;
 
-    public PeerServerState(PeerServerOptions options, ILogger logger, CancellationToken stopping)
+    // A meter of the state's own when it was given none (a test's state, made without a container); null otherwise.
+    private readonly Meter? _ownMeter;
+
+    public PeerServerState(PeerServerOptions options, ILogger logger, CancellationToken stopping, Meter? meter = null)
     {
         Options = options;
         Stopping = stopping;
         Logger = logger;
         _refusalWarnings = new RefusalWarnings(options.TimeProvider, RefusalWarningInterval);
         Sessions = new PeerSessions(this);
-        PeerMeter.Register(this);
+        meter ??= _ownMeter = new Meter(PeerMeter.Name);
+        Meter = new PeerServerMeter(meter, options.Name, this);
     }
 
     public PeerServerOptions Options { get; }
@@ -35,6 +40,9 @@ internal sealed class PeerServerState : IDisposable
     public CancellationToken Stopping { get; }
 
     public ILogger Logger { get; }
+
+    /// <summary>Gets the server's instruments, on the meter its app's <see cref="IMeterFactory"/> made.</summary>
+    public PeerServerMeter Meter { get; }
 
     public long Handled => Interlocked.Read(ref _handled);
 
@@ -53,7 +61,7 @@ internal sealed class PeerServerState : IDisposable
     public void CountDuplicate()
     {
         Interlocked.Increment(ref _duplicates);
-        PeerMeter.Add(PeerMeter.ServerResends, 1);
+        Meter.Resent();
     }
 
     public void CountFailed() => Interlocked.Increment(ref _failed);
@@ -64,7 +72,7 @@ internal sealed class PeerServerState : IDisposable
     /// </summary>
     public void Refused(string reason, string detail, bool stream)
     {
-        PeerMeter.Refused(reason);
+        Meter.Refused(reason);
         if (stream)
         {
             if (_refusalWarnings.TryWarn(reason, out var suppressed))
@@ -118,7 +126,7 @@ internal sealed class PeerServerState : IDisposable
 
     public void Dispose()
     {
-        PeerMeter.Unregister(this);
+        _ownMeter?.Dispose();
         Sessions.Dispose();
     }
 }

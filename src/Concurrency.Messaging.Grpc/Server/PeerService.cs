@@ -50,8 +50,7 @@ internal sealed class PeerService(PeerServerState state) : PeerServiceBinding
                 {
                     var batch = requestStream.Current;
                     Check(batch, session);
-                    PeerMeter.Add(PeerMeter.ServerBatchesReceived, 1);
-                    PeerMeter.Add(PeerMeter.ServerMessagesReceived, batch.Envelopes.Count);
+                    state.Meter.Received(batch.Envelopes.Count);
                     if (batch.Heartbeat)
                     {
                         stream.Heartbeat();

@@ -301,6 +301,7 @@ internal sealed class PeerStream
                 // The handler's usual answer is synchronous (echo): no await, no state machine, per message.
                 handled++;
                 var span = PeerTracing.StartHandle(request);
+                var started = _state.Meter.StartRequest();
                 var pending = TooLarge(request) ?? Invoke(request, _stop);
                 if (pending.IsCompletedSuccessfully)
                 {
@@ -309,13 +310,21 @@ internal sealed class PeerStream
                 else
                 {
                     _handlerWaits = true;
-                    answer = await pending.ConfigureAwait(false);
+                    try
+                    {
+                        answer = await pending.ConfigureAwait(false);
+                    }
+                    catch (OperationCanceledException)
+                    {
+                        // The stream or the server stopped under the handler: its span and duration end now, not never.
+                        PeerTracing.CancelHandle(span);
+                        _state.Meter.EndRequest(started, PeerMeter.Cancelled);
+                        throw;
+                    }
                 }
 
-                if (span is not null)
-                {
-                    PeerTracing.EndHandle(span, answer);
-                }
+                PeerTracing.EndHandle(span, answer);
+                _state.Meter.EndRequest(started, answer.Error.Length > 0 ? PeerMeter.Failed : null);
                 session.HandledThrough = request.Sequence;
             }
 
@@ -504,8 +513,7 @@ internal sealed class PeerStream
     private async ValueTask WriteBatchAsync(PeerBatch batch)
     {
         await _responseStream.WriteAsync(batch).ConfigureAwait(false);
-        PeerMeter.Add(PeerMeter.ServerBatchesSent, 1);
-        PeerMeter.Add(PeerMeter.ServerMessagesSent, batch.Envelopes.Count);
+        _state.Meter.Sent(batch.Envelopes.Count);
     }
 
     // A write failed: the client is gone. The queue is closed first, so that a wait for room in it ends instead of
