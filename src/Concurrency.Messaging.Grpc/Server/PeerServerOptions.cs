@@ -83,8 +83,10 @@ public sealed record PeerServerOptions
     public TimeSpan SessionRetention { get; init; } = TimeSpan.FromMinutes(2);
 
     /// <summary>
-    /// Gets the most sessions the server remembers. At the bound, the session idle longest is forgotten for a new one; with
-    /// every session in use a new stream ends with gRPC status <c>ResourceExhausted</c>. Defaults to 10,000.
+    /// Gets the most sessions the server remembers. At the bound an idle session is forgotten for a new one: first one that
+    /// never acknowledged a reply, then one whose replies are all acknowledged, last one with replies not yet acknowledged
+    /// (the one idle longest first within each); with every session in use a new stream ends with gRPC status
+    /// <c>ResourceExhausted</c>. Defaults to 10,000.
     /// </summary>
     public int MaxSessions { get; init; } = 10_000;
 
@@ -123,7 +125,8 @@ public sealed record PeerServerOptions
 
     /// <summary>
     /// Gets the most streams the server has open at once, over all connections; a stream past it ends at once with gRPC
-    /// status <c>ResourceExhausted</c> (the client retries). Defaults to 1,000.
+    /// status <c>ResourceExhausted</c> (the client retries), unless a stream idle past <see cref="StreamIdleTimeout"/>
+    /// gives way to it. Defaults to 1,000.
     /// </summary>
     public int MaxStreams { get; init; } = 1000;
 

@@ -14,27 +14,27 @@ internal sealed class PeerService(PeerServerState state) : PeerServiceBinding
 {
     public override async Task Exchange(IAsyncStreamReader<PeerBatch> requestStream, IServerStreamWriter<PeerBatch> responseStream, ServerCallContext context)
     {
-        if (!state.TryOpenStream())
-        {
-            throw Report("streams", new RpcException(new Status(StatusCode.ResourceExhausted, $"This server has its most streams open ({state.Options.MaxStreams:N0}, PeerServerOptions.MaxStreams). Try again later.")));
-        }
-
+        var slot = state.OpenStreams.TryOpen(BearerTokenInterceptor.IdentityOf(context), out var identityFull) ?? throw (identityFull
+            ? Report("identity_streams", new RpcException(new Status(StatusCode.ResourceExhausted, $"This client's identity has its most streams open ({state.Options.StreamsPerIdentity:N0}, PeerServerOptions.MaxStreamsPerIdentity), none idle for {state.Options.StreamIdleTimeout.TotalSeconds:N0} s (PeerServerOptions.StreamIdleTimeout). Try again later.")))
+            : Report("streams", new RpcException(new Status(StatusCode.ResourceExhausted, $"This server has its most streams open ({state.Options.MaxStreams:N0}, PeerServerOptions.MaxStreams), none idle for {state.Options.StreamIdleTimeout.TotalSeconds:N0} s (PeerServerOptions.StreamIdleTimeout). Try again later."))));
         try
         {
-            await ExchangeAsync(requestStream, responseStream, context).ConfigureAwait(false);
+            await ExchangeAsync(slot, requestStream, responseStream, context).ConfigureAwait(false);
         }
         finally
         {
-            state.CloseStream();
+            state.OpenStreams.Close(slot);
         }
     }
 
-    private async Task ExchangeAsync(IAsyncStreamReader<PeerBatch> requestStream, IServerStreamWriter<PeerBatch> responseStream, ServerCallContext context)
+    private async Task ExchangeAsync(StreamSlot slot, IAsyncStreamReader<PeerBatch> requestStream, IServerStreamWriter<PeerBatch> responseStream, ServerCallContext context)
     {
         using var stop = CancellationTokenSource.CreateLinkedTokenSource(context.CancellationToken, state.Stopping);
-        var session = state.Sessions.Attach(context.RequestHeaders.GetValue(PeerHeaders.Session))
-            ?? throw Report("sessions", new RpcException(new Status(StatusCode.ResourceExhausted, $"This server holds its most sessions ({state.Options.MaxSessions:N0}, PeerServerOptions.MaxSessions), each with a stream open. Try again later.")));
+        var session = state.Sessions.Attach(context.RequestHeaders.GetValue(PeerHeaders.Session), slot.Identity, out var identityFull) ?? throw (identityFull
+            ? Report("identity_sessions", new RpcException(new Status(StatusCode.ResourceExhausted, $"This server holds the most sessions of this client's identity ({state.Options.SessionsPerIdentity:N0}, PeerServerOptions.MaxSessionsPerIdentity), each with a stream open. Try again later.")))
+            : Report("sessions", new RpcException(new Status(StatusCode.ResourceExhausted, $"This server holds its most sessions ({state.Options.MaxSessions:N0}, PeerServerOptions.MaxSessions), each with a stream open. Try again later."))));
         session.Supersede(stop);
+        slot.Attach(session, stop);
         PeerServiceLog.StreamOpened(state.Logger, state.Sessions.Count);
         var clientClosed = false;
         try
@@ -50,6 +50,7 @@ internal sealed class PeerService(PeerServerState state) : PeerServiceBinding
                 {
                     var batch = requestStream.Current;
                     Check(batch, session);
+                    slot.Saw(batch, state.Options.TimeProvider);
                     PeerMeter.Add(PeerMeter.ServerBatchesReceived, 1);
                     PeerMeter.Add(PeerMeter.ServerMessagesReceived, batch.Envelopes.Count);
                     if (batch.Heartbeat)
@@ -79,6 +80,12 @@ internal sealed class PeerService(PeerServerState state) : PeerServiceBinding
             finally
             {
                 await stream.CloseAsync().ConfigureAwait(false);
+            }
+
+            if (slot.GaveWay && !state.Stopping.IsCancellationRequested)
+            {
+                // Its session stays: the client reconnects (Unavailable is worth a retry) and resends what was unanswered.
+                throw Report("stream_idle", new RpcException(new Status(StatusCode.Unavailable, $"This stream brought no request for {state.Options.StreamIdleTimeout.TotalSeconds:N0} s (PeerServerOptions.StreamIdleTimeout) and gave way to a new stream at the server's limit. Reconnect when there is something to send.")));
             }
         }
         finally
