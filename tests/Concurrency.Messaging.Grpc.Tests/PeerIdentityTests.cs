@@ -1,3 +1,6 @@
+using Microsoft.Extensions.Configuration;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Options;
 using Xunit;
 
 namespace Concurrency.Messaging.Grpc.Tests;
@@ -54,5 +57,26 @@ public sealed class PeerIdentityTests
 
         Assert.Equal(PeerDeliveryFailure.Unauthenticated, refused.Reason);
         Assert.Equal(5, Messages.Number(await bob.SendAsync(Messages.Numbered(5), ct).DefaultTimeout()));
+    }
+
+    [Fact]
+    public void AddPeerService_IdentityOptionsFromConfiguration_AreBound()
+    {
+        var configuration = new ConfigurationBuilder().AddInMemoryCollection(new Dictionary<string, string?>
+        {
+            ["Peer:BearerTokens:token-alice"] = "alice",
+            ["Peer:BearerTokens:token-bob"] = "bob",
+            ["Peer:MaxStreamsPerIdentity"] = "12",
+            ["Peer:StreamIdleTimeout"] = "00:00:45",
+        }).Build();
+        using var services = new ServiceCollection().AddPeerService(configuration.GetSection("Peer"), PeerHandlers.Echo).BuildServiceProvider();
+
+        var options = services.GetRequiredService<IOptions<PeerServerOptions>>().Value;
+
+        Assert.Equal("alice", options.BearerTokens!["token-alice"]);
+        Assert.Equal("bob", options.BearerTokens["token-bob"]);
+        Assert.Equal(12, options.StreamsPerIdentity);
+        Assert.Null(options.MaxSessionsPerIdentity);
+        Assert.Equal(TimeSpan.FromSeconds(45), options.StreamIdleTimeout);
     }
 }
