@@ -3,6 +3,7 @@ using Concurrency.Messaging.Grpc.Protocol;
 using Google.Protobuf;
 using Grpc.Core;
 using Grpc.Net.Client;
+using Microsoft.Extensions.Logging.Abstractions;
 using Microsoft.Extensions.Time.Testing;
 using Xunit;
 
@@ -236,6 +237,27 @@ public sealed class PeerAdmissionTests
         Assert.Equal(1, handled[9]);
     }
 
+    [Fact]
+    public void Attach_AtMaxSessions_ForgetsNeverAcknowledgedThenSettledThenOwingEachIdleLongestFirst()
+    {
+        using var state = new PeerServerState(new PeerServerOptions { MaxSessions = 4 }, NullLogger.Instance, CancellationToken.None);
+        var sessions = state.Sessions;
+
+        // Idle in this order: owing (a reply unacknowledged), settled (all acknowledged), fresh (never acknowledged), settled.
+        string[] idle = [Idle(sessions, handled: 2, acknowledged: 1), Idle(sessions, handled: 2, acknowledged: 2), Idle(sessions, handled: 5, acknowledged: 0), Idle(sessions, handled: 1, acknowledged: 1)];
+
+        // Each new session (kept attached) makes room by forgetting one idle session.
+        var forgotten = new List<string>();
+        for (var i = 0; i < idle.Length; i++)
+        {
+            Assert.NotNull(sessions.Attach(null));
+            forgotten.Add(Assert.Single(idle, id => !forgotten.Contains(id) && !sessions.Contains(id)));
+        }
+
+        Assert.Equal([idle[2], idle[1], idle[3], idle[0]], forgotten);
+        Assert.Null(sessions.Attach(null)); // every session has a stream open: refused
+    }
+
     private static Dictionary<string, string> Tokens => new() { ["token-alice"] = "alice", ["token-bob"] = "bob" };
 
     private static Metadata Alice() => new() { { "authorization", "Bearer token-alice" } };
@@ -252,6 +274,16 @@ public sealed class PeerAdmissionTests
 
         return request;
     };
+
+    // A session that handled requests up to handled and had its replies acknowledged up to acknowledged, its stream gone.
+    private static string Idle(PeerSessions sessions, ulong handled, ulong acknowledged)
+    {
+        var session = sessions.Attach(null)!;
+        session.HandledThrough = handled;
+        session.Acknowledge(acknowledged);
+        sessions.Detach(session, clientClosed: false);
+        return session.Id;
+    }
 
     private static PeerBatch Request(ulong sequence, long number)
     {

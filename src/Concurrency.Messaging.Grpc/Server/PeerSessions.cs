@@ -78,6 +78,15 @@ internal sealed class PeerSessions : IDisposable
         }
     }
 
+    /// <summary>Whether the server remembers the session <paramref name="id"/> names.</summary>
+    public bool Contains(string id)
+    {
+        lock (_lock)
+        {
+            return _byId.ContainsKey(id);
+        }
+    }
+
     /// <summary>Attaches a stream of the shared identity (see <see cref="Attach(string?, string, out bool)"/>).</summary>
     public PeerSession? Attach(string? presented) => Attach(presented, BearerTokenInterceptor.SharedIdentity, out _);
 
