@@ -62,8 +62,9 @@ public sealed record PeerServerOptions
     public IReadOnlyDictionary<string, string>? BearerTokens { get; init; }
 
     /// <summary>
-    /// Gets whether <see cref="BearerToken"/> may be asked for on a plain <c>http://</c> URL off the loopback interface,
-    /// where clients send it in clear text: only on a network you trust. Defaults to <see langword="false"/>.
+    /// Gets whether <see cref="BearerToken"/> (or <see cref="BearerTokens"/>) may be asked for on a plain <c>http://</c> URL
+    /// off the loopback interface, where clients send it in clear text: only on a network you trust. Defaults to
+    /// <see langword="false"/>.
     /// </summary>
     public bool AllowInsecureCredentials { get; init; }
 
