@@ -7,7 +7,8 @@ namespace Concurrency.Messaging.Grpc.Tests;
 /// A TCP relay on loopback between a client and a server, to break connections the way networks do: <see cref="Reset"/>
 /// cuts every open connection (the "connection reset" case); <see cref="Freeze"/> stops forwarding on every open
 /// connection but keeps its sockets open (the half-open case: the far machine gone, reads that never return).
-/// Connections made after either are relayed normally.
+/// Connections made after either are relayed normally, unless <see cref="Refusing"/> is set (the network down: each new
+/// connection is cut as soon as it is made).
 /// </summary>
 internal sealed class LoopbackProxy : IAsyncDisposable
 {
@@ -30,6 +31,16 @@ internal sealed class LoopbackProxy : IAsyncDisposable
     public Uri Address => new($"http://127.0.0.1:{((IPEndPoint)_listener.LocalEndpoint).Port}");
 
     public int Accepted { get; private set; }
+
+    // Set by the test thread, read by the accept loop.
+    private volatile bool _refusing;
+
+    /// <summary>Gets or sets whether new connections are cut at once instead of relayed.</summary>
+    public bool Refusing
+    {
+        get => _refusing;
+        set => _refusing = value;
+    }
 
     public void Reset()
     {
@@ -78,6 +89,13 @@ internal sealed class LoopbackProxy : IAsyncDisposable
         while (!_stop.IsCancellationRequested)
         {
             var client = await _listener.AcceptSocketAsync(_stop.Token);
+            if (Refusing)
+            {
+                client.LingerState = new LingerOption(true, 0);
+                client.Close();
+                continue;
+            }
+
             var server = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp);
             try
             {

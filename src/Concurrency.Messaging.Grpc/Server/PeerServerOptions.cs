@@ -52,8 +52,19 @@ public sealed record PeerServerOptions
     public string? BearerToken { get; init; }
 
     /// <summary>
-    /// Gets whether <see cref="BearerToken"/> may be asked for on a plain <c>http://</c> URL off the loopback interface,
-    /// where clients send it in clear text: only on a network you trust. Defaults to <see langword="false"/>.
+    /// Gets the tokens the server accepts, each mapped to the identity of the clients that carry it (a name the server
+    /// uses for its per-identity limits and to bind sessions; it is never sent). An alternative to <see cref="BearerToken"/>
+    /// (setting both is invalid), with the same rules for each token. With more than one identity, each is held to its
+    /// share of the server's streams and sessions (<see cref="MaxStreamsPerIdentity"/>, <see cref="MaxSessionsPerIdentity"/>),
+    /// and a session is attached only by a stream of the identity that opened it. Null (the default) uses
+    /// <see cref="BearerToken"/>; with either of those every stream has one identity.
+    /// </summary>
+    public IReadOnlyDictionary<string, string>? BearerTokens { get; init; }
+
+    /// <summary>
+    /// Gets whether <see cref="BearerToken"/> (or <see cref="BearerTokens"/>) may be asked for on a plain <c>http://</c> URL
+    /// off the loopback interface, where clients send it in clear text: only on a network you trust. Defaults to
+    /// <see langword="false"/>.
     /// </summary>
     public bool AllowInsecureCredentials { get; init; }
 
@@ -73,8 +84,10 @@ public sealed record PeerServerOptions
     public TimeSpan SessionRetention { get; init; } = TimeSpan.FromMinutes(2);
 
     /// <summary>
-    /// Gets the most sessions the server remembers. At the bound, the session idle longest is forgotten for a new one; with
-    /// every session in use a new stream ends with gRPC status <c>ResourceExhausted</c>. Defaults to 10,000.
+    /// Gets the most sessions the server remembers. At the bound an idle session is forgotten for a new one: first one that
+    /// never acknowledged a reply, then one whose replies are all acknowledged, last one with replies not yet acknowledged
+    /// (the one idle longest first within each); with every session in use a new stream ends with gRPC status
+    /// <c>ResourceExhausted</c>. Defaults to 10,000.
     /// </summary>
     public int MaxSessions { get; init; } = 10_000;
 
@@ -113,9 +126,36 @@ public sealed record PeerServerOptions
 
     /// <summary>
     /// Gets the most streams the server has open at once, over all connections; a stream past it ends at once with gRPC
-    /// status <c>ResourceExhausted</c> (the client retries). Defaults to 1,000.
+    /// status <c>ResourceExhausted</c> (the client retries), unless a stream idle past <see cref="StreamIdleTimeout"/>
+    /// gives way to it. Defaults to 1,000.
     /// </summary>
     public int MaxStreams { get; init; } = 1000;
+
+    /// <summary>
+    /// Gets the most streams the clients of one identity (see <see cref="BearerTokens"/>) have open at once; a stream past it
+    /// ends at once with gRPC status <c>ResourceExhausted</c>, after the identity's stream idle longest past
+    /// <see cref="StreamIdleTimeout"/>, if any, was ended to make room. Null (the default): <see cref="MaxStreams"/> divided
+    /// by the number of identities, but never less than a quarter of it; with one identity, no cap beyond
+    /// <see cref="MaxStreams"/>.
+    /// </summary>
+    public int? MaxStreamsPerIdentity { get; init; }
+
+    /// <summary>
+    /// Gets the most sessions the server remembers for the clients of one identity (see <see cref="BearerTokens"/>); an
+    /// identity at it has its own idle sessions forgotten first (in the order <see cref="MaxSessions"/> describes). Null (the
+    /// default): <see cref="MaxSessions"/> divided by the number of identities, but never less than a quarter of it; with
+    /// one identity, no cap beyond <see cref="MaxSessions"/>.
+    /// </summary>
+    public int? MaxSessionsPerIdentity { get; init; }
+
+    /// <summary>
+    /// Gets how long a stream may bring no request and no new acknowledgement (heartbeats do not count) before it gives way:
+    /// when a new stream finds the server, or its identity, at its most streams, the stream idle longest past this, with no
+    /// request of its own still being handled, is ended with gRPC status <c>Unavailable</c> (a <see cref="PeerClient"/>
+    /// reconnects, its session intact) and the new stream takes its place. Thus a client holding idle streams keeps a new
+    /// client out for at most this, plus the new client's retry delay. Defaults to 30 seconds.
+    /// </summary>
+    public TimeSpan StreamIdleTimeout { get; init; } = TimeSpan.FromSeconds(30);
 
     /// <summary>
     /// Gets how far past the highest sequence number a session has seen a request may be: one further is refused (its
@@ -141,7 +181,7 @@ public sealed record PeerServerOptions
     /// <summary>How often a stream whose reading is paused (see <see cref="MaxQueuedBatches"/>) writes a heartbeat.</summary>
     internal TimeSpan PausedHeartbeatInterval { get; init; } = TimeSpan.FromSeconds(1);
 
-    /// <summary>The clock that spaces the warnings for refused streams (a fake one in tests).</summary>
+    /// <summary>The clock that spaces the warnings for refused streams and measures streams' idleness (a fake one in tests).</summary>
     internal TimeProvider TimeProvider { get; init; } = TimeProvider.System;
 
     internal void Validate()
@@ -149,6 +189,7 @@ public sealed record PeerServerOptions
         ArgumentNullException.ThrowIfNull(Urls, nameof(Urls));
         ArgumentNullException.ThrowIfNull(Handler, nameof(Handler));
         PeerCredentials.ValidateToken(BearerToken, nameof(BearerToken));
+        ValidateTokens();
         if (Urls.Count == 0)
         {
             throw new ArgumentException("At least one URL is needed.", nameof(Urls));
@@ -166,7 +207,7 @@ public sealed record PeerServerOptions
                 throw new ArgumentException($"'{url}' asks for TLS but no CertificatePath is set.", nameof(Urls));
             }
 
-            PeerCredentials.RefuseClearText(uri, BearerToken, AllowInsecureCredentials, nameof(Urls));
+            PeerCredentials.RefuseClearText(uri, BearerToken ?? BearerTokens?.Keys.FirstOrDefault(), AllowInsecureCredentials, nameof(Urls));
         }
 
         if (MaxBatchBytes <= 0 || MaxBatchBytes > PeerClientOptions.WireLimitBytes - 64 * 1024)
@@ -199,6 +240,13 @@ public sealed record PeerServerOptions
         Positive(MaxSequenceGap, nameof(MaxSequenceGap));
         Positive(MaxStreamsPerConnection, nameof(MaxStreamsPerConnection));
         Positive(MaxConnections, nameof(MaxConnections));
+        Positive(MaxStreamsPerIdentity ?? 1, nameof(MaxStreamsPerIdentity));
+        Positive(MaxSessionsPerIdentity ?? 1, nameof(MaxSessionsPerIdentity));
+        if (StreamIdleTimeout <= TimeSpan.Zero || StreamIdleTimeout > TimeSpan.FromDays(1))
+        {
+            throw new ArgumentOutOfRangeException(nameof(StreamIdleTimeout), StreamIdleTimeout, "Must be positive and at most a day.");
+        }
+
         if (Name is not null && (string.IsNullOrWhiteSpace(Name) || Name.Length > 100))
         {
             throw new ArgumentException("A server's name, when set, must be 1 to 100 characters and not only white space.", nameof(Name));
@@ -207,6 +255,46 @@ public sealed record PeerServerOptions
         if (CertificatePath is not null && !File.Exists(CertificatePath))
         {
             throw new FileNotFoundException("The certificate file does not exist.", CertificatePath);
+        }
+    }
+
+    /// <summary>How many identities the server tells apart: one without <see cref="BearerTokens"/>.</summary>
+    internal int IdentityCount => BearerTokens is { } tokens ? Math.Max(1, tokens.Values.Distinct(StringComparer.Ordinal).Count()) : 1;
+
+    /// <summary>The streams one identity may have open: <see cref="MaxStreamsPerIdentity"/>, or its default share.</summary>
+    internal int StreamsPerIdentity => MaxStreamsPerIdentity ?? Share(MaxStreams);
+
+    /// <summary>The sessions one identity may hold: <see cref="MaxSessionsPerIdentity"/>, or its default share.</summary>
+    internal int SessionsPerIdentity => MaxSessionsPerIdentity ?? Share(MaxSessions);
+
+    // The whole divided among the identities, but never less than a quarter of it (nor less than one).
+    private int Share(int whole) => Math.Max(1, whole / Math.Min(IdentityCount, 4));
+
+    private void ValidateTokens()
+    {
+        if (BearerTokens is not { } tokens)
+        {
+            return;
+        }
+
+        if (BearerToken is not null)
+        {
+            throw new ArgumentException("Set BearerToken (one token, one identity) or BearerTokens (tokens mapped to identities), not both.", nameof(BearerTokens));
+        }
+
+        if (tokens.Count == 0)
+        {
+            throw new ArgumentException("BearerTokens needs at least one token; use null for no token.", nameof(BearerTokens));
+        }
+
+        foreach (var (token, identity) in tokens)
+        {
+            ArgumentNullException.ThrowIfNull(token, nameof(BearerTokens));
+            PeerCredentials.ValidateToken(token, nameof(BearerTokens));
+            if (string.IsNullOrWhiteSpace(identity))
+            {
+                throw new ArgumentException("Each token in BearerTokens needs an identity that is not empty or white space.", nameof(BearerTokens));
+            }
         }
     }
 

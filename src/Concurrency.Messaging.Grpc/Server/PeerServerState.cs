@@ -4,7 +4,7 @@ using Microsoft.Extensions.Logging;
 namespace Concurrency.Messaging.Grpc;
 
 /// <summary>
-/// What every stream of one <see cref="PeerServer"/> shares: its options, its sessions, the server's budget of bytes for
+/// What every stream of one <see cref="PeerServer"/> shares: its options, its open streams, its sessions, the server's budget of bytes for
 /// remembered replies, its counters, its logger, and the token that fires when it stops.
 /// </summary>
 internal sealed class PeerServerState : IDisposable
@@ -13,7 +13,6 @@ internal sealed class PeerServerState : IDisposable
     private long _duplicates;
     private long _failed;
     private long _rememberedBytes;
-    private int _streams;
 
     // A minute's flood of refusals is six warnings of each reason, not one a stream.
     private static readonly TimeSpan RefusalWarningInterval = TimeSpan.FromSeconds(10);
@@ -28,12 +27,16 @@ internal sealed class PeerServerState : IDisposable
         Stopping = stopping;
         Logger = logger;
         _refusalWarnings = new RefusalWarnings(options.TimeProvider, RefusalWarningInterval);
+        OpenStreams = new PeerStreams(options);
         Sessions = new PeerSessions(this);
         meter ??= _ownMeter = new Meter(PeerMeter.Name);
         Meter = new PeerServerMeter(meter, options.Name, this);
     }
 
     public PeerServerOptions Options { get; }
+
+    /// <summary>Gets the streams open now, and who may open one more.</summary>
+    public PeerStreams OpenStreams { get; }
 
     public PeerSessions Sessions { get; }
 
@@ -51,7 +54,7 @@ internal sealed class PeerServerState : IDisposable
     public long Failed => Interlocked.Read(ref _failed);
 
     /// <summary>Gets the streams open now.</summary>
-    public int Streams => Volatile.Read(ref _streams);
+    public int Streams => OpenStreams.Count;
 
     /// <summary>Gets the bytes of replies every session remembers for resends, in all.</summary>
     public long RememberedBytes => Interlocked.Read(ref _rememberedBytes);
@@ -109,20 +112,6 @@ internal sealed class PeerServerState : IDisposable
     }
 
     public void ReleaseRemembered(int bytes) => Interlocked.Add(ref _rememberedBytes, -bytes);
-
-    /// <summary>Counts a stream in; false (and nothing counted) when the server has its most streams open.</summary>
-    public bool TryOpenStream()
-    {
-        if (Interlocked.Increment(ref _streams) <= Options.MaxStreams)
-        {
-            return true;
-        }
-
-        Interlocked.Decrement(ref _streams);
-        return false;
-    }
-
-    public void CloseStream() => Interlocked.Decrement(ref _streams);
 
     public void Dispose()
     {

@@ -4,8 +4,9 @@ using Grpc.Core;
 namespace Concurrency.Messaging.Grpc;
 
 /// <summary>
-/// The server side of the peer protocol: one <see cref="PeerStream"/> per call. This method is the reader: it attaches the
-/// call to its session (issuing a new one when the client presents no id this server knows), checks each request batch
+/// The server side of the peer protocol: one <see cref="PeerStream"/> per call. This method is the reader: it lets the
+/// call in among the server's streams (<see cref="PeerStreams"/>, by the identity of its token), attaches it to its session
+/// (issuing a new one when the client presents no id this server knows for that identity), checks each request batch
 /// against the server's limits, answers heartbeats at once, and hands the batch on; while the stream is behind it stops
 /// reading (see <see cref="PeerServerOptions.MaxQueuedBatches"/>). It returns only after the stream's loops are done, and
 /// ends early when the host is stopping (the call's own token does not fire on shutdown), writing the replies already made first.
@@ -14,27 +15,25 @@ internal sealed class PeerService(PeerServerState state) : PeerServiceBinding
 {
     public override async Task Exchange(IAsyncStreamReader<PeerBatch> requestStream, IServerStreamWriter<PeerBatch> responseStream, ServerCallContext context)
     {
-        if (!state.TryOpenStream())
-        {
-            throw Report("streams", new RpcException(new Status(StatusCode.ResourceExhausted, $"This server has its most streams open ({state.Options.MaxStreams:N0}, PeerServerOptions.MaxStreams). Try again later.")));
-        }
-
+        var identity = state.Options.BearerTokens is null ? BearerTokenInterceptor.SharedIdentity : BearerTokenInterceptor.IdentityOf(context);
+        var slot = state.OpenStreams.TryOpen(identity, out var identityFull) ?? throw StreamsRefusal(identityFull);
         try
         {
-            await ExchangeAsync(requestStream, responseStream, context).ConfigureAwait(false);
+            await ExchangeAsync(slot, requestStream, responseStream, context).ConfigureAwait(false);
         }
         finally
         {
-            state.CloseStream();
+            state.OpenStreams.Close(slot);
         }
     }
 
-    private async Task ExchangeAsync(IAsyncStreamReader<PeerBatch> requestStream, IServerStreamWriter<PeerBatch> responseStream, ServerCallContext context)
+    private async Task ExchangeAsync(StreamSlot slot, IAsyncStreamReader<PeerBatch> requestStream, IServerStreamWriter<PeerBatch> responseStream, ServerCallContext context)
     {
         using var stop = CancellationTokenSource.CreateLinkedTokenSource(context.CancellationToken, state.Stopping);
-        var session = state.Sessions.Attach(context.RequestHeaders.GetValue(PeerHeaders.Session))
-            ?? throw Report("sessions", new RpcException(new Status(StatusCode.ResourceExhausted, $"This server holds its most sessions ({state.Options.MaxSessions:N0}, PeerServerOptions.MaxSessions), each with a stream open. Try again later.")));
+        var session = state.Sessions.Attach(context.RequestHeaders.GetValue(PeerHeaders.Session), slot.Identity, out var identityFull)
+            ?? throw SessionsRefusal(identityFull);
         session.Supersede(stop);
+        slot.Attach(session, stop);
         PeerServiceLog.StreamOpened(state.Logger, state.Sessions.Count);
         var clientClosed = false;
         try
@@ -50,6 +49,7 @@ internal sealed class PeerService(PeerServerState state) : PeerServiceBinding
                 {
                     var batch = requestStream.Current;
                     Check(batch, session);
+                    slot.Saw(batch, state.Options.TimeProvider);
                     state.Meter.Received(batch.Envelopes.Count);
                     if (batch.Heartbeat)
                     {
@@ -79,6 +79,12 @@ internal sealed class PeerService(PeerServerState state) : PeerServiceBinding
             {
                 await stream.CloseAsync().ConfigureAwait(false);
             }
+
+            if (slot.GaveWay && !state.Stopping.IsCancellationRequested)
+            {
+                // Its session stays: the client reconnects (Unavailable is worth a retry) and resends what was unanswered.
+                throw Report("stream_idle", new RpcException(new Status(StatusCode.Unavailable, $"This stream brought no request for {state.Options.StreamIdleTimeout.TotalSeconds:N0} s (PeerServerOptions.StreamIdleTimeout) and gave way to a new stream at the server's limit. Reconnect when there is something to send.")));
+            }
         }
         finally
         {
@@ -87,6 +93,20 @@ internal sealed class PeerService(PeerServerState state) : PeerServiceBinding
             state.Sessions.Detach(session, clientClosed);
         }
     }
+
+    // A stream past the server's stream cap, or its identity's, with no idle stream to give way.
+    private RpcException StreamsRefusal(bool identityFull)
+    {
+        var idle = $"none idle for {state.Options.StreamIdleTimeout.TotalSeconds:N0} s (PeerServerOptions.StreamIdleTimeout). Try again later.";
+        return identityFull
+            ? Report("identity_streams", new RpcException(new Status(StatusCode.ResourceExhausted, $"This client's identity has its most streams open ({state.Options.StreamsPerIdentity:N0}, PeerServerOptions.MaxStreamsPerIdentity), {idle}")))
+            : Report("streams", new RpcException(new Status(StatusCode.ResourceExhausted, $"This server has its most streams open ({state.Options.MaxStreams:N0}, PeerServerOptions.MaxStreams), {idle}")));
+    }
+
+    // A new session past the server's session cap, or its identity's, with no idle session to forget.
+    private RpcException SessionsRefusal(bool identityFull) => identityFull
+        ? Report("identity_sessions", new RpcException(new Status(StatusCode.ResourceExhausted, $"This server holds the most sessions of this client's identity ({state.Options.SessionsPerIdentity:N0}, PeerServerOptions.MaxSessionsPerIdentity), each with a stream open. Try again later.")))
+        : Report("sessions", new RpcException(new Status(StatusCode.ResourceExhausted, $"This server holds its most sessions ({state.Options.MaxSessions:N0}, PeerServerOptions.MaxSessions), each with a stream open. Try again later.")));
 
     // Counts and logs a refusal of the stream, which the caller then throws.
     private RpcException Report(string reason, RpcException refusal)

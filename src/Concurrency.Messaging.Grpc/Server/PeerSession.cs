@@ -8,9 +8,10 @@ namespace Concurrency.Messaging.Grpc;
 /// handled twice. The memory is bounded, per session in replies and bytes and for the whole server in bytes
 /// (<see cref="PeerServerState.TryReserveRemembered"/>); past a bound the oldest reply is forgotten, and a resend of it is
 /// answered "forgotten" instead of from memory. One stream at a time handles a batch (<see cref="Gate"/>): an old stream
-/// the client gave up on may still be working when the new one arrives.
+/// the client gave up on may still be working when the new one arrives. A session belongs to the identity whose stream
+/// opened it (<see cref="Identity"/>): only a stream of that identity attaches to it.
 /// </summary>
-internal sealed class PeerSession(string id, PeerServerState state)
+internal sealed class PeerSession(string id, string identity, PeerServerState state)
 {
     /// <summary>What a remembered reply costs beyond its bytes on the wire: the envelope, its map entry and its place in the order.</summary>
     public const int EntryOverhead = 128;
@@ -37,14 +38,32 @@ internal sealed class PeerSession(string id, PeerServerState state)
     // Set with Interlocked by the readers of the session's streams: the highest sequence number a stream brought.
     private long _highestSeen;
 
-    // Made once, under the registry's lock.
+    // Made once each, under the registry's lock.
     private LinkedListNode<PeerSession>? _idleNode;
+    private LinkedListNode<PeerSession>? _groupNode;
 
     /// <summary>Gets the id the server issued; the client presents it on its later streams.</summary>
     public string Id { get; } = id;
 
-    /// <summary>Gets the node that puts this session in the registry's idle list; guarded by the registry's lock.</summary>
+    /// <summary>Gets the identity of the stream that opened the session (see <see cref="PeerServerOptions.BearerTokens"/>).</summary>
+    public string Identity { get; } = identity;
+
+    /// <summary>Gets the node that puts this session in the registry's server-wide idle lists; guarded by the registry's lock.</summary>
     public LinkedListNode<PeerSession> IdleNode => _idleNode ??= new LinkedListNode<PeerSession>(this);
+
+    /// <summary>Gets the node that puts this session in its identity's idle lists; guarded by the registry's lock.</summary>
+    public LinkedListNode<PeerSession> GroupNode => _groupNode ??= new LinkedListNode<PeerSession>(this);
+
+    /// <summary>Gets or sets which of the registry's idle lists holds the session while it is idle; guarded by the registry's lock.</summary>
+    public PeerSessions.Standing IdleStanding { get; set; }
+
+    /// <summary>
+    /// Gets what forgetting this session would cost its client, for the registry's order of forgetting: read when no stream
+    /// of it is open, so nothing changes it meanwhile (a stream's gate is let go before the stream detaches).
+    /// </summary>
+    public PeerSessions.Standing Standing => _acknowledged == 0
+        ? PeerSessions.Standing.Fresh
+        : HandledThrough > _acknowledged ? PeerSessions.Standing.Owing : PeerSessions.Standing.Settled;
 
     public SemaphoreSlim Gate { get; } = new(1, 1);
 
