@@ -322,8 +322,9 @@ internal sealed class PeerStream
             var size = EnvelopeSize(answer);
             if (!resend)
             {
-                session.Remember(answer, size + PeerSession.EntryOverhead);
+                session.Remember(answer);
             }
+
             if (reply.Envelopes.Count > 0 && (reply.Envelopes.Count == _state.Options.MaxBatchCount || bytes + size > _state.Options.MaxBatchBytes))
             {
                 _answers.Add(new Outgoing(reply, bytes));
