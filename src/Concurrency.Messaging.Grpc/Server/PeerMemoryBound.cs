@@ -10,7 +10,7 @@ internal static class PeerMemoryBound
     /// <summary>A request batch on the wire: gRPC's limit on a message, which the server keeps (PeerHosting).</summary>
     public const long WireBytes = PeerClientOptions.WireLimitBytes;
 
-    /// <summary>What a reply holds beyond the bytes a reply batch counts it at: its envelope, byte string, array and string headers.</summary>
+    /// <summary>What a request or reply holds beyond its bytes: its envelope, byte string, array and string headers.</summary>
     public const long ObjectBytesPerReply = 256;
 
     /// <summary>A session's own objects: the session, its id, its gate, its place in the table and the idle list.</summary>
@@ -26,9 +26,11 @@ internal static class PeerMemoryBound
 
     /// <summary>
     /// A stream's request batches: MaxQueuedBatches queued, one being answered, one the reader holds while it waits for
-    /// room, each at most twice its wire size (4 MiB of strings is 8 MiB as UTF-16), and the one being read, as bytes.
+    /// room, each at most twice its wire size (4 MiB of strings is 8 MiB as UTF-16) and its requests' objects; and the one
+    /// being read, as bytes.
     /// </summary>
-    public static long RequestBatchesPerStream(PeerServerOptions options) => ((options.MaxQueuedBatches + 2L) * 2 * WireBytes) + WireBytes;
+    public static long RequestBatchesPerStream(PeerServerOptions options)
+        => ((options.MaxQueuedBatches + 2L) * ((2 * WireBytes) + (options.MaxRequestBatchCount * ObjectBytesPerReply))) + WireBytes;
 
     /// <summary>
     /// One reply batch: <see cref="PeerServerOptions.MaxBatchBytes"/> (a single reply may pass it, up to twice

@@ -109,7 +109,8 @@ public sealed record PeerServerOptions
     /// <remarks>
     /// <para>
     /// What the server holds is thus bounded. One stream holds at most (this + 2) request batches of gRPC's 4 MiB, each up
-    /// to 8 MiB once read (strings widen to UTF-16), plus 4 MiB of the one being read; and (this + 3) reply batches of
+    /// to 8 MiB once read (strings widen to UTF-16) plus 256 bytes of objects per request (<see cref="MaxRequestBatchCount"/>),
+    /// plus 4 MiB of the one being read; and (this + 3) reply batches of
     /// <see cref="MaxBatchBytes"/> (a single reply up to twice <see cref="MaxMessageBytes"/>) plus 256 bytes of objects per
     /// reply (<see cref="MaxBatchCount"/>): the replies to one request batch are queued as they are made, so a handler
     /// that answers 1,024 requests with 1 MiB each is held back after a few. The server holds <see cref="MaxStreams"/> times
@@ -118,9 +119,9 @@ public sealed record PeerServerOptions
     /// a 1 MiB receive window, 64 KiB of response buffer, 36 KiB of headers; <see cref="MaxConnections"/>).
     /// </para>
     /// <para>
-    /// With the defaults that is 52 MiB + 14.4 MiB a stream, about 65 GiB for 1,000 streams, and 1.3 GiB more: about
-    /// 66 GiB, nearly all of it every stream flooding with batches of 4 MiB of strings at once. Lower
-    /// <see cref="MaxStreams"/> (or this) for a machine with less memory: 100 streams hold about 7.8 GiB. docs/grpc.md
+    /// With the defaults that is 53.5 MiB + 14.4 MiB a stream, about 66.3 GiB for 1,000 streams, and 1.3 GiB more: about
+    /// 68 GiB, nearly all of it every stream flooding with batches of 4 MiB of strings at once. Lower
+    /// <see cref="MaxStreams"/> (or this) for a machine with less memory: 100 streams hold about 8 GiB. docs/grpc.md
     /// ("Worst-case memory") states the formula term by term.
     /// </para>
     /// </remarks>
