@@ -131,7 +131,10 @@ internal sealed class PeerSession(string id, PeerServerState state)
         // A session that once held many replies and now holds few gives their room back.
         var before = _replies.Bytes;
         _replies.TrimExcess();
-        state.ReleaseRemembered(before - _replies.Bytes);
+        if (before != _replies.Bytes)
+        {
+            state.ReleaseRemembered(before - _replies.Bytes);
+        }
     }
 
     /// <summary>
