@@ -35,16 +35,16 @@ public sealed class RememberedRepliesTests
                     Forgotten = random.Next(20) == 0,
                     Payload = ByteString.CopyFrom(payload),
                 };
-                replies.Add(reply, payload.Length + 128);
+                Remember(replies, reply);
                 expected.Enqueue(reply);
             }
 
             for (var forget = random.Next(0, 6); forget > 0 && expected.Count > 0; forget--)
             {
-                Assert.True(replies.TryPeekOldest(out var oldest, out var bytes));
+                Assert.True(replies.TryPeekOldest(out var oldest));
                 var gone = expected.Dequeue();
-                Assert.Equal((gone.Sequence, gone.Payload.Length + 128), (oldest, bytes));
-                Assert.Equal(gone.Payload.Length + 128, replies.RemoveOldest());
+                Assert.Equal(gone.Sequence, oldest);
+                replies.RemoveOldest();
                 Assert.Null(replies.Find(gone.Sequence));
             }
 
@@ -62,23 +62,24 @@ public sealed class RememberedRepliesTests
     }
 
     [Fact]
-    public void TrimExcess_WhenEmpty_StartsAfresh_AndAReplyOutOfOrderIsRefused()
+    public void RemoveOldest_OfTheLast_LetsTheArraysGo_AndAReplyOutOfOrderIsRefused()
     {
         var replies = new RememberedReplies();
-        replies.Add(new Envelope { Sequence = 5, Type = "echo", Payload = ByteString.CopyFrom(1, 2, 3) }, 200);
-        Assert.Throws<ArgumentException>(() => replies.Add(new Envelope { Sequence = 5 }, 128));
+        Remember(replies, new Envelope { Sequence = 5, Type = "echo", Payload = ByteString.CopyFrom(1, 2, 3) });
+        var fifth = new Envelope { Sequence = 5 };
+        Assert.Throws<ArgumentException>(() => replies.Add(fifth, replies.Plan(fifth, long.MaxValue)));
 
         replies.RemoveOldest();
-        replies.TrimExcess();
 
-        Assert.False(replies.TryPeekOldest(out _, out _));
+        Assert.False(replies.TryPeekOldest(out _));
+        Assert.Equal((0, 0, 0L), (replies.Capacity, replies.PayloadCapacity, replies.Bytes));
         Assert.Null(replies.Find(5));
-        replies.Add(new Envelope { Sequence = 1, Payload = ByteString.CopyFrom(9) }, 129);
+        Remember(replies, new Envelope { Sequence = 1, Payload = ByteString.CopyFrom(9) });
         Assert.Equal(new Envelope { Sequence = 1, Payload = ByteString.CopyFrom(9) }, replies.Find(1));
     }
 
     [Fact]
-    public void TrimExcess_KeepsRoomASteadySessionNeeds_AndGivesBackRoomABurstLeft()
+    public void TrimExcess_GivesBackRoomABurstLeft_AndAnEmptyMemorysNextArraysFitWhatItNeededLast()
     {
         var replies = new RememberedReplies();
         ulong sequence = 0;
@@ -86,13 +87,13 @@ public sealed class RememberedRepliesTests
         {
             for (var i = 0; i < count; i++)
             {
-                replies.Add(new Envelope { Sequence = ++sequence, Payload = ByteString.CopyFrom(new byte[64]) }, 192);
+                Remember(replies, new Envelope { Sequence = ++sequence, Payload = ByteString.CopyFrom(new byte[64]) });
             }
         }
 
-        void Empty()
+        void Forget(int count)
         {
-            while (replies.Count > 0)
+            for (var i = 0; i < count; i++)
             {
                 replies.RemoveOldest();
             }
@@ -100,26 +101,85 @@ public sealed class RememberedRepliesTests
             replies.TrimExcess();
         }
 
-        // A burst of 10,000 keeps its room at the empty right after it (it needed it); a batch of 256 later gives it back.
+        // A burst of 10,000 of which 10 stay: the arrays are kept for the batch that needed them, and shrink to twice what
+        // the next needs.
         Fill(10_000);
-        Empty();
         Assert.True(replies.Capacity >= 10_000);
-        Fill(256);
-        Empty();
-        Assert.Equal(0, replies.Capacity);
+        Forget(9_990);
+        Assert.True(replies.Capacity >= 10_000);
+        Forget(0);
+        Assert.Equal((20, 1280), (replies.Capacity, replies.PayloadCapacity));
 
-        // Steady batches of 256 reuse their arrays: nothing grows again once the room is there.
+        // Empty, nothing is held; the next first reply gets arrays for what the memory needed last, up to a batch's worth.
+        Forget(10);
+        Assert.Equal((0, 0, 0L), (replies.Capacity, replies.PayloadCapacity, replies.Bytes));
+        Fill(1);
+        Assert.Equal(16, replies.Capacity); // it held 10,000 once, but 10 since its arrays shrank
+        Forget(1);
+
+        // Steady batches of 256 get their arrays in one allocation each, not by doubling from the smallest.
         Fill(256);
-        Empty();
-        var capacity = replies.Capacity;
-        var steady = GC.GetAllocatedBytesForCurrentThread();
-        for (var batch = 0; batch < 10; batch++)
+        Forget(256);
+        Fill(1);
+        Assert.Equal((256, 256 * 64), (replies.Capacity, replies.PayloadCapacity));
+        Fill(255);
+        Assert.Equal((256, 256 * 64), (replies.Capacity, replies.PayloadCapacity));
+    }
+
+    [Fact]
+    public void Bytes_CountsTheArraysAtTheirCapacityAndEachRunOfEqualStringsOnce()
+    {
+        var replies = new RememberedReplies();
+        var before = replies.Bytes;
+        for (ulong sequence = 1; sequence <= 100; sequence++)
         {
-            Fill(256);
-            Empty();
+            // Runs of one type: "a", "a", "b", "b", ... each run's string counted once, at its oldest reply.
+            var reply = new Envelope { Sequence = sequence, Type = new string((char)('a' + (int)((sequence - 1) / 2 % 26)), 10), Source = "raw", Payload = ByteString.CopyFrom(new byte[100]) };
+            var plan = replies.Plan(reply, long.MaxValue);
+            replies.Add(reply, plan);
+            Assert.Equal(before + plan.Bytes, replies.Bytes);
+            before = replies.Bytes;
         }
 
-        Assert.Equal(capacity, replies.Capacity);
-        Assert.True(GC.GetAllocatedBytesForCurrentThread() - steady < 10 * 256 * 300, "only the test's own envelopes are allocated");
+        var strings = (50 * 48) + 32; // 50 runs of a 10-char type (48 bytes each), one source of 3 chars (32 bytes)
+        Assert.Equal(((long)replies.Capacity * RememberedReplies.EntryBytes) + replies.PayloadCapacity + strings, replies.Bytes);
+
+        // Forgetting the first of a run moves its string's count to the next: nothing is given back early.
+        replies.RemoveOldest();
+        Assert.Equal(((long)replies.Capacity * RememberedReplies.EntryBytes) + replies.PayloadCapacity + strings, replies.Bytes);
+        replies.RemoveOldest();
+        Assert.Equal(((long)replies.Capacity * RememberedReplies.EntryBytes) + replies.PayloadCapacity + strings - 48, replies.Bytes);
+        while (replies.Count > 0)
+        {
+            replies.RemoveOldest();
+        }
+
+        Assert.Equal(0, replies.Bytes);
     }
+
+    [Fact]
+    public void Plan_ForAFirstReplyWithLittleRoom_TakesTheSmallestArraysThatHoldIt()
+    {
+        var replies = new RememberedReplies();
+        for (ulong sequence = 1; sequence <= 1_000; sequence++)
+        {
+            Remember(replies, new Envelope { Sequence = sequence, Payload = ByteString.CopyFrom(new byte[200]) });
+        }
+
+        while (replies.Count > 0)
+        {
+            replies.RemoveOldest();
+        }
+
+        var reply = new Envelope { Sequence = 1_001, Payload = ByteString.CopyFrom(new byte[200]) };
+        var roomy = replies.Plan(reply, long.MaxValue);
+        var tight = replies.Plan(reply, 4 * 1024);
+
+        Assert.Equal((1_000, 200_000), (roomy.Entries, roomy.Payloads));
+        Assert.Equal((16, 256), (tight.Entries, tight.Payloads));
+        Assert.True(tight.Bytes <= 4 * 1024);
+    }
+
+    // Adds with a plan made without a bound, as a session with room does.
+    private static void Remember(RememberedReplies replies, Envelope reply) => replies.Add(reply, replies.Plan(reply, long.MaxValue));
 }

@@ -1,5 +1,4 @@
 using System.Diagnostics;
-using System.Runtime.InteropServices;
 using Xunit;
 
 namespace Concurrency.Messaging.Tests;
@@ -14,7 +13,7 @@ internal static class CrashProbeProcess
     {
         var probe = Path.Combine(AppContext.BaseDirectory, "Concurrency.Messaging.CrashProbe.dll");
         Assert.True(File.Exists(probe), $"the crash probe was not built next to the tests: {probe}");
-        var start = new ProcessStartInfo(DotnetHost())
+        var start = new ProcessStartInfo(DotnetHost.Path)
         {
             RedirectStandardError = true,
             RedirectStandardOutput = true,
@@ -46,19 +45,5 @@ internal static class CrashProbeProcess
         var errors = await stderr.DefaultTimeout();
         var output = await stdout.DefaultTimeout();
         return (process.ExitCode, output, errors);
-    }
-
-    /// <summary>The <c>dotnet</c> host running these tests: the one the SDK names, else the one above this runtime's folder.</summary>
-    private static string DotnetHost()
-    {
-        var named = Environment.GetEnvironmentVariable("DOTNET_HOST_PATH");
-        if (!string.IsNullOrEmpty(named) && File.Exists(named))
-        {
-            return named;
-        }
-
-        // The runtime lives in <root>/shared/Microsoft.NETCore.App/<version>/, next to <root>/dotnet.
-        var root = Path.GetFullPath(Path.Combine(RuntimeEnvironment.GetRuntimeDirectory(), "..", "..", ".."));
-        return Path.Combine(root, OperatingSystem.IsWindows() ? "dotnet.exe" : "dotnet");
     }
 }

@@ -57,7 +57,7 @@ public sealed class PeerServer : IAsyncDisposable
     /// <summary>Gets the sessions, for tests.</summary>
     internal PeerSessions Sessions => _state.Sessions;
 
-    /// <summary>Gets the bytes of replies the server remembers now for resends (see <see cref="PeerServerOptions.MaxRememberedBytes"/>).</summary>
+    /// <summary>Gets the bytes the server's remembered replies hold now, as allocated (see <see cref="PeerServerOptions.MaxRememberedBytes"/>).</summary>
     public long RememberedBytes => _state.RememberedBytes;
 
     /// <summary>Starts a server.</summary>

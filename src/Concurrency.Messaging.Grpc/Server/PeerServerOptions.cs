@@ -98,10 +98,13 @@ public sealed record PeerServerOptions
     /// </summary>
     public int MaxRememberedPerSession { get; init; } = 65_536;
 
-    /// <summary>Gets the most bytes of replies one session remembers, as <see cref="MaxRememberedPerSession"/> does. Defaults to 16 MiB.</summary>
+    /// <summary>Gets the most bytes of replies one session remembers, as <see cref="MaxRememberedPerSession"/> does, counted as allocated. Defaults to 16 MiB.</summary>
     public long MaxRememberedBytesPerSession { get; init; } = 16L * 1024 * 1024;
 
-    /// <summary>Gets the most bytes of replies all sessions together remember, as <see cref="MaxRememberedPerSession"/> does. Defaults to 256 MiB.</summary>
+    /// <summary>
+    /// Gets the most bytes of replies all sessions together remember, as <see cref="MaxRememberedPerSession"/> does, counted
+    /// as allocated (the sessions' arrays at their capacity and the strings they keep). Defaults to 256 MiB.
+    /// </summary>
     public long MaxRememberedBytes { get; init; } = 256L * 1024 * 1024;
 
     /// <summary>
@@ -117,10 +120,23 @@ public sealed record PeerServerOptions
     /// client back; heartbeats go on, so the client does not take the stream for half-open. Defaults to 4.
     /// </summary>
     /// <remarks>
-    /// What the server holds for its streams is thus bounded: at most <see cref="MaxStreams"/> × ((this + 2) × 4 MiB of
-    /// request batches + this × <see cref="MaxBatchBytes"/> of reply batches), plus <see cref="MaxRememberedBytes"/> (with
-    /// about 128 bytes per remembered reply counted in), plus what Kestrel buffers per connection. That is the worst case,
-    /// every stream flooding with batches of gRPC's 4 MiB; lower <see cref="MaxStreams"/> for a machine with less memory.
+    /// <para>
+    /// What the server holds is thus bounded. One stream holds at most (this + 2) request batches of gRPC's 4 MiB, each up
+    /// to 8 MiB once read (strings widen to UTF-16) plus 256 bytes of objects per request (<see cref="MaxRequestBatchCount"/>),
+    /// plus 4 MiB of the one being read; and (this + 3) reply batches of
+    /// <see cref="MaxBatchBytes"/> (a single reply up to twice <see cref="MaxMessageBytes"/>) plus 256 bytes of objects per
+    /// reply (<see cref="MaxBatchCount"/>): the replies to one request batch are queued as they are made, so a handler
+    /// that answers 1,024 requests with 1 MiB each is held back after a few. The server holds <see cref="MaxStreams"/> times
+    /// that, plus <see cref="MaxRememberedBytes"/> (counted as allocated), plus about 1 KiB per session
+    /// (<see cref="MaxSessions"/>), plus Kestrel's buffers per connection at its defaults (about 1.1 MiB:
+    /// a 1 MiB receive window, 64 KiB of response buffer, 36 KiB of headers; <see cref="MaxConnections"/>).
+    /// </para>
+    /// <para>
+    /// With the defaults that is 53.5 MiB + 14.4 MiB a stream, about 66.3 GiB for 1,000 streams, and 1.3 GiB more: about
+    /// 68 GiB, nearly all of it every stream flooding with batches of 4 MiB of strings at once. Lower
+    /// <see cref="MaxStreams"/> (or this) for a machine with less memory: 100 streams hold about 8 GiB. docs/grpc.md
+    /// ("Worst-case memory") states the formula term by term.
+    /// </para>
     /// </remarks>
     public int MaxQueuedBatches { get; init; } = 4;
 

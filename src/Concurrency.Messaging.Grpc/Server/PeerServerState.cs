@@ -56,7 +56,7 @@ internal sealed class PeerServerState : IDisposable
     /// <summary>Gets the streams open now.</summary>
     public int Streams => OpenStreams.Count;
 
-    /// <summary>Gets the bytes of replies every session remembers for resends, in all.</summary>
+    /// <summary>Gets the bytes every session's remembered replies hold, as allocated, in all.</summary>
     public long RememberedBytes => Interlocked.Read(ref _rememberedBytes);
 
     public void CountHandled(int count) => Interlocked.Add(ref _handled, count);
@@ -93,8 +93,11 @@ internal sealed class PeerServerState : IDisposable
         }
     }
 
-    /// <summary>Takes <paramref name="bytes"/> from the server's budget for remembered replies; false when it would pass it.</summary>
-    public bool TryReserveRemembered(int bytes)
+    /// <summary>
+    /// Takes <paramref name="bytes"/> from the server's budget for remembered replies; false when it would pass it. The
+    /// sessions reserve what their memories allocate (arrays at their capacity, strings), before they allocate it.
+    /// </summary>
+    public bool TryReserveRemembered(long bytes)
     {
         while (true)
         {
@@ -111,7 +114,12 @@ internal sealed class PeerServerState : IDisposable
         }
     }
 
-    public void ReleaseRemembered(int bytes) => Interlocked.Add(ref _rememberedBytes, -bytes);
+    public void ReleaseRemembered(long bytes)
+    {
+        System.Diagnostics.Debug.Assert(bytes >= 0, "A release gives back what was reserved.");
+        var left = Interlocked.Add(ref _rememberedBytes, -bytes);
+        System.Diagnostics.Debug.Assert(left >= 0, "No more is given back than was reserved.");
+    }
 
     public void Dispose()
     {

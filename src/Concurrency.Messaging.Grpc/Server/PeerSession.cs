@@ -13,18 +13,13 @@ namespace Concurrency.Messaging.Grpc;
 /// </summary>
 internal sealed class PeerSession(string id, string identity, PeerServerState state)
 {
-    /// <summary>What a remembered reply costs beyond its bytes on the wire: the envelope, its map entry and its place in the order.</summary>
-    public const int EntryOverhead = 128;
-
     // The stop of the session's newest stream: a newer stream cancels it, since a client has one stream at a time and
     // opens a new one only when it gave up on the old. Exchanged with Interlocked.
     private CancellationTokenSource? _current;
 
-    // Guarded by Gate: the remembered replies, oldest first (Recall is a binary search: resends are rare).
+    // Guarded by Gate: the remembered replies, oldest first (Recall is a binary search: resends are rare). Their Bytes,
+    // as allocated, are what this session has reserved in the server's budget.
     private readonly RememberedReplies _replies = new();
-
-    // Guarded by Gate: the bytes of the remembered replies, reserved in the server's budget.
-    private long _bytes;
 
     // Guarded by Gate: every reply up to here was acknowledged; above it and not remembered means forgotten.
     private ulong _acknowledged;
@@ -76,6 +71,12 @@ internal sealed class PeerSession(string id, string identity, PeerServerState st
 
     /// <summary>Gets the remembered replies. Under <see cref="Gate"/> (or for a test, when nothing runs).</summary>
     public int RememberedCount => _replies.Count;
+
+    /// <summary>Gets the remembered replies' bytes as allocated, reserved in the server's budget. Under <see cref="Gate"/> (or for a test, when nothing runs).</summary>
+    public long RememberedBytes => _replies.Bytes;
+
+    /// <summary>Gets the entries' and payloads' array lengths of the remembered replies, for tests (when nothing runs).</summary>
+    internal (int Entries, int PayloadBytes) RememberedCapacity => (_replies.Capacity, _replies.PayloadCapacity);
 
     public void Attach() => Interlocked.Increment(ref _streams);
 
@@ -132,7 +133,7 @@ internal sealed class PeerSession(string id, string identity, PeerServerState st
         }
     }
 
-    /// <summary>Forgets the replies the client has acknowledged. Under <see cref="Gate"/>.</summary>
+    /// <summary>Forgets the replies the client has acknowledged, and gives back the room they leave. Under <see cref="Gate"/>.</summary>
     public void Acknowledge(ulong through)
     {
         if (through <= _acknowledged)
@@ -141,44 +142,61 @@ internal sealed class PeerSession(string id, string identity, PeerServerState st
         }
 
         _acknowledged = through;
-        while (_replies.TryPeekOldest(out var oldest, out _) && oldest <= through)
+        while (_replies.TryPeekOldest(out var oldest) && oldest <= through)
         {
             Forget();
         }
 
-        // A session that once held many replies gives their room back.
+        // A session that once held many replies and now holds few gives their room back.
+        var before = _replies.Bytes;
         _replies.TrimExcess();
+        if (before != _replies.Bytes)
+        {
+            state.ReleaseRemembered(before - _replies.Bytes);
+        }
     }
 
     /// <summary>
     /// Remembers a reply until the client acknowledges it, forgetting the oldest while a bound would be passed; a reply that
-    /// alone passes a bound is not remembered. Under <see cref="Gate"/>.
+    /// alone passes a bound is not remembered. The bounds count what the memory allocates for it (its arrays' growth, its
+    /// strings), reserved before anything grows. Under <see cref="Gate"/>.
     /// </summary>
-    public void Remember(Envelope reply, int bytes)
+    public void Remember(Envelope reply)
     {
         var options = state.Options;
-        if (bytes > options.MaxRememberedBytesPerSession || bytes > options.MaxRememberedBytes)
-        {
-            return; // larger than a bound by itself: not remembered, and nothing else forgotten for it
-        }
-
-        while (_replies.Count > 0 && (_replies.Count >= options.MaxRememberedPerSession || _bytes + bytes > options.MaxRememberedBytesPerSession))
+        var bound = options.MaxRememberedBytesPerSession;
+        var plan = _replies.Plan(reply, bound);
+        while (_replies.Count > 0 && (_replies.Count >= options.MaxRememberedPerSession || _replies.Bytes + plan.Bytes > bound))
         {
             Forget();
+            plan = _replies.Plan(reply, bound - _replies.Bytes);
         }
 
-        while (!state.TryReserveRemembered(bytes))
+        if (_replies.Bytes + plan.Bytes > bound || plan.Bytes > options.MaxRememberedBytes)
+        {
+            return; // larger than a bound by itself: not remembered
+        }
+
+        while (!state.TryReserveRemembered(plan.Bytes))
         {
             if (_replies.Count == 0)
             {
-                return; // the server's budget is spent by other sessions: this reply is not remembered, a resend of it is "forgotten"
+                // The server's budget is spent by other sessions: the smallest arrays that hold it, if even those fit;
+                // else this reply is not remembered, and a resend of it is "forgotten".
+                plan = _replies.Plan(reply, 0);
+                if (!state.TryReserveRemembered(plan.Bytes))
+                {
+                    return;
+                }
+
+                break;
             }
 
             Forget();
+            plan = _replies.Plan(reply, bound - _replies.Bytes);
         }
 
-        _replies.Add(reply, bytes);
-        _bytes += bytes;
+        _replies.Add(reply, plan);
     }
 
     /// <summary>
@@ -207,12 +225,15 @@ internal sealed class PeerSession(string id, string identity, PeerServerState st
         {
             Forget();
         }
+
+        System.Diagnostics.Debug.Assert(_replies.Bytes == 0, "An empty memory holds nothing.");
     }
 
+    // Forgets the oldest reply and gives back what that freed: its strings, or, for the last, the arrays too.
     private void Forget()
     {
-        var bytes = _replies.RemoveOldest();
-        _bytes -= bytes;
-        state.ReleaseRemembered(bytes);
+        var before = _replies.Bytes;
+        _replies.RemoveOldest();
+        state.ReleaseRemembered(before - _replies.Bytes);
     }
 }

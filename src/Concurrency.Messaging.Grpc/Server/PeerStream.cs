@@ -14,8 +14,10 @@ namespace Concurrency.Messaging.Grpc;
 /// the write lock, and replies go out in the order they were made. Both queues are bounded
 /// (<see cref="PeerServerOptions.MaxQueuedBatches"/>): when the handler is behind, or the client does not read its
 /// replies, the reader waits for room (or for its inline write) and so stops reading, and HTTP/2 flow control holds the
-/// client back. While anything waits for room a timer writes a heartbeat now and then, so that a well-behaved client
-/// under back-pressure still reads something and does not take the stream for half-open.
+/// client back. A request batch whose replies fill more than one reply batch queues each full one as it is made, waiting
+/// for room before it handles the next request, so that one stream holds at most MaxQueuedBatches + 2 reply batches
+/// however much one request batch asks for. While anything waits for room a timer writes a heartbeat now and then, so
+/// that a well-behaved client under back-pressure still reads something and does not take the stream for half-open.
 /// </summary>
 [System.Diagnostics.CodeAnalysis.SuppressMessage("Design", "CA1001", Justification = "The write lock is never asked for a wait handle, so it holds nothing to dispose.")]
 internal sealed class PeerStream
@@ -27,8 +29,9 @@ internal sealed class PeerStream
     private readonly CancellationTokenSource _stopSource;
     private readonly CancellationToken _stop;
 
-    // The reply batches of the batch being answered, queued once the session's gate is let go. Used by one answer at a
-    // time: the reader's inline answer and the answer loop never run together (see _looping).
+    // The last reply batch of the batch being answered (at most one: the full ones before it were queued as they were
+    // made), queued or written inline once the session's gate is let go. Used by one answer at a time: the reader's inline
+    // answer and the answer loop never run together (see _looping).
     private readonly List<Outgoing> _answers = [];
     private readonly Channel<PeerBatch> _work;
     private readonly Channel<Outgoing> _replies;
@@ -205,8 +208,9 @@ internal sealed class PeerStream
             _session.Gate.Release();
         }
 
-        // Queued after the gate is let go: a wait for room (a client slow to read its replies) never holds up the
-        // session's next stream, which the client opens when it gives up on this one.
+        // The last reply batch is queued after the gate is let go: the common small answer, written inline, never
+        // waits for the writer under the gate.
+        System.Diagnostics.Debug.Assert(_answers.Count <= 1, "Full reply batches were queued as they were made.");
         try
         {
             if (inline && await TryWriteInlineAsync().ConfigureAwait(false))
@@ -269,7 +273,9 @@ internal sealed class PeerStream
         return true;
     }
 
-    // Under the session's gate: handles or recalls each request and collects the replies into batches in _answers.
+    // Under the session's gate: handles or recalls each request, queueing each full reply batch for the writer as it is
+    // made (waiting for room while holding the gate: a wait that the session's next stream ends, since Supersede cancels
+    // _stop), and leaves the last, partial one in _answers for the caller to write inline or queue once the gate is let go.
     private async ValueTask ReplyAsync(PeerBatch batch, PeerSession session)
     {
         var requests = batch.Envelopes;
@@ -331,11 +337,21 @@ internal sealed class PeerStream
             var size = EnvelopeSize(answer);
             if (!resend)
             {
-                session.Remember(answer, size + PeerSession.EntryOverhead);
+                session.Remember(answer);
             }
+
             if (reply.Envelopes.Count > 0 && (reply.Envelopes.Count == _state.Options.MaxBatchCount || bytes + size > _state.Options.MaxBatchBytes))
             {
-                _answers.Add(new Outgoing(reply, bytes));
+                // A full reply batch leaves for the writer now, waiting for room in the reply queue: back-pressure inside
+                // the batch, so that a stream holds a few reply batches, not every reply to a request batch of 1,024.
+                // Counted first: the wait may end the answer (the stream stops).
+                _state.CountHandled(handled);
+                handled = 0;
+                if (!await QueueReplyAsync(new Outgoing(reply, bytes)).ConfigureAwait(false))
+                {
+                    return; // the client is gone: what is made is remembered; the rest, not handled, it writes again on its next stream
+                }
+
                 reply = NewReply(requests.Count - index); // this request and the ones after it
                 bytes = 0;
             }

@@ -1,4 +1,5 @@
 using System.Diagnostics;
+using System.Runtime.CompilerServices;
 using Concurrency.Messaging.Grpc.Protocol;
 using Google.Protobuf;
 
@@ -13,16 +14,30 @@ namespace Concurrency.Messaging.Grpc;
 /// arrays that stay put. <see cref="Find"/> (a resend after a reconnect, rare) builds the envelope again.
 /// </summary>
 /// <remarks>
-/// Not thread-safe: the session's gate guards it, as it guards the rest of what the session remembers. The arrays grow
-/// by doubling, so they hold at most twice what is remembered (which the session bounds), and are given back when the
-/// last reply is forgotten if they are much larger than what the session needed lately (<see cref="TrimExcess"/>).
+/// Not thread-safe: the session's gate guards it, as it guards the rest of what the session remembers.
+/// <see cref="Bytes"/> is what it holds as allocated, not as replies on the wire: both arrays at their capacity, and the
+/// strings it alone keeps alive. A reply is added by a <see cref="Plan"/> made first, which says what the add allocates,
+/// so that the session reserves that in its bounds before anything grows. The arrays grow by doubling, shrink when they
+/// were four times more than a batch needed (<see cref="TrimExcess"/>), and are let go when the last reply is forgotten;
+/// the next first reply gets arrays of the size the session needed last time (up to a batch's worth), so that a client
+/// acknowledging every batch does not grow them again step by step each batch.
 /// </remarks>
 internal sealed class RememberedReplies
 {
-    // Arrays up to these sizes are kept when the memory empties, whatever the session needed (64 KiB and about 56 KiB).
-    private const int KeptEntries = 1024;
-    private const int KeptPayloadBytes = 64 * 1024;
+    private const int MinEntries = 16;
+    private const int MinPayloadBytes = 256;
 
+    // The most the first arrays after an empty are sized for from what the session needed before: a batch's worth.
+    private const int MaxHintEntries = 1024;
+    private const int MaxHintPayloadBytes = 256 * 1024;
+
+    // The arrays are not shrunk below this: a few KiB are not worth a copy.
+    private const int ShrinkFloorBytes = 4 * 1024;
+
+    /// <summary>The bytes of one entry in the entries' array, as the runtime lays it out.</summary>
+    public static readonly int EntryBytes = Unsafe.SizeOf<Entry>();
+
+    // Empty exactly when _count is 0 (let go on the last forget).
     private Entry[] _entries = [];
 
     // The oldest entry's index in _entries, and how many there are.
@@ -30,88 +45,145 @@ internal sealed class RememberedReplies
     private int _count;
 
     // The payloads, one after another in the order of the entries, wrapping around the end. Positions are counted from
-    // the first byte ever written (they only grow), so a payload's place is its position modulo the length.
+    // the first byte written since the memory was last empty (they only grow), so a payload's place is its position
+    // modulo the length. Empty exactly when _count is 0.
     private byte[] _payloads = [];
     private long _payloadStart;
     private long _payloadEnd;
 
-    // The most replies, and payload bytes, remembered at once since the memory was last empty (see TrimExcess).
+    // The heap bytes of the strings the entries alone keep alive: each run of equal strings is counted once, at its oldest entry.
+    private long _stringBytes;
+
+    // The most replies, and payload bytes, remembered at once since the memory was last empty or trimmed (see TrimExcess);
+    // and at the last empty, what sizes the next first arrays.
     private int _peakCount;
     private long _peakPayloadBytes;
+    private int _hintEntries;
+    private int _hintPayloadBytes;
 
-    /// <summary>Gets how many replies the entries' array holds without growing (for tests).</summary>
+    /// <summary>Gets how many replies the entries' array holds without growing.</summary>
     public int Capacity => _entries.Length;
+
+    /// <summary>Gets how many payload bytes the payloads' array holds without growing.</summary>
+    public int PayloadCapacity => _payloads.Length;
 
     /// <summary>Gets how many replies are remembered.</summary>
     public int Count => _count;
 
-    /// <summary>Gets the oldest reply's sequence number and the bytes it was remembered at; false when none is.</summary>
-    public bool TryPeekOldest(out ulong sequence, out int bytes)
+    /// <summary>Gets the bytes held, as allocated: both arrays at their capacity, and the strings only they keep alive.</summary>
+    public long Bytes => ((long)_entries.Length * EntryBytes) + _payloads.Length + _stringBytes;
+
+    /// <summary>Gets the oldest reply's sequence number; false when none is remembered.</summary>
+    public bool TryPeekOldest(out ulong sequence)
     {
         if (_count == 0)
         {
-            (sequence, bytes) = (0, 0);
+            sequence = 0;
             return false;
         }
 
-        ref var oldest = ref _entries[_first];
-        (sequence, bytes) = (oldest.Sequence, oldest.Bytes);
+        sequence = _entries[_first].Sequence;
         return true;
     }
 
-    /// <summary>Remembers <paramref name="reply"/> as the newest, at <paramref name="bytes"/> (what the session counts it at).</summary>
-    /// <exception cref="ArgumentException">Its sequence number is not above the newest's.</exception>
-    public void Add(Envelope reply, int bytes)
+    /// <summary>
+    /// What adding <paramref name="reply"/> now would allocate: the arrays' growth, if they are full, and its strings that
+    /// the newest reply does not share. The first reply after an empty gets arrays sized from what the session needed
+    /// last time, unless that costs more than <paramref name="room"/>; then the smallest that hold it.
+    /// </summary>
+    public AddPlan Plan(Envelope reply, long room)
     {
-        if (_count > 0 && reply.Sequence <= Newest.Sequence)
-        {
-            throw new ArgumentException("Replies are remembered in increasing sequence order.", nameof(reply));
-        }
-
-        var payload = reply.Payload.Span;
-        if (_count == _entries.Length)
-        {
-            GrowEntries();
-        }
-
-        if (_payloadEnd - _payloadStart + payload.Length > _payloads.Length)
-        {
-            GrowPayloads(payload.Length);
-        }
-
-        Copy(payload, _payloads, _payloadEnd);
-        var (type, source) = (reply.Type, reply.Source);
+        var (type, source, error) = (reply.Type, reply.Source, reply.Error);
+        var strings = StringBytes(error);
         if (_count > 0)
         {
             // One string for a run of replies of one type and source, not one each: fewer objects to outlive collections.
             ref var newest = ref Newest;
             type = string.Equals(type, newest.Type, StringComparison.Ordinal) ? newest.Type : type;
             source = string.Equals(source, newest.Source, StringComparison.Ordinal) ? newest.Source : source;
+            strings += (ReferenceEquals(type, newest.Type) ? 0 : StringBytes(type)) + (ReferenceEquals(source, newest.Source) ? 0 : StringBytes(source));
+            var live = _payloadEnd - _payloadStart;
+            var adding = reply.Payload.Length;
+            var entries = _count == _entries.Length ? (int)Math.Min((long)_entries.Length * 2, Array.MaxLength) : _entries.Length;
+            var payloads = live + adding > _payloads.Length ? (int)Math.Min(Math.Max(2L * _payloads.Length, live + adding), Array.MaxLength) : _payloads.Length;
+            return new AddPlan(entries, payloads, strings, type, source, Growth(entries, payloads) + strings);
         }
 
-        _entries[(_first + _count) % _entries.Length] = new Entry(reply.Sequence, type, source, reply.Error, reply.Forgotten, _payloadEnd, payload.Length, bytes);
+        strings += StringBytes(type) + StringBytes(source);
+        var (hintedEntries, hintedPayloads) = (Math.Max(MinEntries, _hintEntries), Math.Max(Math.Max(MinPayloadBytes, _hintPayloadBytes), reply.Payload.Length));
+        var hinted = Growth(hintedEntries, hintedPayloads) + strings;
+        if (hinted <= room)
+        {
+            return new AddPlan(hintedEntries, hintedPayloads, strings, type, source, hinted);
+        }
+
+        var least = Math.Max(MinPayloadBytes, reply.Payload.Length);
+        return new AddPlan(MinEntries, least, strings, type, source, Growth(MinEntries, least) + strings);
+    }
+
+    /// <summary>
+    /// Remembers <paramref name="reply"/> as the newest, by <paramref name="plan"/> (made for it just before, with nothing
+    /// added or forgotten since): <see cref="Bytes"/> grows by the plan's bytes.
+    /// </summary>
+    /// <exception cref="ArgumentException">Its sequence number is not above the newest's.</exception>
+    public void Add(Envelope reply, in AddPlan plan)
+    {
+        if (_count > 0 && reply.Sequence <= Newest.Sequence)
+        {
+            throw new ArgumentException("Replies are remembered in increasing sequence order.", nameof(reply));
+        }
+
+        var before = Bytes;
+        var payload = reply.Payload.Span;
+        Debug.Assert(plan.Entries >= _entries.Length && plan.Payloads >= _payloads.Length, "The plan was made for this state.");
+        if (plan.Entries != _entries.Length)
+        {
+            ResizeEntries(plan.Entries);
+        }
+
+        if (plan.Payloads != _payloads.Length)
+        {
+            ResizePayloads(plan.Payloads);
+        }
+
+        Debug.Assert(_count < _entries.Length && _payloadEnd - _payloadStart + payload.Length <= _payloads.Length, "The plan makes room for the reply.");
+        Copy(payload, _payloads, _payloadEnd);
+        _entries[(_first + _count) % _entries.Length] = new Entry(reply.Sequence, plan.Type, plan.Source, reply.Error, reply.Forgotten, _payloadEnd, payload.Length, plan.Strings);
+        _stringBytes += plan.Strings;
         _payloadEnd += payload.Length;
         _count++;
         _peakCount = Math.Max(_peakCount, _count);
         _peakPayloadBytes = Math.Max(_peakPayloadBytes, _payloadEnd - _payloadStart);
+        Debug.Assert(Bytes - before == plan.Bytes, "An add allocates what its plan said.");
     }
 
-    /// <summary>Forgets the oldest reply (there must be one); returns the bytes it was remembered at.</summary>
-    public int RemoveOldest()
+    /// <summary>Forgets the oldest reply (there must be one); the last one lets the arrays go.</summary>
+    public void RemoveOldest()
     {
         Debug.Assert(_count > 0, "There is a reply to forget.");
-        ref var oldest = ref _entries[_first];
-        var bytes = oldest.Bytes;
-        _payloadStart += oldest.Length;
-        oldest = default;
+        var removed = _entries[_first];
+        _entries[_first] = default;
+        _payloadStart += removed.Length;
         _first = (_first + 1) % _entries.Length;
         _count--;
+        var released = removed.Strings;
         if (_count == 0)
         {
-            (_first, _payloadStart, _payloadEnd) = (0, 0, 0);
+            // Nothing remembered holds nothing: an idle session keeps no arrays. What it needed sizes its next ones.
+            (_hintEntries, _hintPayloadBytes) = (Math.Min(_peakCount, MaxHintEntries), (int)Math.Min(_peakPayloadBytes, MaxHintPayloadBytes));
+            (_entries, _payloads, _first, _payloadStart, _payloadEnd, _peakCount, _peakPayloadBytes) = ([], [], 0, 0, 0, 0, 0);
+        }
+        else
+        {
+            // The next entry shares the removed one's strings when they are one run: it now carries their count.
+            ref var next = ref _entries[_first];
+            var moved = (ReferenceEquals(next.Type, removed.Type) ? StringBytes(next.Type) : 0) + (ReferenceEquals(next.Source, removed.Source) ? StringBytes(next.Source) : 0);
+            next.Strings += moved;
+            released -= moved;
         }
 
-        return bytes;
+        _stringBytes -= released;
+        Debug.Assert(_stringBytes >= 0 && (_count > 0 || _stringBytes == 0), "Every string counted is given back.");
     }
 
     /// <summary>The remembered reply with <paramref name="sequence"/>, as a new envelope; null when it is not remembered.</summary>
@@ -151,50 +223,59 @@ internal sealed class RememberedReplies
     }
 
     /// <summary>
-    /// When nothing is remembered: gives the arrays back if they are more than four times what the session needed since it
-    /// was last empty (and more than a small floor). A client that acknowledges every batch empties the memory once a
-    /// batch; dropping the arrays each time made every batch grow them again, allocation by allocation. A session that
-    /// once held many replies and now holds few gives their room back the next time it is empty.
+    /// Called once a batch (when the client acknowledges): shrinks an array that was four times more than the memory
+    /// needed at its most since the last call (and is more than a few KiB) to twice that. A session that once held many
+    /// replies and now holds few gives the room back a batch later; one whose count swings within each batch, as a
+    /// pipelining client's does, keeps its arrays rather than copying them back and forth.
     /// </summary>
     public void TrimExcess()
     {
-        if (_count != 0)
+        if (_count == 0)
         {
             return;
         }
 
-        if ((_entries.Length > KeptEntries && _entries.Length > 4 * _peakCount) || (_payloads.Length > KeptPayloadBytes && _payloads.Length > 4 * _peakPayloadBytes))
+        var live = _payloadEnd - _payloadStart;
+        if ((long)_entries.Length * EntryBytes > ShrinkFloorBytes && _entries.Length >= 4L * _peakCount)
         {
-            (_entries, _payloads) = ([], []);
+            ResizeEntries(Math.Max(MinEntries, 2 * _peakCount));
         }
 
-        (_peakCount, _peakPayloadBytes) = (0, 0);
+        if (_payloads.Length > ShrinkFloorBytes && _payloads.Length >= 4 * _peakPayloadBytes)
+        {
+            ResizePayloads((int)Math.Max(MinPayloadBytes, 2 * _peakPayloadBytes));
+        }
+
+        // The next call measures from here.
+        (_peakCount, _peakPayloadBytes) = (_count, live);
     }
+
+    // A string's bytes on the heap (64-bit: header, method table, length, UTF-16 and terminator, rounded to 8); the empty
+    // string is shared by everything and counts nothing.
+    private static int StringBytes(string text) => text.Length == 0 ? 0 : (22 + (2 * text.Length) + 7) & ~7;
+
+    private long Growth(int entries, int payloads) => ((long)(entries - _entries.Length) * EntryBytes) + (payloads - _payloads.Length);
 
     private ref Entry Newest => ref _entries[(_first + _count - 1) % _entries.Length];
 
-    private void GrowEntries()
+    private void ResizeEntries(int length)
     {
-        var grown = new Entry[Math.Max(16, _entries.Length * 2)];
+        Debug.Assert(length >= _count, "The entries fit.");
+        var resized = new Entry[length];
         for (var i = 0; i < _count; i++)
         {
-            grown[i] = _entries[(_first + i) % _entries.Length];
+            resized[i] = _entries[(_first + i) % _entries.Length];
         }
 
-        (_entries, _first) = (grown, 0);
+        (_entries, _first) = (resized, 0);
     }
 
-    private void GrowPayloads(int adding)
+    private void ResizePayloads(int length)
     {
         var live = _payloadEnd - _payloadStart;
-        var length = Math.Max(256L, _payloads.Length);
-        while (length < live + adding)
-        {
-            length *= 2;
-        }
-
-        var grown = new byte[checked((int)Math.Min(length, Array.MaxLength))];
-        Copy(_payloads, _payloadStart, grown.AsSpan(0, (int)live));
+        Debug.Assert(length >= live, "The payloads fit.");
+        var resized = new byte[length];
+        Copy(_payloads, _payloadStart, resized.AsSpan(0, (int)live));
 
         // The payloads move to the start of the new array: every entry's position moves by the same amount.
         for (var i = 0; i < _count; i++)
@@ -202,7 +283,7 @@ internal sealed class RememberedReplies
             _entries[(_first + i) % _entries.Length].Position -= _payloadStart;
         }
 
-        (_payloads, _payloadEnd, _payloadStart) = (grown, live, 0);
+        (_payloads, _payloadEnd, _payloadStart) = (resized, live, 0);
     }
 
     // Writes source into the ring at the absolute position, wrapping around its end.
@@ -233,8 +314,14 @@ internal sealed class RememberedReplies
         ring.AsSpan(0, destination.Length - first).CopyTo(destination[first..]);
     }
 
-    /// <summary>One remembered reply: its fields, where its payload lies in the ring, and the bytes the session counts it at.</summary>
-    private struct Entry(ulong sequence, string type, string source, string error, bool forgotten, long position, int length, int bytes)
+    /// <summary>
+    /// What one add allocates: the arrays' lengths after it, the heap bytes of its strings that no older reply holds, the
+    /// instances of type and source it keeps, and the growth of <see cref="Bytes"/> in all.
+    /// </summary>
+    public readonly record struct AddPlan(int Entries, int Payloads, int Strings, string Type, string Source, long Bytes);
+
+    /// <summary>One remembered reply: its fields, where its payload lies in the ring, and the string bytes it is counted with.</summary>
+    private struct Entry(ulong sequence, string type, string source, string error, bool forgotten, long position, int length, int strings)
     {
         public readonly ulong Sequence = sequence;
         public readonly string Type = type;
@@ -243,6 +330,6 @@ internal sealed class RememberedReplies
         public readonly bool Forgotten = forgotten;
         public long Position = position;
         public readonly int Length = length;
-        public readonly int Bytes = bytes;
+        public int Strings = strings;
     }
 }
