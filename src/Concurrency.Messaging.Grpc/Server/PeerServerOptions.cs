@@ -130,10 +130,27 @@ public sealed record PeerServerOptions
     /// <summary>Gets the most connections the server keeps open at once (Kestrel's limit, set). Defaults to 1,000.</summary>
     public int MaxConnections { get; init; } = 1000;
 
+    /// <summary>
+    /// Gets how long one write of replies to a client may take before its stream ends: a client that stops reading its
+    /// replies would otherwise hold the write, its stream and its connection forever. The stream is reset (the client
+    /// reconnects and resends; the replies stay remembered in its session) and its slot in <see cref="MaxStreams"/> is
+    /// given back. The deadline is per write of at most <see cref="MaxBatchBytes"/>, not per stream: a client reading
+    /// slowly but steadily, at least <see cref="MaxBatchBytes"/> per this time, is never cut. Defaults to 30 seconds.
+    /// </summary>
+    public TimeSpan WriteTimeout { get; init; } = TimeSpan.FromSeconds(30);
+
+    /// <summary>
+    /// Gets how long a connection may stay open with no stream on it, and how long a new connection may take to send its
+    /// HTTP/2 preface and first headers (Kestrel's <c>KeepAliveTimeout</c> and <c>RequestHeadersTimeout</c>, set): past it
+    /// Kestrel closes the connection, so that idle connections do not hold <see cref="MaxConnections"/>. Kestrel checks
+    /// once a second, so a connection may stay up to a second longer. Defaults to 30 seconds.
+    /// </summary>
+    public TimeSpan ConnectionIdleTimeout { get; init; } = TimeSpan.FromSeconds(30);
+
     /// <summary>How often a stream whose reading is paused (see <see cref="MaxQueuedBatches"/>) writes a heartbeat.</summary>
     internal TimeSpan PausedHeartbeatInterval { get; init; } = TimeSpan.FromSeconds(1);
 
-    /// <summary>The clock that spaces the warnings for refused streams (a fake one in tests).</summary>
+    /// <summary>The clock that spaces the warnings for refused streams and times <see cref="WriteTimeout"/> (a fake one in tests).</summary>
     internal TimeProvider TimeProvider { get; init; } = TimeProvider.System;
 
     internal void Validate()
@@ -192,6 +209,9 @@ public sealed record PeerServerOptions
         Positive(MaxStreamsPerConnection, nameof(MaxStreamsPerConnection));
         Positive(MaxConnections, nameof(MaxConnections));
 
+        Within(WriteTimeout, TimeSpan.FromDays(1), nameof(WriteTimeout));
+        Within(ConnectionIdleTimeout, TimeSpan.FromDays(1), nameof(ConnectionIdleTimeout));
+
         if (CertificatePath is not null && !File.Exists(CertificatePath))
         {
             throw new FileNotFoundException("The certificate file does not exist.", CertificatePath);
@@ -203,6 +223,14 @@ public sealed record PeerServerOptions
         if (value <= 0)
         {
             throw new ArgumentOutOfRangeException(name, value, "Must be positive.");
+        }
+    }
+
+    private static void Within(TimeSpan value, TimeSpan most, string name)
+    {
+        if (value <= TimeSpan.Zero || value > most)
+        {
+            throw new ArgumentOutOfRangeException(name, value, $"Must be positive and at most {most}.");
         }
     }
 }

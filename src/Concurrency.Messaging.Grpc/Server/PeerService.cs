@@ -42,8 +42,9 @@ internal sealed class PeerService(PeerServerState state) : PeerServiceBinding
             // The session's id, then the greeting: the client's handshake waits for this first batch. Written before the
             // stream's write loop starts, so the response stream still has one writer at a time.
             await context.WriteResponseHeadersAsync(new Metadata { { PeerHeaders.Session, session.Id } }).ConfigureAwait(false);
-            await responseStream.WriteAsync(PeerStream.Greeting).ConfigureAwait(false);
-            var stream = new PeerStream(state, session, responseStream, stop);
+            using var writer = new PeerResponseWriter(responseStream, context.GetHttpContext().Abort, state.Options, stop.Token, state.Stopping);
+            await writer.WriteAsync(PeerStream.Greeting).ConfigureAwait(false);
+            var stream = new PeerStream(state, session, writer, stop);
             try
             {
                 while (await requestStream.MoveNext(stop.Token).ConfigureAwait(false))

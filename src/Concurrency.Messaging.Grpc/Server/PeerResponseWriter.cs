@@ -1,0 +1,96 @@
+using Concurrency.Messaging.Grpc.Protocol;
+using Grpc.Core;
+
+namespace Concurrency.Messaging.Grpc;
+
+/// <summary>
+/// The one way a stream writes its response: every write, the greeting included, takes a token that fires when the write
+/// made no progress for <see cref="PeerServerOptions.WriteTimeout"/> (a client that does not read its replies), or when a
+/// newer stream of the same session superseded this one (its client moved on). Either way the HTTP/2 stream is reset, so
+/// that Kestrel lets go of it too: a write cut short leaves the stream's response unfinished, and Kestrel would otherwise
+/// hold it, and its connection, as long as the client does not read. The caller sees the write fail as when the client
+/// goes away (<c>PeerStream.WriterGone</c>): the stream ends and its replies stay remembered in the session.
+/// </summary>
+/// <remarks>
+/// The host stopping does not cancel writes: the replies already made are written first, each within the write timeout.
+/// One writer at a time (the stream's write lock, or the reader before the stream's loops start).
+/// </remarks>
+internal sealed class PeerResponseWriter : IDisposable
+{
+    private readonly IServerStreamWriter<PeerBatch> _response;
+    private readonly Action _reset;
+    private readonly TimeSpan _timeout;
+
+    // Fires on a write's timeout or on supersession; cancelled by the timer's thread or the superseding stream's, read by the writer.
+    private readonly CancellationTokenSource _cancel = new();
+    private readonly CancellationTokenRegistration _superseded;
+
+    // Armed for the write in flight, disarmed after it; owned by the one writer, fires on a timer thread.
+    private readonly ITimer _deadline;
+
+    public PeerResponseWriter(IServerStreamWriter<PeerBatch> response, Action reset, PeerServerOptions options, CancellationToken stop, CancellationToken hostStopping)
+    {
+        _response = response;
+        _reset = reset;
+        _timeout = options.WriteTimeout;
+        _deadline = options.TimeProvider.CreateTimer(static writer => ((PeerResponseWriter)writer!).Cancel(), this, Timeout.InfiniteTimeSpan, Timeout.InfiniteTimeSpan);
+
+        // The stream's stop fires when a newer stream supersedes it, the client resets it, or the host stops; only the
+        // last lets the replies already made go out.
+        _superseded = stop.UnsafeRegister(
+            static (state, _) =>
+            {
+                var (writer, hostStopping) = ((PeerResponseWriter, CancellationToken))state!;
+                if (!hostStopping.IsCancellationRequested)
+                {
+                    writer.Cancel();
+                }
+            },
+            (this, hostStopping));
+    }
+
+    /// <summary>
+    /// Writes one batch, or throws: the transport's error, or, with the stream reset, the cancellation. A write that
+    /// finishes just as its deadline fires is let through; the next one fails at once.
+    /// </summary>
+    public async ValueTask WriteAsync(PeerBatch batch)
+    {
+        var token = _cancel.Token;
+        _deadline.Change(_timeout, Timeout.InfiniteTimeSpan);
+        try
+        {
+            await _response.WriteAsync(batch, token).ConfigureAwait(false);
+        }
+        catch (Exception) when (token.IsCancellationRequested)
+        {
+            // Cut short (whatever gRPC made of the cancellation): the response is unfinished, so the stream is reset.
+            _reset();
+            throw;
+        }
+        finally
+        {
+            _deadline.Change(Timeout.InfiniteTimeSpan, Timeout.InfiniteTimeSpan);
+        }
+    }
+
+    /// <summary>After the last write: the timer and the registration go; a late cancellation finds nothing to cut.</summary>
+    public void Dispose()
+    {
+        _deadline.Dispose();
+        _superseded.Dispose();
+        _cancel.Dispose();
+    }
+
+    // The timer thread, or the superseding stream's thread.
+    private void Cancel()
+    {
+        try
+        {
+            _cancel.Cancel();
+        }
+        catch (ObjectDisposedException)
+        {
+            // The stream ended meanwhile.
+        }
+    }
+}

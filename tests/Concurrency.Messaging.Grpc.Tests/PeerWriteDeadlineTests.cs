@@ -1,0 +1,211 @@
+using Concurrency.Messaging.Grpc.Protocol;
+using Google.Protobuf;
+using Grpc.Core;
+using Grpc.Net.Client;
+using Microsoft.Extensions.Time.Testing;
+using Xunit;
+
+namespace Concurrency.Messaging.Grpc.Tests;
+
+/// <summary>
+/// Writes a client cannot hold forever: a raw client that floods 64 KiB echoes and never reads them blocks the server's
+/// write on HTTP/2 flow control; the write ends after <see cref="PeerServerOptions.WriteTimeout"/> (a fake clock), or at
+/// once when a newer stream of the same session arrives, and the stream's slot is given back, while a well-behaved
+/// <see cref="PeerClient"/> beside it is served, and a client that reads slowly but steadily is never cut.
+/// </summary>
+public sealed class PeerWriteDeadlineTests
+{
+    private const string SessionHeader = "concurrency-peer-session";
+    private const int Payload = 64 * 1024;
+
+    [Fact]
+    public async Task Exchange_ClientNeverReadsItsReplies_StreamEndsAfterTheWriteTimeoutAndItsSlotServesANewClient()
+    {
+        var ct = TestContext.Current.CancellationToken;
+        var clock = new FakeTimeProvider();
+        var options = new PeerServerOptions { MaxStreams = 2, MaxQueuedBatches = 2, TimeProvider = clock };
+        await using var server = await PeerServer.StartAsync(options, ct).DefaultTimeout();
+        await using var beside = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Steady(), ct).DefaultTimeout();
+        using var channel = GrpcChannel.ForAddress(server.Address);
+        using var flood = new Peer.PeerClient(channel).Exchange(cancellationToken: ct);
+        await ReadAsync(flood);
+        using var stopFlood = CancellationTokenSource.CreateLinkedTokenSource(ct);
+        var written = 0;
+        var writer = FloodAsync(flood, 1_000, () => Interlocked.Increment(ref written), stopFlood.Token);
+        await WaitForStallAsync(() => Volatile.Read(ref written), writer);
+        Assert.Equal(45, await SumAsync(beside, 10)); // served beside the blocked write
+
+        clock.Advance(options.WriteTimeout + TimeSpan.FromSeconds(1));
+
+        await using (var next = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Steady(), ct).DefaultTimeout())
+        {
+            Assert.Equal(45, await SumAsync(next, 10)); // the slot (MaxStreams = 2) was given back, the flood still unread
+        }
+
+        await EndedAsync(flood);
+
+        Assert.Equal(45, await SumAsync(beside, 10));
+        await stopFlood.CancelAsync();
+        await Assert.ThrowsAnyAsync<Exception>(() => writer).DefaultTimeout();
+    }
+
+    [Fact]
+    public async Task Exchange_SupersededWhileBlockedInAWrite_EndsAtOnceAndTheNewStreamGetsTheRememberedReplies()
+    {
+        var ct = TestContext.Current.CancellationToken;
+
+        // The fake clock never moves: only the newer stream can end the blocked write.
+        var options = new PeerServerOptions { MaxStreams = 3, MaxQueuedBatches = 2, TimeProvider = new FakeTimeProvider() };
+        await using var server = await PeerServer.StartAsync(options, ct).DefaultTimeout();
+        await using var beside = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Steady(), ct).DefaultTimeout();
+        using var channel = GrpcChannel.ForAddress(server.Address);
+        var raw = new Peer.PeerClient(channel);
+        using var old = raw.Exchange(cancellationToken: ct);
+        var session = (await old.ResponseHeadersAsync.DefaultTimeout()).GetValue(SessionHeader)!;
+        await ReadAsync(old);
+        using var stopFlood = CancellationTokenSource.CreateLinkedTokenSource(ct);
+        var written = 0;
+        var writer = FloodAsync(old, 1_000, () => Interlocked.Increment(ref written), stopFlood.Token);
+        await WaitForStallAsync(() => Volatile.Read(ref written), writer);
+        var handled = server.HandledCount;
+
+        using var resumed = raw.Exchange(new Metadata { { SessionHeader, session } }, cancellationToken: ct);
+        Assert.Equal(session, (await resumed.ResponseHeadersAsync.DefaultTimeout()).GetValue(SessionHeader));
+        await ReadAsync(resumed);
+
+        await resumed.RequestStream.WriteAsync(Requests(1, 1), ct).DefaultTimeout();
+        var again = await ReplyAsync(resumed);
+        Assert.Equal(1UL, again.Sequence);
+        Assert.Equal(Payload, again.Payload.Length);
+        Assert.Equal(handled, server.HandledCount); // answered from memory, not handled twice
+        await using (var next = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Steady(), ct).DefaultTimeout())
+        {
+            Assert.Equal(45, await SumAsync(next, 10)); // the old stream's slot (MaxStreams = 3) was given back, its replies unread
+        }
+
+        await EndedAsync(old);
+        Assert.Equal(45, await SumAsync(beside, 10));
+        await stopFlood.CancelAsync();
+        await Assert.ThrowsAnyAsync<Exception>(() => writer).DefaultTimeout();
+    }
+
+    [Fact]
+    public async Task Exchange_ClientReadsSlowlyButSteadily_IsNotCutWhileTheClockPassesTheWriteTimeoutManyTimes()
+    {
+        var ct = TestContext.Current.CancellationToken;
+        var clock = new FakeTimeProvider();
+        var options = new PeerServerOptions { TimeProvider = clock };
+        await using var server = await PeerServer.StartAsync(options, ct).DefaultTimeout();
+        using var channel = GrpcChannel.ForAddress(server.Address);
+        using var slow = new Peer.PeerClient(channel).Exchange(cancellationToken: ct);
+        await ReadAsync(slow);
+
+        // Each 64 KiB echo is larger than the stream's first HTTP/2 window, so its write waits for the client to read; the
+        // clock moves half the timeout per reply, ten timeouts in all, and no one write sees more than half of it.
+        const int count = 20;
+        for (var sequence = 1; sequence <= count; sequence++)
+        {
+            await slow.RequestStream.WriteAsync(Requests((ulong)sequence, 1), ct).DefaultTimeout();
+            Assert.Equal((ulong)sequence, (await ReplyAsync(slow)).Sequence);
+            clock.Advance(options.WriteTimeout / 2);
+        }
+
+        Assert.Equal(count, server.HandledCount);
+        await slow.RequestStream.CompleteAsync().DefaultTimeout();
+        while (await slow.ResponseStream.MoveNext(ct).DefaultTimeout()) // ends as the client closed it, not reset by the server
+        {
+            Assert.Empty(slow.ResponseStream.Current.Envelopes);
+        }
+    }
+
+    // Writes count one-request batches of 64 KiB echoes, counting each write, and reads nothing.
+    private static Task FloodAsync(AsyncDuplexStreamingCall<PeerBatch, PeerBatch> call, int count, Func<int> wrote, CancellationToken stop)
+        => Task.Run(
+            async () =>
+            {
+                for (var sequence = 1; sequence <= count; sequence++)
+                {
+                    await call.RequestStream.WriteAsync(Requests((ulong)sequence, 1), stop).ConfigureAwait(false);
+                    wrote();
+                }
+            },
+            stop);
+
+    private static PeerBatch Requests(ulong first, int count)
+    {
+        var batch = new PeerBatch();
+        var payload = ByteString.CopyFrom(new byte[Payload]);
+        for (var i = 0; i < count; i++)
+        {
+            batch.Envelopes.Add(new Envelope { Sequence = first + (ulong)i, Type = "abuse", Source = "raw", Payload = payload });
+        }
+
+        return batch;
+    }
+
+    private static async Task<long> SumAsync(PeerClient client, int count)
+    {
+        var replies = await Task.WhenAll(Enumerable.Range(0, count).Select(i => client.SendAsync(Messages.Numbered(i), TestContext.Current.CancellationToken))).DefaultTimeout();
+        return replies.Sum(Messages.Number);
+    }
+
+    private static async Task<PeerBatch> ReadAsync(AsyncDuplexStreamingCall<PeerBatch, PeerBatch> call)
+    {
+        Assert.True(await call.ResponseStream.MoveNext(TestContext.Current.CancellationToken).DefaultTimeout(), "the server ended the stream");
+        return call.ResponseStream.Current;
+    }
+
+    // The next reply, heartbeats skipped.
+    private static async Task<Envelope> ReplyAsync(AsyncDuplexStreamingCall<PeerBatch, PeerBatch> call)
+    {
+        while (true)
+        {
+            var batch = await ReadAsync(call);
+            if (batch.Envelopes.Count > 0)
+            {
+                return batch.Envelopes[0];
+            }
+        }
+    }
+
+    // Reads what the server wrote before it let go of the stream, until the stream ends (reset or closed).
+    private static async Task EndedAsync(AsyncDuplexStreamingCall<PeerBatch, PeerBatch> call)
+    {
+        var ct = TestContext.Current.CancellationToken;
+        try
+        {
+            while (await call.ResponseStream.MoveNext(ct).DefaultTimeout())
+            {
+            }
+        }
+        catch (RpcException)
+        {
+            // Reset by the server: the ending this test waits for.
+        }
+    }
+
+    // Returns once the counter has not moved for a second: the flood is held back. Fails if it never stalls.
+    private static async Task WaitForStallAsync(Func<int> counter, Task writer)
+    {
+        var deadline = DateTime.UtcNow + TestTimeouts.Default;
+        var last = -1;
+        var since = DateTime.UtcNow;
+        while (true)
+        {
+            Assert.False(writer.IsCompleted, "the flood was never held back: it wrote every batch");
+            Assert.True(DateTime.UtcNow < deadline, "the flood never stalled");
+            var now = counter();
+            if (now != last)
+            {
+                last = now;
+                since = DateTime.UtcNow;
+            }
+            else if (DateTime.UtcNow - since > TimeSpan.FromSeconds(1))
+            {
+                return;
+            }
+
+            await Task.Delay(20, TestContext.Current.CancellationToken);
+        }
+    }
+}
