@@ -140,10 +140,11 @@ public sealed record PeerServerOptions
     public TimeSpan WriteTimeout { get; init; } = TimeSpan.FromSeconds(30);
 
     /// <summary>
-    /// Gets how long a connection may stay open with no stream on it, and how long a new connection may take to send its
-    /// HTTP/2 preface and first headers (Kestrel's <c>KeepAliveTimeout</c> and <c>RequestHeadersTimeout</c>, set): past it
-    /// Kestrel closes the connection, so that idle connections do not hold <see cref="MaxConnections"/>. Kestrel checks
-    /// once a second, so a connection may stay up to a second longer. Defaults to 30 seconds.
+    /// Gets how long a connection may stay open with no stream on it, including a new connection that sends nothing or
+    /// only its HTTP/2 preface: past it Kestrel closes the connection, so that idle connections do not hold
+    /// <see cref="MaxConnections"/>. It is Kestrel's <c>KeepAliveTimeout</c> (which bounds a silent HTTP/2 connection
+    /// from its start), and <c>RequestHeadersTimeout</c> too, set by <see cref="PeerHosting.UsePeerServerLimits"/>. Kestrel
+    /// checks once a second, so a connection may stay up to a second longer. Defaults to 30 seconds.
     /// </summary>
     public TimeSpan ConnectionIdleTimeout { get; init; } = TimeSpan.FromSeconds(30);
 
