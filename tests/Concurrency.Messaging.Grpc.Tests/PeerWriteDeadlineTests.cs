@@ -8,9 +8,10 @@ using Xunit;
 namespace Concurrency.Messaging.Grpc.Tests;
 
 /// <summary>
-/// Writes a client cannot hold forever: a raw client that floods 64 KiB echoes and never reads them blocks the server's
+/// Streams a client cannot hold forever: a raw client that floods 64 KiB echoes and never reads them blocks the server's
 /// write on HTTP/2 flow control; the write ends after <see cref="PeerServerOptions.WriteTimeout"/> (a fake clock), or at
-/// once when a newer stream of the same session arrives, and the stream's slot is given back, while a well-behaved
+/// once when a newer stream of the same session arrives; a stream that sends nothing ends after
+/// <see cref="PeerServerOptions.StreamIdleTimeout"/>. Each time the stream's slot is given back, while a well-behaved
 /// <see cref="PeerClient"/> beside it is served, and a client that reads slowly but steadily is never cut.
 /// </summary>
 public sealed class PeerWriteDeadlineTests
@@ -116,6 +117,34 @@ public sealed class PeerWriteDeadlineTests
         {
             Assert.Empty(slow.ResponseStream.Current.Envelopes);
         }
+    }
+
+    [Fact]
+    public async Task Exchange_StreamSendsNothing_EndsAfterTheIdleTimeoutAndItsSlotServesANewClient()
+    {
+        var ct = TestContext.Current.CancellationToken;
+        var clock = new FakeTimeProvider();
+        var options = new PeerServerOptions { MaxStreams = 2, TimeProvider = clock };
+        await using var server = await PeerServer.StartAsync(options, ct).DefaultTimeout();
+        await using var beside = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Steady(), ct).DefaultTimeout();
+        using var channel = GrpcChannel.ForAddress(server.Address);
+        using var idle = new Peer.PeerClient(channel).Exchange(cancellationToken: ct);
+        await ReadAsync(idle);
+
+        // Two thirds of the timeout, then a round trip of the client beside, which restarts its stream's wait; then past
+        // the idle stream's timeout, and short of the other's.
+        clock.Advance(options.StreamIdleTimeout * 2 / 3);
+        Assert.Equal(45, await SumAsync(beside, 10));
+        clock.Advance((options.StreamIdleTimeout / 3) + TimeSpan.FromSeconds(1));
+
+        await using (var next = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Steady(), ct).DefaultTimeout())
+        {
+            Assert.Equal(45, await SumAsync(next, 10)); // the idle stream's slot (MaxStreams = 2) was given back
+        }
+
+        await EndedAsync(idle);
+        Assert.Equal(45, await SumAsync(beside, 10));
+        Assert.Equal(0, beside.ReconnectCount);
     }
 
     // Writes count one-request batches of 64 KiB echoes, counting each write, and reads nothing.

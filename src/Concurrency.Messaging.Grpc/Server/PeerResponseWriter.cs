@@ -19,31 +19,31 @@ internal sealed class PeerResponseWriter : IDisposable
 {
     private readonly IServerStreamWriter<PeerBatch> _response;
     private readonly Action _reset;
-    private readonly TimeSpan _timeout;
 
-    // Fires on a write's timeout or on supersession; cancelled by the timer's thread or the superseding stream's, read by the writer.
+    // Fires on a write's timeout or on supersession: cancelled on a timer thread or the superseding stream's, read by the writer.
     private readonly CancellationTokenSource _cancel = new();
     private readonly CancellationTokenRegistration _superseded;
 
-    // Armed for the write in flight, disarmed after it; owned by the one writer, fires on a timer thread.
-    private readonly ITimer _deadline;
+    // Armed for the write in flight, disarmed after it, by the one writer.
+    private readonly PeerDeadline _deadline;
 
     public PeerResponseWriter(IServerStreamWriter<PeerBatch> response, Action reset, PeerServerOptions options, CancellationToken stop, CancellationToken hostStopping)
     {
         _response = response;
         _reset = reset;
-        _timeout = options.WriteTimeout;
-        _deadline = options.TimeProvider.CreateTimer(static writer => ((PeerResponseWriter)writer!).Cancel(), this, Timeout.InfiniteTimeSpan, Timeout.InfiniteTimeSpan);
+        _deadline = new PeerDeadline(options.TimeProvider, options.WriteTimeout, _cancel);
 
         // The stream's stop fires when a newer stream supersedes it, the client resets it, or the host stops; only the
         // last lets the replies already made go out.
         _superseded = stop.UnsafeRegister(
-            static (state, _) =>
+            static (state, token) =>
             {
                 var (writer, hostStopping) = ((PeerResponseWriter, CancellationToken))state!;
                 if (!hostStopping.IsCancellationRequested)
                 {
-                    writer.Cancel();
+                    // Not inline: a newer stream's thread (PeerSession.Supersede) should not run this stream's ending.
+                    // The registration goes before the source in Dispose, so the source is not disposed here.
+                    _ = writer._cancel.CancelAsync();
                 }
             },
             (this, hostStopping));
@@ -56,7 +56,7 @@ internal sealed class PeerResponseWriter : IDisposable
     public async ValueTask WriteAsync(PeerBatch batch)
     {
         var token = _cancel.Token;
-        _deadline.Change(_timeout, Timeout.InfiniteTimeSpan);
+        _deadline.Arm();
         try
         {
             await _response.WriteAsync(batch, token).ConfigureAwait(false);
@@ -69,7 +69,7 @@ internal sealed class PeerResponseWriter : IDisposable
         }
         finally
         {
-            _deadline.Change(Timeout.InfiniteTimeSpan, Timeout.InfiniteTimeSpan);
+            _deadline.Disarm();
         }
     }
 
@@ -79,18 +79,5 @@ internal sealed class PeerResponseWriter : IDisposable
         _deadline.Dispose();
         _superseded.Dispose();
         _cancel.Dispose();
-    }
-
-    // The timer thread, or the superseding stream's thread.
-    private void Cancel()
-    {
-        try
-        {
-            _cancel.Cancel();
-        }
-        catch (ObjectDisposedException)
-        {
-            // The stream ended meanwhile.
-        }
     }
 }

@@ -140,6 +140,19 @@ public sealed record PeerServerOptions
     public TimeSpan WriteTimeout { get; init; } = TimeSpan.FromSeconds(30);
 
     /// <summary>
+    /// Gets how long a stream may go without sending a batch while the server waits to read one: past it the stream ends
+    /// (the client reconnects; its session and remembered replies stay), so that idle streams do not hold
+    /// <see cref="MaxStreams"/>. A <see cref="PeerClient"/> with nothing to send writes a heartbeat every
+    /// <see cref="PeerClientOptions.HeartbeatInterval"/> (5 seconds by default), which must stay well under this. The
+    /// time the server itself stops reading (see <see cref="MaxQueuedBatches"/>) does not count. Defaults to 30 seconds.
+    /// </summary>
+    /// <remarks>
+    /// With the defaults, a stream that sends nothing holds its slot for at most 30 seconds, and its connection, left with
+    /// no stream, is closed after <see cref="ConnectionIdleTimeout"/>: a minute in all.
+    /// </remarks>
+    public TimeSpan StreamIdleTimeout { get; init; } = TimeSpan.FromSeconds(30);
+
+    /// <summary>
     /// Gets how long a connection may stay open with no stream on it, including a new connection that sends nothing or
     /// only its HTTP/2 preface: past it Kestrel closes the connection, so that idle connections do not hold
     /// <see cref="MaxConnections"/>. It is Kestrel's <c>KeepAliveTimeout</c> (which bounds a silent HTTP/2 connection
@@ -212,6 +225,7 @@ public sealed record PeerServerOptions
 
         Within(WriteTimeout, TimeSpan.FromDays(1), nameof(WriteTimeout));
         Within(ConnectionIdleTimeout, TimeSpan.FromDays(1), nameof(ConnectionIdleTimeout));
+        Within(StreamIdleTimeout, TimeSpan.FromDays(1), nameof(StreamIdleTimeout));
 
         if (CertificatePath is not null && !File.Exists(CertificatePath))
         {

@@ -45,9 +45,13 @@ internal sealed class PeerService(PeerServerState state) : PeerServiceBinding
             using var writer = new PeerResponseWriter(responseStream, context.GetHttpContext().Abort, state.Options, stop.Token, state.Stopping);
             await writer.WriteAsync(PeerStream.Greeting).ConfigureAwait(false);
             var stream = new PeerStream(state, session, writer, stop);
+
+            // Armed only while the reader waits for the client: a stream the server itself stopped reading (back-pressure)
+            // is not idle. A PeerClient with nothing to send still sends a heartbeat every HeartbeatInterval.
+            using var idle = new PeerDeadline(state.Options.TimeProvider, state.Options.StreamIdleTimeout, stop);
             try
             {
-                while (await requestStream.MoveNext(stop.Token).ConfigureAwait(false))
+                while (await NextAsync(requestStream, idle, stop.Token).ConfigureAwait(false))
                 {
                     var batch = requestStream.Current;
                     Check(batch, session);
@@ -87,6 +91,20 @@ internal sealed class PeerService(PeerServerState state) : PeerServiceBinding
             PeerServiceLog.StreamEnded(state.Logger, clientClosed);
             session.Leave(stop);
             state.Sessions.Detach(session, clientClosed);
+        }
+    }
+
+    // The reader's wait for the client's next batch, within StreamIdleTimeout: past it the stream stops, as when the client resets it.
+    private static async Task<bool> NextAsync(IAsyncStreamReader<PeerBatch> requestStream, PeerDeadline idle, CancellationToken stop)
+    {
+        idle.Arm();
+        try
+        {
+            return await requestStream.MoveNext(stop).ConfigureAwait(false);
+        }
+        finally
+        {
+            idle.Disarm();
         }
     }
 
