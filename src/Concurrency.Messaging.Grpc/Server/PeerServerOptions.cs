@@ -47,7 +47,7 @@ public sealed record PeerServerOptions
     /// Gets the token every stream must carry (<c>authorization: Bearer TOKEN</c>); a stream without it ends with gRPC
     /// status <c>Unauthenticated</c>. Null (the default) asks for none. It must not be empty, and is refused with a plain
     /// <c>http://</c> URL off the loopback interface (clients would send it in clear text) unless
-    /// <see cref="AllowInsecureCredentials"/> is set.
+    /// <see cref="AllowInsecureCredentials"/> is set; hosted, on such an address the app's server reports once started.
     /// </summary>
     public string? BearerToken { get; init; }
 
