@@ -147,6 +147,75 @@ public sealed class PeerWriteDeadlineTests
         Assert.Equal(0, beside.ReconnectCount);
     }
 
+    [Fact]
+    public async Task WriteAsync_EachWriteWithinTheTimeout_NeverCutThenOneWithoutProgressIsCutAndResetsTheStream()
+    {
+        var clock = new FakeTimeProvider();
+        var options = new PeerServerOptions { TimeProvider = clock };
+        var response = new HeldWriter();
+        var resets = 0;
+        using var stop = new CancellationTokenSource();
+        using var writer = new PeerResponseWriter(response, () => resets++, options, stop.Token, CancellationToken.None);
+
+        // Ten writes, each taken by the client just short of the timeout: ten timeouts in all, none of them one write's.
+        for (var i = 0; i < 10; i++)
+        {
+            var write = writer.WriteAsync(new PeerBatch()).AsTask();
+            clock.Advance(options.WriteTimeout - TimeSpan.FromSeconds(1));
+            response.Take();
+            await write.DefaultTimeout();
+        }
+
+        var held = writer.WriteAsync(new PeerBatch()).AsTask();
+        clock.Advance(options.WriteTimeout);
+
+        await Assert.ThrowsAnyAsync<OperationCanceledException>(() => held).DefaultTimeout();
+        Assert.Equal(1, resets);
+        Assert.Equal(11, response.Writes);
+    }
+
+    [Fact]
+    public async Task WriteAsync_HostStopping_LetsTheRepliesAlreadyMadeGoOutButASupersededStreamsDoNot()
+    {
+        var options = new PeerServerOptions { TimeProvider = new FakeTimeProvider() };
+        var response = new HeldWriter();
+        using var host = new CancellationTokenSource();
+        using var stop = CancellationTokenSource.CreateLinkedTokenSource(host.Token);
+        using (var writer = new PeerResponseWriter(response, () => { }, options, stop.Token, host.Token))
+        {
+            var write = writer.WriteAsync(new PeerBatch()).AsTask();
+            await host.CancelAsync();
+            response.Take();
+            await write.DefaultTimeout();
+        }
+
+        using var superseded = new CancellationTokenSource();
+        using (var writer = new PeerResponseWriter(response, () => { }, options, superseded.Token, CancellationToken.None))
+        {
+            var write = writer.WriteAsync(new PeerBatch()).AsTask();
+            await superseded.CancelAsync();
+            await Assert.ThrowsAnyAsync<OperationCanceledException>(() => write).DefaultTimeout();
+        }
+    }
+
+    [Theory]
+    [InlineData(nameof(PeerServerOptions.WriteTimeout))]
+    [InlineData(nameof(PeerServerOptions.StreamIdleTimeout))]
+    [InlineData(nameof(PeerServerOptions.ConnectionIdleTimeout))]
+    public async Task StartAsync_DeadlineNotPositive_IsRefusedNamingTheOption(string name)
+    {
+        var options = name switch
+        {
+            nameof(PeerServerOptions.WriteTimeout) => new PeerServerOptions { WriteTimeout = TimeSpan.Zero },
+            nameof(PeerServerOptions.StreamIdleTimeout) => new PeerServerOptions { StreamIdleTimeout = TimeSpan.FromSeconds(-1) },
+            _ => new PeerServerOptions { ConnectionIdleTimeout = TimeSpan.Zero },
+        };
+
+        var error = await Assert.ThrowsAsync<ArgumentOutOfRangeException>(() => PeerServer.StartAsync(options, TestContext.Current.CancellationToken)).DefaultTimeout();
+
+        Assert.Equal(name, error.ParamName);
+    }
+
     // Writes count one-request batches of 64 KiB echoes, counting each write, and reads nothing.
     private static Task FloodAsync(AsyncDuplexStreamingCall<PeerBatch, PeerBatch> call, int count, Func<int> wrote, CancellationToken stop)
         => Task.Run(
@@ -236,5 +305,26 @@ public sealed class PeerWriteDeadlineTests
 
             await Task.Delay(20, TestContext.Current.CancellationToken);
         }
+    }
+
+    // A response stream whose every write waits until the test lets the client take it, or the write's token fires.
+    private sealed class HeldWriter : IServerStreamWriter<PeerBatch>
+    {
+        private TaskCompletionSource? _held;
+
+        public WriteOptions? WriteOptions { get; set; }
+
+        public int Writes { get; private set; }
+
+        public Task WriteAsync(PeerBatch message) => WriteAsync(message, CancellationToken.None);
+
+        public Task WriteAsync(PeerBatch message, CancellationToken cancellationToken)
+        {
+            Writes++;
+            _held = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+            return _held.Task.WaitAsync(cancellationToken);
+        }
+
+        public void Take() => _held!.TrySetResult();
     }
 }
