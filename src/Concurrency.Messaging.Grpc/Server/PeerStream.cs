@@ -509,9 +509,9 @@ internal sealed class PeerStream
         PeerMeter.Add(PeerMeter.ServerMessagesSent, batch.Envelopes.Count);
     }
 
-    // A write failed: the client is gone, or was cut off (see PeerResponseWriter). The queue is closed first, so that a wait for room in it ends instead of
-    // waiting for a writer that is gone; and the stream is stopped, so that the reader and the answer loop do not go on
-    // handling what nobody will read.
+    // A write failed: the client is gone, or was cut off (see PeerResponseWriter). The queue is closed first, so that a
+    // wait for room in it ends instead of waiting for a writer that is gone; and the stream is stopped, so that the reader
+    // and the answer loop do not go on handling what nobody will read.
     private void WriterGone()
     {
         _replies.Writer.TryComplete();
