@@ -148,6 +148,46 @@ public sealed class PeerWriteDeadlineTests
     }
 
     [Fact]
+    public async Task Exchange_ClientOnlyTakingRepliesPastTheIdleTimeout_IsNotCut()
+    {
+        var ct = TestContext.Current.CancellationToken;
+        var clock = new FakeTimeProvider();
+        using var gate = new SemaphoreSlim(0);
+        var options = new PeerServerOptions
+        {
+            TimeProvider = clock,
+            Handler = async (request, token) =>
+            {
+                await gate.WaitAsync(token).ConfigureAwait(false);
+                return request;
+            },
+        };
+        await using var server = await PeerServer.StartAsync(options, ct).DefaultTimeout();
+        using var channel = GrpcChannel.ForAddress(server.Address);
+        using var call = new Peer.PeerClient(channel).Exchange(cancellationToken: ct);
+        await ReadAsync(call);
+
+        // Three requests sent at once, answered one by one by a slow handler: the client sends nothing more for twice the
+        // idle timeout, while a reply comes every two thirds of it.
+        for (ulong sequence = 1; sequence <= 3; sequence++)
+        {
+            await call.RequestStream.WriteAsync(Requests(sequence, 1), ct).DefaultTimeout();
+        }
+
+        for (ulong sequence = 1; sequence <= 3; sequence++)
+        {
+            gate.Release();
+            Assert.Equal(sequence, (await ReplyAsync(call)).Sequence);
+            clock.Advance(options.StreamIdleTimeout * 2 / 3);
+        }
+
+        gate.Release();
+        await call.RequestStream.WriteAsync(Requests(4, 1), ct).DefaultTimeout();
+        Assert.Equal(4UL, (await ReplyAsync(call)).Sequence);
+        Assert.Equal(4, server.HandledCount);
+    }
+
+    [Fact]
     public async Task WriteAsync_EachWriteWithinTheTimeout_NeverCutThenOneWithoutProgressIsCutAndResetsTheStream()
     {
         var clock = new FakeTimeProvider();

@@ -27,10 +27,14 @@ internal sealed class PeerResponseWriter : IDisposable
     // Armed for the write in flight, disarmed after it, by the one writer.
     private readonly PeerDeadline _deadline;
 
-    public PeerResponseWriter(IServerStreamWriter<PeerBatch> response, Action reset, PeerServerOptions options, CancellationToken stop, CancellationToken hostStopping)
+    // The reader's deadline, touched as each write begins: a client taking replies is not idle. Null in tests without one.
+    private readonly PeerDeadline? _activity;
+
+    public PeerResponseWriter(IServerStreamWriter<PeerBatch> response, Action reset, PeerServerOptions options, CancellationToken stop, CancellationToken hostStopping, PeerDeadline? activity = null)
     {
         _response = response;
         _reset = reset;
+        _activity = activity;
         _deadline = new PeerDeadline(options.TimeProvider, options.WriteTimeout, _cancel);
 
         // The stream's stop fires when a newer stream supersedes it, the client resets it, or the host stops; only the
@@ -56,6 +60,7 @@ internal sealed class PeerResponseWriter : IDisposable
     public async ValueTask WriteAsync(PeerBatch batch)
     {
         var token = _cancel.Token;
+        _activity?.Touch();
         _deadline.Arm();
         try
         {

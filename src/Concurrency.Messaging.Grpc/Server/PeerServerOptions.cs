@@ -140,9 +140,9 @@ public sealed record PeerServerOptions
     public TimeSpan WriteTimeout { get; init; } = TimeSpan.FromSeconds(30);
 
     /// <summary>
-    /// Gets how long a stream may go without sending a batch while the server waits to read one: past it the stream ends
-    /// (the client reconnects; its session and remembered replies stay), so that idle streams do not hold
-    /// <see cref="MaxStreams"/>. A <see cref="PeerClient"/> with nothing to send writes a heartbeat every
+    /// Gets how long a stream may go without sending a batch, or being sent a reply, while the server waits to read from
+    /// it: past it the stream ends (the client reconnects; its session and remembered replies stay), so that idle streams
+    /// do not hold <see cref="MaxStreams"/>. A <see cref="PeerClient"/> with nothing to send writes a heartbeat every
     /// <see cref="PeerClientOptions.HeartbeatInterval"/> (5 seconds by default), which must stay well under this. The
     /// time the server itself stops reading (see <see cref="MaxQueuedBatches"/>) does not count. Defaults to 30 seconds.
     /// </summary>

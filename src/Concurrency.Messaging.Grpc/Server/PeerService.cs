@@ -39,16 +39,17 @@ internal sealed class PeerService(PeerServerState state) : PeerServiceBinding
         var clientClosed = false;
         try
         {
+            // Armed only while the reader waits for the client: a stream the server itself stopped reading (back-pressure)
+            // is not idle, nor one taking replies (each write touches it). A PeerClient with nothing to send still sends a
+            // heartbeat every HeartbeatInterval.
+            using var idle = new PeerDeadline(state.Options.TimeProvider, state.Options.StreamIdleTimeout, stop);
+            using var writer = new PeerResponseWriter(responseStream, context.GetHttpContext().Abort, state.Options, stop.Token, state.Stopping, idle);
+
             // The session's id, then the greeting: the client's handshake waits for this first batch. Written before the
             // stream's write loop starts, so the response stream still has one writer at a time.
             await context.WriteResponseHeadersAsync(new Metadata { { PeerHeaders.Session, session.Id } }).ConfigureAwait(false);
-            using var writer = new PeerResponseWriter(responseStream, context.GetHttpContext().Abort, state.Options, stop.Token, state.Stopping);
             await writer.WriteAsync(PeerStream.Greeting).ConfigureAwait(false);
             var stream = new PeerStream(state, session, writer, stop);
-
-            // Armed only while the reader waits for the client: a stream the server itself stopped reading (back-pressure)
-            // is not idle. A PeerClient with nothing to send still sends a heartbeat every HeartbeatInterval.
-            using var idle = new PeerDeadline(state.Options.TimeProvider, state.Options.StreamIdleTimeout, stop);
             try
             {
                 while (await NextAsync(requestStream, idle, stop.Token).ConfigureAwait(false))
