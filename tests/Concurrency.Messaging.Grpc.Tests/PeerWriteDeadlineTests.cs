@@ -51,6 +51,37 @@ public sealed class PeerWriteDeadlineTests
     }
 
     [Fact]
+    public async Task Exchange_ClientNeverReadsOnTheLastConnection_ItsConnectionIsClosedAfterTheWriteTimeoutAndANewClientGetsIn()
+    {
+        var ct = TestContext.Current.CancellationToken;
+        var clock = new FakeTimeProvider();
+
+        // Two connections: the client beside, and the flood's. The cut write's stream is reset, so its connection is left
+        // with no stream and Kestrel closes it after the idle timeout (a real second: Kestrel's own clock).
+        var options = new PeerServerOptions { MaxConnections = 2, MaxQueuedBatches = 2, ConnectionIdleTimeout = TimeSpan.FromSeconds(1), TimeProvider = clock };
+        await using var server = await PeerServer.StartAsync(options, ct).DefaultTimeout();
+        await using var beside = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Steady(), ct).DefaultTimeout();
+        using var channel = GrpcChannel.ForAddress(server.Address);
+        using var flood = new Peer.PeerClient(channel).Exchange(cancellationToken: ct);
+        await ReadAsync(flood);
+        using var stopFlood = CancellationTokenSource.CreateLinkedTokenSource(ct);
+        var written = 0;
+        var writer = FloodAsync(flood, 1_000, () => Interlocked.Increment(ref written), stopFlood.Token);
+        await WaitForStallAsync(() => Volatile.Read(ref written), writer);
+
+        clock.Advance(options.WriteTimeout + TimeSpan.FromSeconds(1));
+
+        await using (var next = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Steady(), ct).DefaultTimeout())
+        {
+            Assert.Equal(45, await SumAsync(next, 10)); // a connection (MaxConnections = 2) was given back, the flood still unread
+        }
+
+        Assert.Equal(45, await SumAsync(beside, 10));
+        await stopFlood.CancelAsync();
+        await Assert.ThrowsAnyAsync<Exception>(() => writer).DefaultTimeout();
+    }
+
+    [Fact]
     public async Task Exchange_SupersededWhileBlockedInAWrite_EndsAtOnceAndTheNewStreamGetsTheRememberedReplies()
     {
         var ct = TestContext.Current.CancellationToken;

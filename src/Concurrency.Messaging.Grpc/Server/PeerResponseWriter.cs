@@ -6,10 +6,11 @@ namespace Concurrency.Messaging.Grpc;
 /// <summary>
 /// The one way a stream writes its response: every write, the greeting included, takes a token that fires when the write
 /// made no progress for <see cref="PeerServerOptions.WriteTimeout"/> (a client that does not read its replies), or when a
-/// newer stream of the same session superseded this one (its client moved on). Either way the HTTP/2 stream is reset, so
-/// that Kestrel lets go of it too: a write cut short leaves the stream's response unfinished, and Kestrel would otherwise
-/// hold it, and its connection, as long as the client does not read. The caller sees the write fail as when the client
-/// goes away (<c>PeerStream.WriterGone</c>): the stream ends and its replies stay remembered in the session.
+/// newer stream of the same session superseded this one (its client moved on). Either way the HTTP/2 stream is reset:
+/// a write cut short leaves the response unfinished, and the stream, with its connection, must not wait for a client that
+/// does not read. (Kestrel 10 with Grpc.AspNetCore 2.85 already lets go of a stream whose write was cancelled; the reset
+/// says so here rather than rest on that.) The caller sees the write fail as when the client goes away
+/// (<c>PeerStream.WriterGone</c>): the stream ends and its replies stay remembered in the session.
 /// </summary>
 /// <remarks>
 /// The host stopping does not cancel writes: the replies already made are written first, each within the write timeout.
