@@ -25,7 +25,8 @@ public sealed class PeerAdmissionTests
         var ct = TestContext.Current.CancellationToken;
         var time = new FakeTimeProvider();
         var handled = new ConcurrentDictionary<long, int>();
-        var options = new PeerServerOptions { MaxStreams = 8, StreamIdleTimeout = TimeSpan.FromSeconds(30), TimeProvider = time, Handler = Counting(handled) };
+        // ReadIdleTimeout well past the clock's moves: the holder's streams end here by giving way, not by sending nothing.
+        var options = new PeerServerOptions { MaxStreams = 8, StreamIdleTimeout = TimeSpan.FromSeconds(30), ReadIdleTimeout = TimeSpan.FromHours(1), TimeProvider = time, Handler = Counting(handled) };
         await using var server = await PeerServer.StartAsync(options, ct).DefaultTimeout();
 
         // A well-behaved client with nothing to send yet: its stream is the first to pass the idle timeout. (Not one that

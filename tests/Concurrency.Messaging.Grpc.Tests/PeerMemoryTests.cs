@@ -100,7 +100,8 @@ public sealed class PeerMemoryTests
         using var state = new PeerServerState(new PeerServerOptions(), NullLogger.Instance, CancellationToken.None);
         var session = state.Sessions.Attach(null)!;
         using var stop = new CancellationTokenSource();
-        var stream = new PeerStream(state, session, new DiscardingWriter(), stop);
+        using var writer = new PeerResponseWriter(new DiscardingWriter(), () => { }, state.Options, stop.Token, CancellationToken.None);
+        var stream = new PeerStream(state, session, writer, stop);
 
         // A client that never acknowledges: 4,000 replies of 1 KiB remembered.
         for (ulong first = 1; first <= 4_000; first += 100)
@@ -255,5 +256,7 @@ public sealed class PeerMemoryTests
         public WriteOptions? WriteOptions { get; set; }
 
         public Task WriteAsync(PeerBatch message) => Task.CompletedTask;
+
+        public Task WriteAsync(PeerBatch message, CancellationToken cancellationToken) => Task.CompletedTask;
     }
 }

@@ -21,7 +21,8 @@ public sealed class PeerStreamTests
         var session = state.Sessions.Attach(null)!;
         var writer = new RecordingWriter();
         using var stop = new CancellationTokenSource();
-        var stream = new PeerStream(state, session, writer, stop);
+        using var responseWriter = new PeerResponseWriter(writer, () => { }, state.Options, stop.Token, CancellationToken.None);
+        var stream = new PeerStream(state, session, responseWriter, stop);
 
         var accepted = stream.AcceptAsync(Requests(1, 3));
 
@@ -50,7 +51,8 @@ public sealed class PeerStreamTests
         var session = state.Sessions.Attach(null)!;
         var writer = new RecordingWriter { WaitEvery = 3 };
         using var stop = new CancellationTokenSource();
-        var stream = new PeerStream(state, session, writer, stop);
+        using var responseWriter = new PeerResponseWriter(writer, () => { }, state.Options, stop.Token, CancellationToken.None);
+        var stream = new PeerStream(state, session, responseWriter, stop);
 
         ulong next = 1;
         for (var batch = 0; batch < 200; batch++)
@@ -77,7 +79,8 @@ public sealed class PeerStreamTests
         var session = state.Sessions.Attach(null)!;
         var writer = new RecordingWriter { Fail = true };
         using var stop = new CancellationTokenSource();
-        var stream = new PeerStream(state, session, writer, stop);
+        using var responseWriter = new PeerResponseWriter(writer, () => { }, state.Options, stop.Token, CancellationToken.None);
+        var stream = new PeerStream(state, session, responseWriter, stop);
 
         await stream.AcceptAsync(Requests(1, 4)).AsTask().DefaultTimeout();
 
@@ -110,6 +113,9 @@ public sealed class PeerStreamTests
         public int WaitEvery { get; init; }
 
         public bool Fail { get; init; }
+
+        public Task WriteAsync(PeerBatch message, CancellationToken cancellationToken)
+            => cancellationToken.IsCancellationRequested ? Task.FromCanceled(cancellationToken) : WriteAsync(message);
 
         public async Task WriteAsync(PeerBatch message)
         {

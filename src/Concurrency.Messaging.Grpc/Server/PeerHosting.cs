@@ -1,7 +1,9 @@
 using System.Diagnostics.Metrics;
 using Grpc.AspNetCore.Server;
 using Microsoft.AspNetCore.Builder;
+using Microsoft.AspNetCore.Hosting;
 using Microsoft.AspNetCore.Routing;
+using Microsoft.AspNetCore.Server.Kestrel.Core;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
@@ -17,12 +19,19 @@ namespace Concurrency.Messaging.Grpc;
 /// </summary>
 /// <remarks>
 /// <para>
-/// The app owns its server: <see cref="PeerServerOptions.Urls"/>, <see cref="PeerServerOptions.CertificatePath"/>,
-/// <see cref="PeerServerOptions.MaxConnections"/>, <see cref="PeerServerOptions.MaxStreamsPerConnection"/> and
-/// <see cref="PeerServerOptions.LoggerFactory"/> apply to <see cref="PeerServer"/> only. Hosted, serve HTTP/2 on the peer's endpoint and set Kestrel's limits yourself
-/// (<c>Limits.MaxConcurrentConnections</c>, <c>Limits.Http2.MaxStreamsPerConnection</c>), as <see cref="PeerServer"/> does
-/// with those options. Every other option holds as documented; the peer's gRPC limits (4 MiB a batch, the bearer token)
-/// are set on the peer service alone, not on the app's other gRPC services.
+/// The app owns its server: <see cref="PeerServerOptions.Urls"/>, <see cref="PeerServerOptions.CertificatePath"/> and
+/// <see cref="PeerServerOptions.LoggerFactory"/> apply to <see cref="PeerServer"/> only. Hosted, serve HTTP/2 on the
+/// peer's endpoint, and call <see cref="UsePeerServerLimits"/> for the Kestrel limits <see cref="PeerServer"/> sets
+/// (<see cref="PeerServerOptions.MaxConnections"/>, <see cref="PeerServerOptions.MaxStreamsPerConnection"/>,
+/// <see cref="PeerServerOptions.ConnectionIdleTimeout"/>, keep-alive pings); they apply to the whole server, so an app
+/// serving more than the peer may set its own instead. Every other option holds as documented; the peer's gRPC limits
+/// (4 MiB a batch, the bearer token) are set on the peer service alone, not on the app's other gRPC services.
+/// </para>
+/// <para>
+/// With a <see cref="PeerServerOptions.BearerToken"/>, the app's start fails (<see cref="InvalidOperationException"/>)
+/// when its server listens on a plain <c>http://</c> address off the loopback interface, where clients would send the
+/// token in clear text, unless <see cref="PeerServerOptions.AllowInsecureCredentials"/> is set: the addresses checked are
+/// those the server reports once started, not <see cref="PeerServerOptions.Urls"/>.
 /// </para>
 /// <para>
 /// The service logs through the app's <see cref="ILogger"/> (category <c>Concurrency.Messaging.Grpc.PeerService</c>),
@@ -80,6 +89,35 @@ public static class PeerHosting
         return endpoints.MapGrpcService<PeerService>();
     }
 
+    /// <summary>
+    /// Sets the Kestrel limits that keep the peer's clients from holding the server: at most
+    /// <see cref="PeerServerOptions.MaxConnections"/> connections and <see cref="PeerServerOptions.MaxStreamsPerConnection"/>
+    /// streams on each; a connection with no stream, or one that sends no HTTP/2 preface and headers, closed after
+    /// <see cref="PeerServerOptions.ConnectionIdleTimeout"/>; and a keep-alive ping every 10 seconds, answered within 20, so
+    /// that a client machine gone without a word is found in half a minute, not when TCP's retransmissions give up. The
+    /// options are those <see cref="AddPeerService(IServiceCollection, PeerServerOptions)"/> registered. <see cref="PeerServer"/>
+    /// makes this same call.
+    /// </summary>
+    /// <param name="builder">The app's web host (<c>builder.WebHost</c>).</param>
+    /// <returns><paramref name="builder"/>.</returns>
+    /// <remarks>The limits are Kestrel's, for the whole server: every endpoint of the app, not the peer's alone.</remarks>
+    public static IWebHostBuilder UsePeerServerLimits(this IWebHostBuilder builder)
+    {
+        ArgumentNullException.ThrowIfNull(builder);
+        return builder.ConfigureServices(services => services.AddOptions<KestrelServerOptions>().Configure<IServiceProvider>((kestrel, provider) =>
+        {
+            var options = (provider.GetService<PeerServerState>()
+                ?? throw new InvalidOperationException("Call services.AddPeerService(...) with UsePeerServerLimits().")).Options;
+            var limits = kestrel.Limits;
+            limits.MaxConcurrentConnections = options.MaxConnections;
+            limits.Http2.MaxStreamsPerConnection = options.MaxStreamsPerConnection;
+            limits.KeepAliveTimeout = options.ConnectionIdleTimeout;
+            limits.RequestHeadersTimeout = options.ConnectionIdleTimeout;
+            limits.Http2.KeepAlivePingDelay = TimeSpan.FromSeconds(10);
+            limits.Http2.KeepAlivePingTimeout = TimeSpan.FromSeconds(20);
+        }));
+    }
+
     // The one registration, hosted or in PeerServer's own app: the service's gRPC limits, its token check, and its state.
     private static IServiceCollection AddPeerServiceCore(this IServiceCollection services, Func<IServiceProvider, PeerServerOptions> options)
     {
@@ -91,6 +129,7 @@ public static class PeerHosting
         });
         services.AddSingleton<BearerTokenInterceptor>();
         services.AddMetrics(); // the app's IMeterFactory, if it has none yet: the server's meter is the app's, not a static one
+        services.AddHostedService<PeerEndpointCheck>();
         services.AddSingleton(provider =>
         {
             var resolved = options(provider);

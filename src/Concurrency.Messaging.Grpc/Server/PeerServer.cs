@@ -20,7 +20,7 @@ namespace Concurrency.Messaging.Grpc;
 /// </summary>
 /// <remarks>
 /// A <c>WebApplication</c> of its own, registered with <see cref="PeerHosting.AddPeerService(Microsoft.Extensions.DependencyInjection.IServiceCollection, PeerServerOptions)"/>
-/// as a hosted app would be, plus the Kestrel settings of its options; it logs through <see cref="PeerServerOptions.LoggerFactory"/>,
+/// and <see cref="PeerHosting.UsePeerServerLimits"/> as a hosted app would be, plus HTTP/2 and the certificate of its options; it logs through <see cref="PeerServerOptions.LoggerFactory"/>,
 /// or not at all. To serve beside other endpoints, host the service in your app with <see cref="PeerHosting"/>.
 /// </remarks>
 public sealed class PeerServer : IAsyncDisposable
@@ -91,17 +91,12 @@ public sealed class PeerServer : IAsyncDisposable
         builder.WebHost.ConfigureKestrel(kestrel =>
         {
             kestrel.ConfigureEndpointDefaults(endpoint => endpoint.Protocols = HttpProtocols.Http2);
-            kestrel.Limits.MaxConcurrentConnections = options.MaxConnections;
-            kestrel.Limits.Http2.MaxStreamsPerConnection = options.MaxStreamsPerConnection;
-
-            // A client machine gone without a word is found in half a minute, not after TCP's retransmissions give up.
-            kestrel.Limits.Http2.KeepAlivePingDelay = TimeSpan.FromSeconds(10);
-            kestrel.Limits.Http2.KeepAlivePingTimeout = TimeSpan.FromSeconds(20);
             if (certificate is not null)
             {
                 kestrel.ConfigureHttpsDefaults(https => https.ServerCertificate = certificate);
             }
         });
+        builder.WebHost.UsePeerServerLimits();
         builder.Services.AddPeerService(options);
 
         var app = builder.Build();

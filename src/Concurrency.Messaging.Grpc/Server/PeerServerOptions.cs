@@ -47,7 +47,7 @@ public sealed record PeerServerOptions
     /// Gets the token every stream must carry (<c>authorization: Bearer TOKEN</c>); a stream without it ends with gRPC
     /// status <c>Unauthenticated</c>. Null (the default) asks for none. It must not be empty, and is refused with a plain
     /// <c>http://</c> URL off the loopback interface (clients would send it in clear text) unless
-    /// <see cref="AllowInsecureCredentials"/> is set.
+    /// <see cref="AllowInsecureCredentials"/> is set; hosted, on such an address the app's server reports once started.
     /// </summary>
     public string? BearerToken { get; init; }
 
@@ -194,10 +194,41 @@ public sealed record PeerServerOptions
     /// </summary>
     public string? Name { get; init; }
 
+    /// <summary>
+    /// Gets how long one write of replies to a client may take before its stream ends: a client that stops reading its
+    /// replies would otherwise hold the write, its stream and its connection forever. The stream is reset (the client
+    /// reconnects and resends; the replies stay remembered in its session) and its slot in <see cref="MaxStreams"/> is
+    /// given back. The deadline is per write of at most <see cref="MaxBatchBytes"/>, not per stream: a client reading
+    /// slowly but steadily, at least <see cref="MaxBatchBytes"/> per this time, is never cut. Defaults to 30 seconds.
+    /// </summary>
+    public TimeSpan WriteTimeout { get; init; } = TimeSpan.FromSeconds(30);
+
+    /// <summary>
+    /// Gets how long a stream may go without sending a batch, or being sent a reply, while the server waits to read from
+    /// it: past it the stream ends with gRPC status <c>Unavailable</c> (the client reconnects; its session and remembered replies stay), so that idle streams
+    /// do not hold <see cref="MaxStreams"/>. A <see cref="PeerClient"/> with nothing to send writes a heartbeat every
+    /// <see cref="PeerClientOptions.HeartbeatInterval"/> (5 seconds by default), which must stay well under this. The
+    /// time the server itself stops reading (see <see cref="MaxQueuedBatches"/>) does not count. Defaults to 30 seconds.
+    /// </summary>
+    /// <remarks>
+    /// With the defaults, a stream that sends nothing holds its slot for at most 30 seconds, and its connection, left with
+    /// no stream, is closed after <see cref="ConnectionIdleTimeout"/>: a minute in all.
+    /// </remarks>
+    public TimeSpan ReadIdleTimeout { get; init; } = TimeSpan.FromSeconds(30);
+
+    /// <summary>
+    /// Gets how long a connection may stay open with no stream on it, including a new connection that sends nothing or
+    /// only its HTTP/2 preface: past it Kestrel closes the connection, so that idle connections do not hold
+    /// <see cref="MaxConnections"/>. It is Kestrel's <c>KeepAliveTimeout</c> (which bounds a silent HTTP/2 connection
+    /// from its start), and <c>RequestHeadersTimeout</c> too, set by <see cref="PeerHosting.UsePeerServerLimits"/>. Kestrel
+    /// checks once a second, so a connection may stay up to a second longer. Defaults to 30 seconds.
+    /// </summary>
+    public TimeSpan ConnectionIdleTimeout { get; init; } = TimeSpan.FromSeconds(30);
+
     /// <summary>How often a stream whose reading is paused (see <see cref="MaxQueuedBatches"/>) writes a heartbeat.</summary>
     internal TimeSpan PausedHeartbeatInterval { get; init; } = TimeSpan.FromSeconds(1);
 
-    /// <summary>The clock that spaces the warnings for refused streams and measures streams' idleness (a fake one in tests).</summary>
+    /// <summary>The clock that spaces the warnings for refused streams, measures streams' idleness and times <see cref="WriteTimeout"/> and <see cref="ReadIdleTimeout"/> (a fake one in tests).</summary>
     internal TimeProvider TimeProvider { get; init; } = TimeProvider.System;
 
     internal void Validate()
@@ -268,6 +299,10 @@ public sealed record PeerServerOptions
             throw new ArgumentException("A server's name, when set, must be 1 to 100 characters and not only white space.", nameof(Name));
         }
 
+        Within(WriteTimeout, TimeSpan.FromDays(1), nameof(WriteTimeout));
+        Within(ConnectionIdleTimeout, TimeSpan.FromDays(1), nameof(ConnectionIdleTimeout));
+        Within(ReadIdleTimeout, TimeSpan.FromDays(1), nameof(ReadIdleTimeout));
+
         if (CertificatePath is not null && !File.Exists(CertificatePath))
         {
             throw new FileNotFoundException("The certificate file does not exist.", CertificatePath);
@@ -319,6 +354,14 @@ public sealed record PeerServerOptions
         if (value <= 0)
         {
             throw new ArgumentOutOfRangeException(name, value, "Must be positive.");
+        }
+    }
+
+    private static void Within(TimeSpan value, TimeSpan most, string name)
+    {
+        if (value <= TimeSpan.Zero || value > most)
+        {
+            throw new ArgumentOutOfRangeException(name, value, $"Must be positive and at most {most}.");
         }
     }
 }

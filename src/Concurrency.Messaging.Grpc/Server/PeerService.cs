@@ -38,14 +38,20 @@ internal sealed class PeerService(PeerServerState state) : PeerServiceBinding
         var clientClosed = false;
         try
         {
+            // Armed only while the reader waits for the client: a stream the server itself stopped reading (back-pressure)
+            // is not idle, nor one taking replies (each write touches it). A PeerClient with nothing to send still sends a
+            // heartbeat every HeartbeatInterval.
+            using var idle = new PeerDeadline(state.Options.TimeProvider, state.Options.ReadIdleTimeout, stop);
+            using var writer = new PeerResponseWriter(responseStream, context.GetHttpContext().Abort, state.Options, stop.Token, state.Stopping, idle);
+
             // The session's id, then the greeting: the client's handshake waits for this first batch. Written before the
             // stream's write loop starts, so the response stream still has one writer at a time.
             await context.WriteResponseHeadersAsync(new Metadata { { PeerHeaders.Session, session.Id } }).ConfigureAwait(false);
-            await responseStream.WriteAsync(PeerStream.Greeting).ConfigureAwait(false);
-            var stream = new PeerStream(state, session, responseStream, stop);
+            await writer.WriteAsync(PeerStream.Greeting).ConfigureAwait(false);
+            var stream = new PeerStream(state, session, writer, stop);
             try
             {
-                while (await requestStream.MoveNext(stop.Token).ConfigureAwait(false))
+                while (await NextAsync(requestStream, idle, stop.Token).ConfigureAwait(false))
                 {
                     var batch = requestStream.Current;
                     Check(batch, session);
@@ -80,6 +86,12 @@ internal sealed class PeerService(PeerServerState state) : PeerServiceBinding
                 await stream.CloseAsync().ConfigureAwait(false);
             }
 
+            if (idle.HasPassed && !slot.GaveWay && !state.Stopping.IsCancellationRequested)
+            {
+                // Its session stays, as for a stream that gave way: the client reconnects when it has something to send.
+                throw Report("read_idle", new RpcException(new Status(StatusCode.Unavailable, $"This stream sent nothing for {state.Options.ReadIdleTimeout.TotalSeconds:N0} s (PeerServerOptions.ReadIdleTimeout). Reconnect when there is something to send; a client with nothing to send keeps its stream with a heartbeat.")));
+            }
+
             if (slot.GaveWay && !state.Stopping.IsCancellationRequested)
             {
                 // Its session stays: the client reconnects (Unavailable is worth a retry) and resends what was unanswered.
@@ -107,6 +119,20 @@ internal sealed class PeerService(PeerServerState state) : PeerServiceBinding
     private RpcException SessionsRefusal(bool identityFull) => identityFull
         ? Report("identity_sessions", new RpcException(new Status(StatusCode.ResourceExhausted, $"This server holds the most sessions of this client's identity ({state.Options.SessionsPerIdentity:N0}, PeerServerOptions.MaxSessionsPerIdentity), each with a stream open. Try again later.")))
         : Report("sessions", new RpcException(new Status(StatusCode.ResourceExhausted, $"This server holds its most sessions ({state.Options.MaxSessions:N0}, PeerServerOptions.MaxSessions), each with a stream open. Try again later.")));
+
+    // The reader's wait for the client's next batch, within ReadIdleTimeout: past it the stream stops, as when the client resets it.
+    private static async Task<bool> NextAsync(IAsyncStreamReader<PeerBatch> requestStream, PeerDeadline idle, CancellationToken stop)
+    {
+        idle.Arm();
+        try
+        {
+            return await requestStream.MoveNext(stop).ConfigureAwait(false);
+        }
+        finally
+        {
+            idle.Disarm();
+        }
+    }
 
     // Counts and logs a refusal of the stream, which the caller then throws.
     private RpcException Report(string reason, RpcException refusal)

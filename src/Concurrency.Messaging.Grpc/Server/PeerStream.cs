@@ -35,7 +35,7 @@ internal sealed class PeerStream
     private readonly List<Outgoing> _answers = [];
     private readonly Channel<PeerBatch> _work;
     private readonly Channel<Outgoing> _replies;
-    private readonly IServerStreamWriter<PeerBatch> _responseStream;
+    private readonly PeerResponseWriter _responseStream;
 
     // Held by whoever writes the response stream: the write loop while it empties _replies, or the reader writing its
     // inline answer when _replies is empty. The loop takes it before it reads anything out of _replies, so an inline
@@ -62,7 +62,7 @@ internal sealed class PeerStream
     // since it answers inline only when the loop is idle with nothing queued; it waits for that answer as for any.
     private bool _handlerWaits;
 
-    public PeerStream(PeerServerState state, PeerSession session, IServerStreamWriter<PeerBatch> responseStream, CancellationTokenSource stop)
+    public PeerStream(PeerServerState state, PeerSession session, PeerResponseWriter responseStream, CancellationTokenSource stop)
     {
         _state = state;
         _session = session;
@@ -485,7 +485,8 @@ internal sealed class PeerStream
     private static Envelope Failed(Envelope request, string error) => new() { Sequence = request.Sequence, Error = error };
 
     // Writes what is queued, merging it up to the batch limits into one write, under the write lock. A failed write (the
-    // client went away) ends the loop; the replies are remembered in the session for the client's next stream.
+    // client went away, did not read within the write timeout, or moved to a newer stream) ends the loop; the replies are
+    // remembered in the session for the client's next stream.
     private async Task WriteLoopAsync()
     {
         await Task.Yield();
@@ -532,9 +533,9 @@ internal sealed class PeerStream
         _state.Meter.Sent(batch.Envelopes.Count);
     }
 
-    // A write failed: the client is gone. The queue is closed first, so that a wait for room in it ends instead of
-    // waiting for a writer that is gone; and the stream is stopped, so that the reader and the answer loop do not go on
-    // handling what nobody will read.
+    // A write failed: the client is gone, or was cut off (see PeerResponseWriter). The queue is closed first, so that a
+    // wait for room in it ends instead of waiting for a writer that is gone; and the stream is stopped, so that the reader
+    // and the answer loop do not go on handling what nobody will read.
     private void WriterGone()
     {
         _replies.Writer.TryComplete();
