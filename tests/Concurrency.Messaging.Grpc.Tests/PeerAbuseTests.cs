@@ -262,6 +262,35 @@ public sealed class PeerAbuseTests
         await bystander.AssertServedAsync();
     }
 
+    [Fact]
+    public async Task SequenceWalkedForwardInStepsOfTheGap_IsRefusedWithOutOfRangeAndAWellBehavedClientIsServed()
+    {
+        var ct = TestContext.Current.CancellationToken;
+        var abuse = new AbuseCounter();
+        await using var server = await PeerServer.StartAsync(abuse.Options(new PeerServerOptions { MaxSequenceGap = 1000 }), ct).DefaultTimeout();
+        await using var bystander = await WellBehavedClient.ConnectAsync(server);
+        using var channel = GrpcChannel.ForAddress(server.Address);
+        using var call = new Peer.PeerClient(channel).Exchange(cancellationToken: ct);
+        await ReadAsync(call);
+
+        // Numbers passed over as a client's dropped sends leave them (a few between batches) are taken.
+        await call.RequestStream.WriteAsync(Requests(1, 10, 8), ct).DefaultTimeout();
+        Assert.Equal(10, await CountRepliesAsync(call, 10));
+        await call.RequestStream.WriteAsync(Requests(20, 10, 8), ct).DefaultTimeout();
+        Assert.Equal(10, await CountRepliesAsync(call, 10));
+
+        // One step of the gap is taken; the next, which would walk the mark on by another, is refused.
+        await call.RequestStream.WriteAsync(Requests(29 + 1000, 1, 8), ct).DefaultTimeout();
+        Assert.Equal(1, await CountRepliesAsync(call, 1));
+        await call.RequestStream.WriteAsync(Requests(29 + 2000, 1, 8), ct).DefaultTimeout();
+        var error = await Assert.ThrowsAsync<RpcException>(() => ReadAsync(call)).DefaultTimeout();
+
+        Assert.Equal(StatusCode.OutOfRange, error.StatusCode);
+        Assert.Contains("MaxSequenceGap", error.Status.Detail, StringComparison.Ordinal);
+        Assert.Equal(21, abuse.Handled);
+        await bystander.AssertServedAsync();
+    }
+
     [Theory]
     [InlineData(new ulong[] { 1, 2, 2 })]
     [InlineData(new ulong[] { 1, 3, 2 })]
@@ -331,25 +360,28 @@ public sealed class PeerAbuseTests
     }
 
     [Fact]
-    public async Task MoreSessionsThanTheServerKeeps_IdleOnesForgottenFirstThenNewStreamsRefused()
+    public async Task MoreSessionsThanTheServerKeeps_IdleOnesForgottenFirstThenNewStreamsRefusedAndAConnectedClientServed()
     {
         var ct = TestContext.Current.CancellationToken;
-        await using var server = await PeerServer.StartAsync(new PeerServerOptions { MaxSessions = 3 }, ct).DefaultTimeout();
+        await using var server = await PeerServer.StartAsync(new PeerServerOptions { MaxSessions = 4 }, ct).DefaultTimeout();
+        await using var bystander = await WellBehavedClient.ConnectAsync(server);
         using var channel = GrpcChannel.ForAddress(server.Address);
         var raw = new Peer.PeerClient(channel);
 
-        // Churn: open, one message, reset. The sessions stay (a reset is not a clean close) up to the bound, no further.
+        // Churn: open, one message, reset. The sessions stay (a reset is not a clean close) up to the bound, no further,
+        // and the connected client's session (a stream open) is never the one forgotten.
         for (var i = 0; i < 20; i++)
         {
-            await WaitUntilAsync(() => server.Sessions.IdleCount == server.SessionCount); // the last reset has reached the server
+            await WaitUntilAsync(() => server.Sessions.IdleCount == server.SessionCount - 1); // the last reset has reached the server
             using var churn = raw.Exchange(cancellationToken: ct);
             await ReadAsync(churn);
             await churn.RequestStream.WriteAsync(Requests(1, 1, 8), ct).DefaultTimeout();
             Assert.Equal(1, await CountRepliesAsync(churn, 1));
         }
 
-        await WaitUntilAsync(() => server.Sessions.IdleCount == server.SessionCount);
-        Assert.Equal(3, server.SessionCount);
+        await WaitUntilAsync(() => server.Sessions.IdleCount == server.SessionCount - 1);
+        Assert.Equal(4, server.SessionCount);
+        await bystander.AssertServedAsync();
         var open = new List<AsyncDuplexStreamingCall<PeerBatch, PeerBatch>>();
         try
         {
@@ -364,7 +396,8 @@ public sealed class PeerAbuseTests
             var error = await Assert.ThrowsAsync<RpcException>(() => ReadAsync(refused)).DefaultTimeout();
             Assert.Equal(StatusCode.ResourceExhausted, error.StatusCode);
             Assert.Contains("MaxSessions", error.Status.Detail, StringComparison.Ordinal);
-            Assert.Equal(3, server.SessionCount);
+            Assert.Equal(4, server.SessionCount);
+            await bystander.AssertServedAsync();
         }
         finally
         {

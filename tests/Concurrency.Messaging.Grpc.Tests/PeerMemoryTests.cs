@@ -129,7 +129,10 @@ public sealed class PeerMemoryTests
         Assert.InRange(state.RememberedBytes, 1, 32 * 1024);
         Assert.Equal(1024, session.Recall(4_001)!.Payload.Length); // still answered from memory
 
-        // And the last: nothing is held.
+        // And the last: the arrays stay for the next batch; an acknowledgement with nothing remembered since (a quiet
+        // client's heartbeat) lets them go, and nothing is held.
+        await stream.AcceptAsync(new PeerBatch { Acknowledged = 4_002 }).AsTask().DefaultTimeout();
+        Assert.Equal(0, session.RememberedCount);
         await stream.AcceptAsync(new PeerBatch { Acknowledged = 4_002 }).AsTask().DefaultTimeout();
         Assert.Equal((0, 0), session.RememberedCapacity);
         Assert.Equal(0, state.RememberedBytes);

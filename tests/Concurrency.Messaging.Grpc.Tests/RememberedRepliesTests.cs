@@ -62,16 +62,20 @@ public sealed class RememberedRepliesTests
     }
 
     [Fact]
-    public void RemoveOldest_OfTheLast_LetsTheArraysGo_AndAReplyOutOfOrderIsRefused()
+    public void RemoveOldest_OfTheLast_KeepsTheArraysUntilAQuietTrim_AndAReplyOutOfOrderIsRefused()
     {
         var replies = new RememberedReplies();
         Remember(replies, new Envelope { Sequence = 5, Type = "echo", Payload = ByteString.CopyFrom(1, 2, 3) });
         var fifth = new Envelope { Sequence = 5 };
-        Assert.Throws<ArgumentException>(() => replies.Add(fifth, replies.Plan(fifth, long.MaxValue)));
+        Assert.Throws<ArgumentException>(() => replies.Add(fifth, replies.Plan(fifth)));
 
         replies.RemoveOldest();
 
         Assert.False(replies.TryPeekOldest(out _));
+        Assert.Equal((16, 256, (16L * RememberedReplies.EntryBytes) + 256), (replies.Capacity, replies.PayloadCapacity, replies.Bytes));
+        replies.TrimExcess(); // a reply was remembered since the last trim: kept
+        Assert.Equal(16, replies.Capacity);
+        replies.TrimExcess(); // nothing since: let go
         Assert.Equal((0, 0, 0L), (replies.Capacity, replies.PayloadCapacity, replies.Bytes));
         Assert.Null(replies.Find(5));
         Remember(replies, new Envelope { Sequence = 1, Payload = ByteString.CopyFrom(9) });
@@ -79,7 +83,7 @@ public sealed class RememberedRepliesTests
     }
 
     [Fact]
-    public void TrimExcess_GivesBackRoomABurstLeft_AndAnEmptyMemorysNextArraysFitWhatItNeededLast()
+    public void TrimExcess_GivesBackRoomABurstLeft_KeepsArraysThatRunEmptyBetweenBatches_AndLetsThemGoWhenQuiet()
     {
         var replies = new RememberedReplies();
         ulong sequence = 0;
@@ -109,21 +113,27 @@ public sealed class RememberedRepliesTests
         Assert.True(replies.Capacity >= 10_000);
         Forget(0);
         Assert.Equal((20, 1280), (replies.Capacity, replies.PayloadCapacity));
-
-        // Empty, nothing is held; the next first reply gets arrays for what the memory needed last, up to a batch's worth.
         Forget(10);
-        Assert.Equal((0, 0, 0L), (replies.Capacity, replies.PayloadCapacity, replies.Bytes));
-        Fill(1);
-        Assert.Equal(16, replies.Capacity); // it held 10,000 once, but 10 since its arrays shrank
-        Forget(1);
 
-        // Steady batches of 256 get their arrays in one allocation each, not by doubling from the smallest.
+        // Batches of 256, each acknowledged whole before the next: the memory runs empty at every acknowledgement and keeps
+        // its arrays, made once, not again each batch.
         Fill(256);
         Forget(256);
+        var (entries, payloads) = (replies.Capacity, replies.PayloadCapacity);
+        Assert.True(entries >= 256 && payloads >= 256 * 64);
+        for (var batch = 0; batch < 10; batch++)
+        {
+            Fill(256);
+            Assert.Equal((entries, payloads), (replies.Capacity, replies.PayloadCapacity));
+            Forget(256);
+        }
+
+        // Quiet: an acknowledgement with nothing remembered since the last lets the arrays go, and the memory holds nothing.
+        Assert.True(replies.Bytes > 0);
+        Forget(0);
+        Assert.Equal((0, 0, 0L), (replies.Capacity, replies.PayloadCapacity, replies.Bytes));
         Fill(1);
-        Assert.Equal((256, 256 * 64), (replies.Capacity, replies.PayloadCapacity));
-        Fill(255);
-        Assert.Equal((256, 256 * 64), (replies.Capacity, replies.PayloadCapacity));
+        Assert.Equal(16, replies.Capacity);
     }
 
     [Fact]
@@ -135,7 +145,7 @@ public sealed class RememberedRepliesTests
         {
             // Runs of one type: "a", "a", "b", "b", ... each run's string counted once, at its oldest reply.
             var reply = new Envelope { Sequence = sequence, Type = new string((char)('a' + (int)((sequence - 1) / 2 % 26)), 10), Source = "raw", Payload = ByteString.CopyFrom(new byte[100]) };
-            var plan = replies.Plan(reply, long.MaxValue);
+            var plan = replies.Plan(reply);
             replies.Add(reply, plan);
             Assert.Equal(before + plan.Bytes, replies.Bytes);
             before = replies.Bytes;
@@ -154,32 +164,12 @@ public sealed class RememberedRepliesTests
             replies.RemoveOldest();
         }
 
+        Assert.Equal(((long)replies.Capacity * RememberedReplies.EntryBytes) + replies.PayloadCapacity, replies.Bytes); // the strings are given back
+        replies.TrimExcess();
+        replies.TrimExcess();
         Assert.Equal(0, replies.Bytes);
     }
 
-    [Fact]
-    public void Plan_ForAFirstReplyWithLittleRoom_TakesTheSmallestArraysThatHoldIt()
-    {
-        var replies = new RememberedReplies();
-        for (ulong sequence = 1; sequence <= 1_000; sequence++)
-        {
-            Remember(replies, new Envelope { Sequence = sequence, Payload = ByteString.CopyFrom(new byte[200]) });
-        }
-
-        while (replies.Count > 0)
-        {
-            replies.RemoveOldest();
-        }
-
-        var reply = new Envelope { Sequence = 1_001, Payload = ByteString.CopyFrom(new byte[200]) };
-        var roomy = replies.Plan(reply, long.MaxValue);
-        var tight = replies.Plan(reply, 4 * 1024);
-
-        Assert.Equal((1_000, 200_000), (roomy.Entries, roomy.Payloads));
-        Assert.Equal((16, 256), (tight.Entries, tight.Payloads));
-        Assert.True(tight.Bytes <= 4 * 1024);
-    }
-
-    // Adds with a plan made without a bound, as a session with room does.
-    private static void Remember(RememberedReplies replies, Envelope reply) => replies.Add(reply, replies.Plan(reply, long.MaxValue));
+    // Adds by the plan for it, as a session with room does.
+    private static void Remember(RememberedReplies replies, Envelope reply) => replies.Add(reply, replies.Plan(reply));
 }

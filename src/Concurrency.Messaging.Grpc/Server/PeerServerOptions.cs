@@ -176,7 +176,9 @@ public sealed record PeerServerOptions
     /// <summary>
     /// Gets how far past the highest sequence number a session has seen a request may be: one further is refused (its
     /// stream ends with gRPC status <c>OutOfRange</c>) rather than taken as the new high-water mark, which would make every
-    /// later request of the session look like a duplicate. Defaults to 1,048,576.
+    /// later request of the session look like a duplicate. The numbers a session passes over in all (a client numbers a
+    /// send it then drops, cancelled or timed out before its write) may be at most this plus the numbers it sent, so that
+    /// the mark cannot be walked far ahead in steps of this either. Defaults to 1,048,576.
     /// </summary>
     public long MaxSequenceGap { get; init; } = 1L << 20;
 

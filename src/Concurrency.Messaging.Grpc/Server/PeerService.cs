@@ -195,9 +195,9 @@ internal sealed class PeerService(PeerServerState state) : PeerServiceBinding
             highest = envelope.Sequence;
         }
 
-        if (highest != 0 && !session.Admits(highest, (ulong)state.Options.MaxSequenceGap, batch.Acknowledged))
+        if (highest != 0 && !session.Admits(envelopes, (ulong)state.Options.MaxSequenceGap, batch.Acknowledged))
         {
-            throw Report("sequence_gap", Refusal(StatusCode.OutOfRange, $"Sequence number {highest:N0} is more than {state.Options.MaxSequenceGap:N0} past the highest this session has seen, or for a session's first batch past what it acknowledged (PeerServerOptions.MaxSequenceGap)."));
+            throw Report("sequence_gap", Refusal(StatusCode.OutOfRange, $"Sequence number {highest:N0} is more than {state.Options.MaxSequenceGap:N0} past the highest this session has seen (for a session's first batch, past what it acknowledged), or the session has passed over more numbers than that plus those it sent (PeerServerOptions.MaxSequenceGap)."));
         }
     }
 }

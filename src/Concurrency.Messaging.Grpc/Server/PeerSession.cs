@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using Concurrency.Messaging.Grpc.Protocol;
 
 namespace Concurrency.Messaging.Grpc;
@@ -30,8 +31,17 @@ internal sealed class PeerSession(string id, string identity, PeerServerState st
     // Written under Gate or by the registry's sweep; read by the sweep.
     private long _lastActive = Environment.TickCount64;
 
-    // Set with Interlocked by the readers of the session's streams: the highest sequence number a stream brought.
-    private long _highestSeen;
+    // Guards _highestSeen, _passedOver and _brought: the readers of the session's streams (two at once while a newer
+    // stream supersedes an older one) admit batches under it, once a batch.
+    private readonly Lock _admission = new();
+
+    // Under _admission: the highest sequence number a stream brought.
+    private ulong _highestSeen;
+
+    // Under _admission: sequence numbers the session's batches passed over (a client numbers a send it then drops, when
+    // it was cancelled or timed out before its write), and the new ones they brought.
+    private ulong _passedOver;
+    private ulong _brought;
 
     // Made once each, under the registry's lock.
     private LinkedListNode<PeerSession>? _idleNode;
@@ -109,45 +119,65 @@ internal sealed class PeerSession(string id, string identity, PeerServerState st
     }
 
     /// <summary>
-    /// Reader side, before a batch is accepted: whether <paramref name="sequence"/> lies within <paramref name="gap"/> of the
-    /// highest this session has seen, or for its first batch within <paramref name="gap"/> of what that batch says the
-    /// client has <paramref name="acknowledged"/> (0 for a new client, which numbers from 1; where it was for a client whose
-    /// session the server forgot, which keeps its numbering). A sequence far beyond is refused, not taken as the new
-    /// high-water mark, which would make every later request of the client look like a duplicate.
+    /// Reader side, before a batch is accepted: whether its sequence numbers (strictly increasing, checked by the reader)
+    /// lie within <paramref name="gap"/> of the highest this session has seen, or for its first batch within
+    /// <paramref name="gap"/> of what that batch says the client has <paramref name="acknowledged"/> (0 for a new client,
+    /// which numbers from 1; where it was for a client whose session the server forgot, which keeps its numbering); and
+    /// whether the numbers the session's batches passed over, this one's included, stay within <paramref name="gap"/> plus
+    /// the numbers they brought. A sequence far beyond is refused, not taken as the new high-water mark, which would make
+    /// every later request of the client look like a duplicate; and so is a walk to it in steps of <paramref name="gap"/>:
+    /// a client passes over only the numbers of sends it dropped before writing them, far fewer than it writes.
     /// </summary>
-    public bool Admits(ulong sequence, ulong gap, ulong acknowledged)
+    public bool Admits(Google.Protobuf.Collections.RepeatedField<Envelope> requests, ulong gap, ulong acknowledged)
     {
-        while (true)
+        Debug.Assert(requests.Count > 0, "The reader admits batches that carry requests.");
+        var last = requests[^1].Sequence;
+        lock (_admission)
         {
-            var highest = (ulong)Volatile.Read(ref _highestSeen);
-            var from = highest != 0 ? highest : acknowledged;
-            if (sequence > from && sequence - from > gap)
+            var from = _highestSeen != 0 ? _highestSeen : acknowledged;
+            if (last <= from)
+            {
+                return true; // resends only
+            }
+
+            if (last - from > gap)
             {
                 return false;
             }
 
-            if (sequence <= highest || Interlocked.CompareExchange(ref _highestSeen, (long)sequence, (long)highest) == (long)highest)
+            ulong fresh = 0;
+            for (var index = requests.Count - 1; index >= 0 && requests[index].Sequence > from; index--)
             {
-                return true;
+                fresh++;
             }
+
+            var passedOver = last - from - fresh;
+            if (_passedOver + passedOver > gap + _brought)
+            {
+                return false;
+            }
+
+            _passedOver += passedOver;
+            _brought += fresh;
+            _highestSeen = last;
+            return true;
         }
     }
 
     /// <summary>Forgets the replies the client has acknowledged, and gives back the room they leave. Under <see cref="Gate"/>.</summary>
     public void Acknowledge(ulong through)
     {
-        if (through <= _acknowledged)
+        if (through > _acknowledged)
         {
-            return;
+            _acknowledged = through;
+            while (_replies.TryPeekOldest(out var oldest) && oldest <= through)
+            {
+                Forget();
+            }
         }
 
-        _acknowledged = through;
-        while (_replies.TryPeekOldest(out var oldest) && oldest <= through)
-        {
-            Forget();
-        }
-
-        // A session that once held many replies and now holds few gives their room back.
+        // A session that once held many replies and now holds few gives their room back, and one that went quiet all of
+        // it: a PeerClient with nothing to send still acknowledges on its heartbeats.
         var before = _replies.Bytes;
         _replies.TrimExcess();
         if (before != _replies.Bytes)
@@ -165,11 +195,11 @@ internal sealed class PeerSession(string id, string identity, PeerServerState st
     {
         var options = state.Options;
         var bound = options.MaxRememberedBytesPerSession;
-        var plan = _replies.Plan(reply, bound);
+        var plan = _replies.Plan(reply);
         while (_replies.Count > 0 && (_replies.Count >= options.MaxRememberedPerSession || _replies.Bytes + plan.Bytes > bound))
         {
             Forget();
-            plan = _replies.Plan(reply, bound - _replies.Bytes);
+            plan = _replies.Plan(reply);
         }
 
         if (_replies.Bytes + plan.Bytes > bound || plan.Bytes > options.MaxRememberedBytes)
@@ -181,19 +211,11 @@ internal sealed class PeerSession(string id, string identity, PeerServerState st
         {
             if (_replies.Count == 0)
             {
-                // The server's budget is spent by other sessions: the smallest arrays that hold it, if even those fit;
-                // else this reply is not remembered, and a resend of it is "forgotten".
-                plan = _replies.Plan(reply, 0);
-                if (!state.TryReserveRemembered(plan.Bytes))
-                {
-                    return;
-                }
-
-                break;
+                return; // the server's budget is spent by other sessions: not remembered, and a resend of it is "forgotten"
             }
 
             Forget();
-            plan = _replies.Plan(reply, bound - _replies.Bytes);
+            plan = _replies.Plan(reply);
         }
 
         _replies.Add(reply, plan);
@@ -226,10 +248,18 @@ internal sealed class PeerSession(string id, string identity, PeerServerState st
             Forget();
         }
 
+        // Twice: the first marks the memory quiet since the replies just forgotten, the second lets the arrays go.
+        for (var pass = 0; pass < 2; pass++)
+        {
+            var before = _replies.Bytes;
+            _replies.TrimExcess();
+            state.ReleaseRemembered(before - _replies.Bytes);
+        }
+
         System.Diagnostics.Debug.Assert(_replies.Bytes == 0, "An empty memory holds nothing.");
     }
 
-    // Forgets the oldest reply and gives back what that freed: its strings, or, for the last, the arrays too.
+    // Forgets the oldest reply and gives back what that freed: its strings (the arrays stay until a trim).
     private void Forget()
     {
         var before = _replies.Bytes;

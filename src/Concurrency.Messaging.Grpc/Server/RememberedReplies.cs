@@ -17,19 +17,16 @@ namespace Concurrency.Messaging.Grpc;
 /// Not thread-safe: the session's gate guards it, as it guards the rest of what the session remembers.
 /// <see cref="Bytes"/> is what it holds as allocated, not as replies on the wire: both arrays at their capacity, and the
 /// strings it alone keeps alive. A reply is added by a <see cref="Plan"/> made first, which says what the add allocates,
-/// so that the session reserves that in its bounds before anything grows. The arrays grow by doubling, shrink when they
-/// were four times more than a batch needed (<see cref="TrimExcess"/>), and are let go when the last reply is forgotten;
-/// the next first reply gets arrays of the size the session needed last time (up to a batch's worth), so that a client
-/// acknowledging every batch does not grow them again step by step each batch.
+/// so that the session reserves that in its bounds before anything grows. The arrays grow by doubling; at each
+/// acknowledgement (<see cref="TrimExcess"/>) they shrink when they were four times more than the replies since the last
+/// one needed, and are let go when nothing at all was remembered since then. They are kept while the memory runs empty
+/// between batches: a pipelining client empties it at nearly every acknowledgement, and arrays let go and made again
+/// each batch (a few hundred KiB, on the large-object heap) cost the server half as much again per message in collections.
 /// </remarks>
 internal sealed class RememberedReplies
 {
     private const int MinEntries = 16;
     private const int MinPayloadBytes = 256;
-
-    // The most the first arrays after an empty are sized for from what the session needed before: a batch's worth.
-    private const int MaxHintEntries = 1024;
-    private const int MaxHintPayloadBytes = 256 * 1024;
 
     // The arrays are not shrunk below this: a few KiB are not worth a copy.
     private const int ShrinkFloorBytes = 4 * 1024;
@@ -54,12 +51,9 @@ internal sealed class RememberedReplies
     // The heap bytes of the strings the entries alone keep alive: each run of equal strings is counted once, at its oldest entry.
     private long _stringBytes;
 
-    // The most replies, and payload bytes, remembered at once since the memory was last empty or trimmed (see TrimExcess);
-    // and at the last empty, what sizes the next first arrays.
+    // The most replies, and payload bytes, remembered at once since the last TrimExcess.
     private int _peakCount;
     private long _peakPayloadBytes;
-    private int _hintEntries;
-    private int _hintPayloadBytes;
 
     /// <summary>Gets how many replies the entries' array holds without growing.</summary>
     public int Capacity => _entries.Length;
@@ -87,11 +81,10 @@ internal sealed class RememberedReplies
     }
 
     /// <summary>
-    /// What adding <paramref name="reply"/> now would allocate: the arrays' growth, if they are full, and its strings that
-    /// the newest reply does not share. The first reply after an empty gets arrays sized from what the session needed
-    /// last time, unless that costs more than <paramref name="room"/>; then the smallest that hold it.
+    /// What adding <paramref name="reply"/> now would allocate: the arrays' growth, if they are full (or, let go, the
+    /// smallest that hold it), and its strings that the newest reply does not share.
     /// </summary>
-    public AddPlan Plan(Envelope reply, long room)
+    public AddPlan Plan(Envelope reply)
     {
         var (type, source, error) = (reply.Type, reply.Source, reply.Error);
         var strings = StringBytes(error);
@@ -102,23 +95,17 @@ internal sealed class RememberedReplies
             type = string.Equals(type, newest.Type, StringComparison.Ordinal) ? newest.Type : type;
             source = string.Equals(source, newest.Source, StringComparison.Ordinal) ? newest.Source : source;
             strings += (ReferenceEquals(type, newest.Type) ? 0 : StringBytes(type)) + (ReferenceEquals(source, newest.Source) ? 0 : StringBytes(source));
-            var live = _payloadEnd - _payloadStart;
-            var adding = reply.Payload.Length;
-            var entries = _count == _entries.Length ? (int)Math.Min((long)_entries.Length * 2, Array.MaxLength) : _entries.Length;
-            var payloads = live + adding > _payloads.Length ? (int)Math.Min(Math.Max(2L * _payloads.Length, live + adding), Array.MaxLength) : _payloads.Length;
-            return new AddPlan(entries, payloads, strings, type, source, Growth(entries, payloads) + strings);
         }
-
-        strings += StringBytes(type) + StringBytes(source);
-        var (hintedEntries, hintedPayloads) = (Math.Max(MinEntries, _hintEntries), Math.Max(Math.Max(MinPayloadBytes, _hintPayloadBytes), reply.Payload.Length));
-        var hinted = Growth(hintedEntries, hintedPayloads) + strings;
-        if (hinted <= room)
+        else
         {
-            return new AddPlan(hintedEntries, hintedPayloads, strings, type, source, hinted);
+            strings += StringBytes(type) + StringBytes(source);
         }
 
-        var least = Math.Max(MinPayloadBytes, reply.Payload.Length);
-        return new AddPlan(MinEntries, least, strings, type, source, Growth(MinEntries, least) + strings);
+        var live = _payloadEnd - _payloadStart;
+        var adding = reply.Payload.Length;
+        var entries = _count < _entries.Length ? _entries.Length : (int)Math.Min(Math.Max(MinEntries, 2L * _entries.Length), Array.MaxLength);
+        var payloads = live + adding <= _payloads.Length ? _payloads.Length : (int)Math.Min(Math.Max(Math.Max(MinPayloadBytes, 2L * _payloads.Length), live + adding), Array.MaxLength);
+        return new AddPlan(entries, payloads, strings, type, source, Growth(entries, payloads) + strings);
     }
 
     /// <summary>
@@ -157,7 +144,7 @@ internal sealed class RememberedReplies
         Debug.Assert(Bytes - before == plan.Bytes, "An add allocates what its plan said.");
     }
 
-    /// <summary>Forgets the oldest reply (there must be one); the last one lets the arrays go.</summary>
+    /// <summary>Forgets the oldest reply (there must be one). The arrays stay, empty, until a <see cref="TrimExcess"/> lets them go.</summary>
     public void RemoveOldest()
     {
         Debug.Assert(_count > 0, "There is a reply to forget.");
@@ -169,9 +156,8 @@ internal sealed class RememberedReplies
         var released = removed.Strings;
         if (_count == 0)
         {
-            // Nothing remembered holds nothing: an idle session keeps no arrays. What it needed sizes its next ones.
-            (_hintEntries, _hintPayloadBytes) = (Math.Min(_peakCount, MaxHintEntries), (int)Math.Min(_peakPayloadBytes, MaxHintPayloadBytes));
-            (_entries, _payloads, _first, _payloadStart, _payloadEnd, _peakCount, _peakPayloadBytes) = ([], [], 0, 0, 0, 0, 0);
+            // Empty: the payloads start again at the array's start.
+            (_first, _payloadStart, _payloadEnd) = (0, 0, 0);
         }
         else
         {
@@ -223,15 +209,18 @@ internal sealed class RememberedReplies
     }
 
     /// <summary>
-    /// Called once a batch (when the client acknowledges): shrinks an array that was four times more than the memory
-    /// needed at its most since the last call (and is more than a few KiB) to twice that. A session that once held many
-    /// replies and now holds few gives the room back a batch later; one whose count swings within each batch, as a
-    /// pipelining client's does, keeps its arrays rather than copying them back and forth.
+    /// Called at each acknowledgement: lets both arrays go when nothing was remembered since the last call (a session that
+    /// went quiet holds nothing), and otherwise shrinks an array that was four times more than the memory needed at its
+    /// most since the last call (and is more than a few KiB) to twice that. A session that once held many replies and now
+    /// holds few gives the room back an acknowledgement later; one whose count swings within each batch, as a pipelining
+    /// client's does, keeps its arrays rather than copying them back and forth.
     /// </summary>
     public void TrimExcess()
     {
-        if (_count == 0)
+        if (_peakCount == 0)
         {
+            Debug.Assert(_count == 0 && _stringBytes == 0, "Nothing remembered since the last call: the memory is empty.");
+            (_entries, _payloads) = ([], []);
             return;
         }
 
