@@ -83,7 +83,7 @@ public sealed class RememberedRepliesTests
     }
 
     [Fact]
-    public void TrimExcess_GivesBackRoomABurstLeft_KeepsArraysThatRunEmptyBetweenBatches_AndLetsThemGoWhenQuiet()
+    public void TrimExcess_GivesBackRoomABurstLeft_KeepsArraysThatSwingOrRunEmptyBetweenBatches_AndLetsThemGoWhenQuiet()
     {
         var replies = new RememberedReplies();
         ulong sequence = 0;
@@ -105,15 +105,36 @@ public sealed class RememberedRepliesTests
             replies.TrimExcess();
         }
 
-        // A burst of 10,000 of which 10 stay: the arrays are kept for the batch that needed them, and shrink to twice what
-        // the next needs.
+        // A burst of 10,000 of which 10 stay: the arrays are kept for the acknowledgements after it, then shrink step by
+        // step, within some tens of them, to a few KiB.
         Fill(10_000);
         Assert.True(replies.Capacity >= 10_000);
         Forget(9_990);
-        Assert.True(replies.Capacity >= 10_000);
         Forget(0);
-        Assert.Equal((20, 1280), (replies.Capacity, replies.PayloadCapacity));
+        Assert.True(replies.Capacity >= 10_000);
+        for (var acknowledgement = 0; acknowledgement < 200; acknowledgement++)
+        {
+            Forget(0);
+        }
+
+        Assert.InRange(replies.Capacity * RememberedReplies.EntryBytes, 1, 8 * 1024);
+        Assert.InRange(replies.PayloadCapacity, 1, 8 * 1024);
         Forget(10);
+
+        // Batches whose count swings between acknowledgements, as a pipelining client's does: grown once, kept.
+        for (var round = 0; round < 50; round++)
+        {
+            Fill(round % 2 == 0 ? 2_000 : 20);
+            Forget(round % 2 == 0 ? 1_990 : 30);
+        }
+
+        var swung = (replies.Capacity, replies.PayloadCapacity);
+        for (var round = 0; round < 20; round++)
+        {
+            Fill(round % 2 == 0 ? 2_000 : 20);
+            Assert.Equal(swung, (replies.Capacity, replies.PayloadCapacity));
+            Forget(round % 2 == 0 ? 1_990 : 30);
+        }
 
         // Batches of 256, each acknowledged whole before the next: the memory runs empty at every acknowledgement and keeps
         // its arrays, made once, not again each batch.

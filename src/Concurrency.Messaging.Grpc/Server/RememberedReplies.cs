@@ -18,10 +18,10 @@ namespace Concurrency.Messaging.Grpc;
 /// <see cref="Bytes"/> is what it holds as allocated, not as replies on the wire: both arrays at their capacity, and the
 /// strings it alone keeps alive. A reply is added by a <see cref="Plan"/> made first, which says what the add allocates,
 /// so that the session reserves that in its bounds before anything grows. The arrays grow by doubling; at each
-/// acknowledgement (<see cref="TrimExcess"/>) they shrink when they were four times more than the replies since the last
-/// one needed, and are let go when nothing at all was remembered since then. They are kept while the memory runs empty
+/// acknowledgement (<see cref="TrimExcess"/>) they shrink when they are four times more than the memory needed lately,
+/// and are let go when nothing at all was remembered since the last one. They are kept while the memory runs empty
 /// between batches: a pipelining client empties it at nearly every acknowledgement, and arrays let go and made again
-/// each batch (a few hundred KiB, on the large-object heap) cost the server half as much again per message in collections.
+/// (a few hundred KiB, on the large-object heap) cost the server half as much again per message in collections.
 /// </remarks>
 internal sealed class RememberedReplies
 {
@@ -54,6 +54,14 @@ internal sealed class RememberedReplies
     // The most replies, and payload bytes, remembered at once since the last TrimExcess.
     private int _peakCount;
     private long _peakPayloadBytes;
+
+    // What the arrays are sized against at a TrimExcess: the most since the last call, or these, falling by a 32nd a
+    // call, whichever is more. A pipelining client's count swings from a few to thousands between acknowledgements;
+    // sized against the last interval alone, the arrays shrank after a low one and grew again by doubling after the
+    // next high one, a few hundred KiB on the large-object heap each time, which cost the server half as much again per
+    // message in collections.
+    private long _recentCount;
+    private long _recentPayloadBytes;
 
     /// <summary>Gets how many replies the entries' array holds without growing.</summary>
     public int Capacity => _entries.Length;
@@ -210,33 +218,35 @@ internal sealed class RememberedReplies
 
     /// <summary>
     /// Called at each acknowledgement: lets both arrays go when nothing was remembered since the last call (a session that
-    /// went quiet holds nothing), and otherwise shrinks an array that was four times more than the memory needed at its
-    /// most since the last call (and is more than a few KiB) to twice that. A session that once held many replies and now
-    /// holds few gives the room back an acknowledgement later; one whose count swings within each batch, as a pipelining
-    /// client's does, keeps its arrays rather than copying them back and forth.
+    /// went quiet holds nothing), and otherwise shrinks an array that is four times more than the memory needed lately
+    /// (and more than a few KiB) to twice that. "Lately" is the most since the last call, or the most before it falling
+    /// by a 32nd a call: a session that once held many replies and now holds few gives the room back within some tens of
+    /// acknowledgements, and one whose count swings between them, as a pipelining client's does, keeps its arrays rather
+    /// than copying them back and forth.
     /// </summary>
     public void TrimExcess()
     {
         if (_peakCount == 0)
         {
             Debug.Assert(_count == 0 && _stringBytes == 0, "Nothing remembered since the last call: the memory is empty.");
-            (_entries, _payloads) = ([], []);
+            (_entries, _payloads, _recentCount, _recentPayloadBytes) = ([], [], 0, 0);
             return;
         }
 
-        var live = _payloadEnd - _payloadStart;
-        if ((long)_entries.Length * EntryBytes > ShrinkFloorBytes && _entries.Length >= 4L * _peakCount)
+        _recentCount = Math.Max(_peakCount, _recentCount - (_recentCount >> 5));
+        _recentPayloadBytes = Math.Max(_peakPayloadBytes, _recentPayloadBytes - (_recentPayloadBytes >> 5));
+        if ((long)_entries.Length * EntryBytes > ShrinkFloorBytes && _entries.Length >= 4 * _recentCount)
         {
-            ResizeEntries(Math.Max(MinEntries, 2 * _peakCount));
+            ResizeEntries((int)Math.Max(MinEntries, 2 * _recentCount));
         }
 
-        if (_payloads.Length > ShrinkFloorBytes && _payloads.Length >= 4 * _peakPayloadBytes)
+        if (_payloads.Length > ShrinkFloorBytes && _payloads.Length >= 4 * _recentPayloadBytes)
         {
-            ResizePayloads((int)Math.Max(MinPayloadBytes, 2 * _peakPayloadBytes));
+            ResizePayloads((int)Math.Max(MinPayloadBytes, 2 * _recentPayloadBytes));
         }
 
         // The next call measures from here.
-        (_peakCount, _peakPayloadBytes) = (_count, live);
+        (_peakCount, _peakPayloadBytes) = (_count, _payloadEnd - _payloadStart);
     }
 
     // A string's bytes on the heap (64-bit: header, method table, length, UTF-16 and terminator, rounded to 8); the empty
