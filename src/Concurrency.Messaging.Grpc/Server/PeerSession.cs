@@ -207,7 +207,9 @@ internal sealed class PeerSession(string id, string identity, PeerServerState st
             return; // larger than a bound by itself: not remembered
         }
 
-        while (!state.TryReserveRemembered(plan.Bytes))
+        // Most replies allocate nothing (room in the arrays, strings shared with the reply before): no reservation, no
+        // interlocked operation on the server's one budget per message.
+        while (plan.Bytes > 0 && !state.TryReserveRemembered(plan.Bytes))
         {
             if (_replies.Count == 0)
             {
@@ -264,6 +266,9 @@ internal sealed class PeerSession(string id, string identity, PeerServerState st
     {
         var before = _replies.Bytes;
         _replies.RemoveOldest();
-        state.ReleaseRemembered(before - _replies.Bytes);
+        if (before != _replies.Bytes)
+        {
+            state.ReleaseRemembered(before - _replies.Bytes);
+        }
     }
 }
