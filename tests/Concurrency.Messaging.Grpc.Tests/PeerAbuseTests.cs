@@ -3,6 +3,7 @@ using Google.Protobuf;
 using Grpc.Core;
 using Grpc.Net.Client;
 using Xunit;
+using static Concurrency.Messaging.Grpc.Tests.RawStream;
 
 namespace Concurrency.Messaging.Grpc.Tests;
 
@@ -116,7 +117,7 @@ public sealed class PeerAbuseTests
                 }
             },
             ct);
-        await WaitForStallAsync(() => Volatile.Read(ref written), writer);
+        await WaitForStallAsync(() => Volatile.Read(ref written), writer: writer);
         var stalled = Volatile.Read(ref written);
         await Task.Delay(TimeSpan.FromSeconds(1), ct); // a pause of the machine is not a stall: still held back a second later
 
@@ -457,18 +458,6 @@ public sealed class PeerAbuseTests
         }
     }
 
-    private static PeerBatch Requests(ulong first, int count, int payloadBytes)
-    {
-        var batch = new PeerBatch();
-        var payload = ByteString.CopyFrom(new byte[payloadBytes]);
-        for (var i = 0; i < count; i++)
-        {
-            batch.Envelopes.Add(new Envelope { Sequence = first + (ulong)i, Type = "abuse", Source = "raw", Payload = payload });
-        }
-
-        return batch;
-    }
-
     // Writes request `sequence` again and returns whether the server answered it "forgotten" (not from memory).
     private static async Task<bool> ResendAsync(AsyncDuplexStreamingCall<PeerBatch, PeerBatch> call, ulong sequence)
     {
@@ -485,56 +474,4 @@ public sealed class PeerAbuseTests
         return reply.Forgotten;
     }
 
-    private static async Task<PeerBatch> ReadAsync(AsyncDuplexStreamingCall<PeerBatch, PeerBatch> call)
-    {
-        Assert.True(await call.ResponseStream.MoveNext(TestContext.Current.CancellationToken).DefaultTimeout(), "the server ended the stream");
-        return call.ResponseStream.Current;
-    }
-
-    // Reads batches until count replies came (heartbeats skipped); returns how many.
-    private static async Task<int> CountRepliesAsync(AsyncDuplexStreamingCall<PeerBatch, PeerBatch> call, int count)
-    {
-        var replies = 0;
-        while (replies < count)
-        {
-            replies += (await ReadAsync(call)).Envelopes.Count;
-        }
-
-        return replies;
-    }
-
-    // Returns once the counter has not moved for a second: the writer is held back. Fails if it never stalls.
-    private static async Task WaitForStallAsync(Func<int> counter, Task writer)
-    {
-        var deadline = DateTime.UtcNow + TestTimeouts.Default;
-        var last = -1;
-        var since = DateTime.UtcNow;
-        while (true)
-        {
-            Assert.False(writer.IsCompleted, "the flood was never held back: it wrote every batch");
-            Assert.True(DateTime.UtcNow < deadline, "the flood never stalled");
-            var now = counter();
-            if (now != last)
-            {
-                last = now;
-                since = DateTime.UtcNow;
-            }
-            else if (DateTime.UtcNow - since > TimeSpan.FromSeconds(1))
-            {
-                return;
-            }
-
-            await Task.Delay(20, TestContext.Current.CancellationToken);
-        }
-    }
-
-    private static async Task WaitUntilAsync(Func<bool> condition)
-    {
-        var deadline = DateTime.UtcNow + TestTimeouts.Default;
-        while (!condition())
-        {
-            Assert.True(DateTime.UtcNow < deadline, "the condition never held");
-            await Task.Delay(10, TestContext.Current.CancellationToken);
-        }
-    }
 }

@@ -6,6 +6,7 @@ using Grpc.Net.Client;
 using Microsoft.Extensions.Logging.Abstractions;
 using Microsoft.Extensions.Time.Testing;
 using Xunit;
+using static Concurrency.Messaging.Grpc.Tests.RawStream;
 
 namespace Concurrency.Messaging.Grpc.Tests;
 
@@ -296,12 +297,6 @@ public sealed class PeerAdmissionTests
 
     private static long Number(Envelope envelope) => Messages.Number(new PeerMessage(envelope.Type, envelope.Source, envelope.Payload.Memory));
 
-    private static async Task<PeerBatch> ReadAsync(AsyncDuplexStreamingCall<PeerBatch, PeerBatch> call)
-    {
-        Assert.True(await call.ResponseStream.MoveNext(TestContext.Current.CancellationToken).DefaultTimeout(), "the server ended the stream");
-        return call.ResponseStream.Current;
-    }
-
     // Reads a held stream to its end (it is disposed at the test's end if the server never ends it) and says how it ended.
     private static async Task<StatusCode> EndingAsync(AsyncDuplexStreamingCall<PeerBatch, PeerBatch> call)
     {
@@ -323,13 +318,4 @@ public sealed class PeerAdmissionTests
         }
     }
 
-    private static async Task WaitUntilAsync(Func<bool> condition)
-    {
-        var deadline = DateTime.UtcNow + TestTimeouts.Default;
-        while (!condition())
-        {
-            Assert.True(DateTime.UtcNow < deadline, "the condition never held");
-            await Task.Delay(10, TestContext.Current.CancellationToken);
-        }
-    }
 }

@@ -4,6 +4,7 @@ using Grpc.Core;
 using Grpc.Net.Client;
 using Microsoft.Extensions.Logging.Abstractions;
 using Xunit;
+using static Concurrency.Messaging.Grpc.Tests.RawStream;
 
 namespace Concurrency.Messaging.Grpc.Tests;
 
@@ -197,12 +198,6 @@ public sealed class PeerMemoryTests
         return batch;
     }
 
-    private static async Task<PeerBatch> ReadAsync(AsyncDuplexStreamingCall<PeerBatch, PeerBatch> call)
-    {
-        Assert.True(await call.ResponseStream.MoveNext(TestContext.Current.CancellationToken).DefaultTimeout(), "the server ended the stream");
-        return call.ResponseStream.Current;
-    }
-
     // Reads batches until count replies came (heartbeats skipped).
     private static async Task<List<Envelope>> ReadEnvelopesAsync(AsyncDuplexStreamingCall<PeerBatch, PeerBatch> call, int count)
     {
@@ -217,31 +212,6 @@ public sealed class PeerMemoryTests
 
     private static async Task<List<ulong>> ReadRepliesAsync(AsyncDuplexStreamingCall<PeerBatch, PeerBatch> call, int count)
         => [.. (await ReadEnvelopesAsync(call, count)).Select(reply => reply.Sequence)];
-
-    // Returns once the counter reached at least floor (what the stream makes however slow the machine) and then did not
-    // move for a second: the handler is held back. Fails if it never stalls.
-    private static async Task WaitForStallAsync(Func<int> counter, int floor)
-    {
-        var deadline = DateTime.UtcNow + TestTimeouts.Default;
-        var last = -1;
-        var since = DateTime.UtcNow;
-        while (true)
-        {
-            Assert.True(DateTime.UtcNow < deadline, "the handler never stalled");
-            var now = counter();
-            if (now != last)
-            {
-                last = now;
-                since = DateTime.UtcNow;
-            }
-            else if (now >= floor && DateTime.UtcNow - since > TimeSpan.FromSeconds(1))
-            {
-                return;
-            }
-
-            await Task.Delay(20, TestContext.Current.CancellationToken);
-        }
-    }
 
     /// <summary>A count the handler adds to on the server's threads and the test reads.</summary>
     private sealed class Counter

@@ -13,6 +13,7 @@ using Microsoft.AspNetCore.Server.Kestrel.Core;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Logging;
 using Xunit;
+using static Concurrency.Messaging.Grpc.Tests.RawStream;
 
 namespace Concurrency.Messaging.Grpc.Tests;
 
@@ -361,22 +362,6 @@ public sealed class PeerTelemetryTests
         }
 
         return batch;
-    }
-
-    private static async Task<PeerBatch> ReadAsync(AsyncDuplexStreamingCall<PeerBatch, PeerBatch> call)
-    {
-        Assert.True(await call.ResponseStream.MoveNext(TestContext.Current.CancellationToken).DefaultTimeout(), "the server ended the stream");
-        return call.ResponseStream.Current;
-    }
-
-    private static async Task WaitUntilAsync(Func<bool> condition)
-    {
-        var deadline = DateTime.UtcNow + TestTimeouts.Default;
-        while (!condition())
-        {
-            Assert.True(DateTime.UtcNow < deadline, "the condition never held");
-            await Task.Delay(10, TestContext.Current.CancellationToken);
-        }
     }
 
     // The spans of the library's source (and this class's own) that stopped while it listened.

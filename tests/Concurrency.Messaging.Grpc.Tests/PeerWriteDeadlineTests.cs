@@ -4,6 +4,7 @@ using Grpc.Core;
 using Grpc.Net.Client;
 using Microsoft.Extensions.Time.Testing;
 using Xunit;
+using static Concurrency.Messaging.Grpc.Tests.RawStream;
 
 namespace Concurrency.Messaging.Grpc.Tests;
 
@@ -33,7 +34,7 @@ public sealed class PeerWriteDeadlineTests
         using var stopFlood = CancellationTokenSource.CreateLinkedTokenSource(ct);
         var written = 0;
         var writer = FloodAsync(flood, 1_000, () => Interlocked.Increment(ref written), stopFlood.Token);
-        await WaitForStallAsync(() => Volatile.Read(ref written), writer);
+        await WaitForStallAsync(() => Volatile.Read(ref written), writer: writer);
         Assert.Equal(45, await SumAsync(beside, 10)); // served beside the blocked write
 
         clock.Advance(options.WriteTimeout + TimeSpan.FromSeconds(1));
@@ -67,7 +68,7 @@ public sealed class PeerWriteDeadlineTests
         using var stopFlood = CancellationTokenSource.CreateLinkedTokenSource(ct);
         var written = 0;
         var writer = FloodAsync(flood, 1_000, () => Interlocked.Increment(ref written), stopFlood.Token);
-        await WaitForStallAsync(() => Volatile.Read(ref written), writer);
+        await WaitForStallAsync(() => Volatile.Read(ref written), writer: writer);
 
         clock.Advance(options.WriteTimeout + TimeSpan.FromSeconds(1));
 
@@ -98,7 +99,7 @@ public sealed class PeerWriteDeadlineTests
         using var stopFlood = CancellationTokenSource.CreateLinkedTokenSource(ct);
         var written = 0;
         var writer = FloodAsync(old, 1_000, () => Interlocked.Increment(ref written), stopFlood.Token);
-        await WaitForStallAsync(() => Volatile.Read(ref written), writer);
+        await WaitForStallAsync(() => Volatile.Read(ref written), writer: writer);
         var handled = server.HandledCount;
 
         using var resumed = raw.Exchange(new Metadata { { SessionHeader, session } }, cancellationToken: ct);
@@ -321,12 +322,6 @@ public sealed class PeerWriteDeadlineTests
         return replies.Sum(Messages.Number);
     }
 
-    private static async Task<PeerBatch> ReadAsync(AsyncDuplexStreamingCall<PeerBatch, PeerBatch> call)
-    {
-        Assert.True(await call.ResponseStream.MoveNext(TestContext.Current.CancellationToken).DefaultTimeout(), "the server ended the stream");
-        return call.ResponseStream.Current;
-    }
-
     // The next reply, heartbeats skipped.
     private static async Task<Envelope> ReplyAsync(AsyncDuplexStreamingCall<PeerBatch, PeerBatch> call)
     {
@@ -361,31 +356,6 @@ public sealed class PeerWriteDeadlineTests
         catch (RpcException)
         {
             // Reset by the server: the ending this test waits for.
-        }
-    }
-
-    // Returns once the counter has not moved for a second: the flood is held back. Fails if it never stalls.
-    private static async Task WaitForStallAsync(Func<int> counter, Task writer)
-    {
-        var deadline = DateTime.UtcNow + TestTimeouts.Default;
-        var last = -1;
-        var since = DateTime.UtcNow;
-        while (true)
-        {
-            Assert.False(writer.IsCompleted, "the flood was never held back: it wrote every batch");
-            Assert.True(DateTime.UtcNow < deadline, "the flood never stalled");
-            var now = counter();
-            if (now != last)
-            {
-                last = now;
-                since = DateTime.UtcNow;
-            }
-            else if (DateTime.UtcNow - since > TimeSpan.FromSeconds(1))
-            {
-                return;
-            }
-
-            await Task.Delay(20, TestContext.Current.CancellationToken);
         }
     }
 
