@@ -75,6 +75,17 @@ public sealed class PeerHostedLimitsTests
         Assert.True(app.Lifetime.ApplicationStopping.IsCancellationRequested, "the app is told to stop");
     }
 
+    [Fact]
+    public async Task StartAsync_TokensOfIdentitiesAndAServerReportingPlainHttpOffLoopback_Fails()
+    {
+        var options = new PeerServerOptions { BearerTokens = new Dictionary<string, string> { ["alice-token"] = "alice", ["bob-token"] = "bob" } };
+        await using var app = Build(options, new ReportingServer("http://0.0.0.0:5000"));
+
+        var error = await Assert.ThrowsAsync<InvalidOperationException>(() => app.StartAsync(TestContext.Current.CancellationToken)).DefaultTimeout();
+
+        Assert.Contains("AllowInsecureCredentials", error.Message, StringComparison.Ordinal);
+    }
+
     [Theory]
     [InlineData(null, false, "http://0.0.0.0:5000")]
     [InlineData("s3cret", true, "http://0.0.0.0:5000")]

@@ -55,7 +55,7 @@ internal sealed class PeerEndpointCheck(IServiceProvider services) : IHostedLife
 
             try
             {
-                PeerCredentials.RefuseClearText(parsed ? uri! : new Uri("http://0.0.0.0/"), options.BearerToken, options.AllowInsecureCredentials, nameof(addresses));
+                PeerCredentials.RefuseClearText(parsed ? uri! : new Uri("http://0.0.0.0/"), options.AnyToken, options.AllowInsecureCredentials, nameof(addresses));
             }
             catch (ArgumentException clearText)
             {

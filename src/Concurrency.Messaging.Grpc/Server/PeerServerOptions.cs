@@ -233,6 +233,9 @@ public sealed record PeerServerOptions
     /// <summary>The clock that spaces the warnings for refused streams, measures streams' idleness and times <see cref="WriteTimeout"/> and <see cref="ReadIdleTimeout"/> (a fake one in tests).</summary>
     internal TimeProvider TimeProvider { get; init; } = TimeProvider.System;
 
+    /// <summary>A token the server asks for (<see cref="BearerToken"/> or one of <see cref="BearerTokens"/>), or null: what the clear-text rule looks at.</summary>
+    internal string? AnyToken => BearerToken ?? BearerTokens?.Keys.FirstOrDefault();
+
     internal void Validate()
     {
         ArgumentNullException.ThrowIfNull(Urls, nameof(Urls));
@@ -256,7 +259,7 @@ public sealed record PeerServerOptions
                 throw new ArgumentException($"'{url}' asks for TLS but no CertificatePath is set.", nameof(Urls));
             }
 
-            PeerCredentials.RefuseClearText(uri, BearerToken ?? BearerTokens?.Keys.FirstOrDefault(), AllowInsecureCredentials, nameof(Urls));
+            PeerCredentials.RefuseClearText(uri, AnyToken, AllowInsecureCredentials, nameof(Urls));
         }
 
         if (MaxBatchBytes <= 0 || MaxBatchBytes > PeerClientOptions.WireLimitBytes - 64 * 1024)
@@ -274,11 +277,7 @@ public sealed record PeerServerOptions
             throw new ArgumentOutOfRangeException(nameof(MaxBatchCount), MaxBatchCount, "Must be positive.");
         }
 
-        if (SessionRetention <= TimeSpan.Zero || SessionRetention > TimeSpan.FromDays(30))
-        {
-            throw new ArgumentOutOfRangeException(nameof(SessionRetention), SessionRetention, "Must be positive and at most 30 days.");
-        }
-
+        Within(SessionRetention, TimeSpan.FromDays(30), nameof(SessionRetention));
         Positive(MaxSessions, nameof(MaxSessions));
         Positive(MaxRememberedPerSession, nameof(MaxRememberedPerSession));
         Positive(MaxRememberedBytesPerSession, nameof(MaxRememberedBytesPerSession));
@@ -291,16 +290,12 @@ public sealed record PeerServerOptions
         Positive(MaxConnections, nameof(MaxConnections));
         Positive(MaxStreamsPerIdentity ?? 1, nameof(MaxStreamsPerIdentity));
         Positive(MaxSessionsPerIdentity ?? 1, nameof(MaxSessionsPerIdentity));
-        if (StreamIdleTimeout <= TimeSpan.Zero || StreamIdleTimeout > TimeSpan.FromDays(1))
-        {
-            throw new ArgumentOutOfRangeException(nameof(StreamIdleTimeout), StreamIdleTimeout, "Must be positive and at most a day.");
-        }
-
         if (Name is not null && (string.IsNullOrWhiteSpace(Name) || Name.Length > 100))
         {
             throw new ArgumentException("A server's name, when set, must be 1 to 100 characters and not only white space.", nameof(Name));
         }
 
+        Within(StreamIdleTimeout, TimeSpan.FromDays(1), nameof(StreamIdleTimeout));
         Within(WriteTimeout, TimeSpan.FromDays(1), nameof(WriteTimeout));
         Within(ConnectionIdleTimeout, TimeSpan.FromDays(1), nameof(ConnectionIdleTimeout));
         Within(ReadIdleTimeout, TimeSpan.FromDays(1), nameof(ReadIdleTimeout));
