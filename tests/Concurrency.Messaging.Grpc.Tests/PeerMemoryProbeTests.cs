@@ -5,6 +5,7 @@ using Google.Protobuf;
 using Grpc.Core;
 using Grpc.Net.Client;
 using Xunit;
+using static Concurrency.Messaging.Grpc.Tests.RawStream;
 
 namespace Concurrency.Messaging.Grpc.Tests;
 
@@ -142,23 +143,7 @@ public sealed class PeerMemoryProbeTests
         Assert.Equal(Enumerable.Range(0, 100).Sum(i => (long)i), replies.Sum(Messages.Number));
     }
 
-    private static PeerBatch Batch(ulong first, int count, string type, int payloadBytes = 0)
-    {
-        var batch = new PeerBatch();
-        var payload = ByteString.CopyFrom(new byte[payloadBytes]);
-        for (var i = 0; i < count; i++)
-        {
-            batch.Envelopes.Add(new Envelope { Sequence = first + (ulong)i, Type = type, Source = "raw", Payload = payload });
-        }
-
-        return batch;
-    }
-
-    private static async Task<PeerBatch> ReadAsync(AsyncDuplexStreamingCall<PeerBatch, PeerBatch> call)
-    {
-        Assert.True(await call.ResponseStream.MoveNext(TestContext.Current.CancellationToken).DefaultTimeout(), "the server ended the stream");
-        return call.ResponseStream.Current;
-    }
+    private static PeerBatch Batch(ulong first, int count, string type, int payloadBytes = 0) => RawStream.Requests(first, count, payloadBytes, type);
 
     private static async Task ReadRepliesAsync(AsyncDuplexStreamingCall<PeerBatch, PeerBatch> call, int count)
     {

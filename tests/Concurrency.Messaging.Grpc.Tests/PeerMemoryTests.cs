@@ -186,17 +186,7 @@ public sealed class PeerMemoryTests
         Assert.Equal(Enumerable.Range(0, 100).Sum(i => (long)i), replies.Sum(Messages.Number));
     }
 
-    private static PeerBatch Batch(ulong first, int count, int payloadBytes = 16)
-    {
-        var batch = new PeerBatch();
-        var payload = ByteString.CopyFrom(new byte[payloadBytes]);
-        for (var i = 0; i < count; i++)
-        {
-            batch.Envelopes.Add(new Envelope { Sequence = first + (ulong)i, Type = "large", Source = "raw", Payload = payload });
-        }
-
-        return batch;
-    }
+    private static PeerBatch Batch(ulong first, int count, int payloadBytes = 16) => RawStream.Requests(first, count, payloadBytes, "large");
 
     // Reads batches until count replies came (heartbeats skipped).
     private static async Task<List<Envelope>> ReadEnvelopesAsync(AsyncDuplexStreamingCall<PeerBatch, PeerBatch> call, int count)

@@ -329,8 +329,17 @@ internal sealed class PeerStream
                     }
                 }
 
-                PeerTracing.EndHandle(span, answer);
-                _state.Meter.EndRequest(started, answer.Error.Length > 0 ? PeerMeter.Failed : null);
+                // Guarded here: while nobody traces or measures, the usual answer pays two tests, not two calls.
+                if (span is not null)
+                {
+                    PeerTracing.EndHandle(span, answer);
+                }
+
+                if (started != 0)
+                {
+                    _state.Meter.EndRequest(started, answer.Error.Length > 0 ? PeerMeter.Failed : null);
+                }
+
                 session.HandledThrough = request.Sequence;
             }
 
