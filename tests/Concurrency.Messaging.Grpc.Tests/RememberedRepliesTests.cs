@@ -59,6 +59,13 @@ public sealed class RememberedRepliesTests
                 }
             }
         }
+
+        while (replies.Count > 0)
+        {
+            replies.RemoveOldest();
+        }
+
+        Assert.Equal(Arrays(replies), replies.Bytes); // every run's strings given back once
     }
 
     [Fact]
@@ -72,7 +79,7 @@ public sealed class RememberedRepliesTests
         replies.RemoveOldest();
 
         Assert.False(replies.TryPeekOldest(out _));
-        Assert.Equal((16, 256, (16L * RememberedReplies.EntryBytes) + 256), (replies.Capacity, replies.PayloadCapacity, replies.Bytes));
+        Assert.Equal((16, 256, 4, (16L * RememberedReplies.EntryBytes) + 256 + (4L * RememberedReplies.RunBytes)), (replies.Capacity, replies.PayloadCapacity, replies.RunCapacity, replies.Bytes));
         replies.TrimExcess(); // a reply was remembered since the last trim: kept
         Assert.Equal(16, replies.Capacity);
         replies.TrimExcess(); // nothing since: let go
@@ -173,23 +180,55 @@ public sealed class RememberedRepliesTests
         }
 
         var strings = (50 * 48) + 32; // 50 runs of a 10-char type (48 bytes each), one source of 3 chars (32 bytes)
-        Assert.Equal(((long)replies.Capacity * RememberedReplies.EntryBytes) + replies.PayloadCapacity + strings, replies.Bytes);
+        Assert.Equal(Arrays(replies) + strings, replies.Bytes);
 
         // Forgetting the first of a run moves its string's count to the next: nothing is given back early.
         replies.RemoveOldest();
-        Assert.Equal(((long)replies.Capacity * RememberedReplies.EntryBytes) + replies.PayloadCapacity + strings, replies.Bytes);
+        Assert.Equal(Arrays(replies) + strings, replies.Bytes);
         replies.RemoveOldest();
-        Assert.Equal(((long)replies.Capacity * RememberedReplies.EntryBytes) + replies.PayloadCapacity + strings - 48, replies.Bytes);
+        Assert.Equal(Arrays(replies) + strings - 48, replies.Bytes);
         while (replies.Count > 0)
         {
             replies.RemoveOldest();
         }
 
-        Assert.Equal(((long)replies.Capacity * RememberedReplies.EntryBytes) + replies.PayloadCapacity, replies.Bytes); // the strings are given back
+        Assert.Equal(Arrays(replies), replies.Bytes); // the strings are given back
         replies.TrimExcess();
         replies.TrimExcess();
         Assert.Equal(0, replies.Bytes);
     }
+
+    [Fact]
+    public void Runs_KeepEachRunOfEqualStringsOnce_ErrorsIncluded_AndEntriesHoldNoReference()
+    {
+        // An entry holds no reference, so that remembering a reply stores none (no write barrier, no card to scan).
+        var entry = typeof(RememberedReplies).GetNestedType("Entry", System.Reflection.BindingFlags.NonPublic)!;
+        Assert.All(entry.GetFields(System.Reflection.BindingFlags.Instance | System.Reflection.BindingFlags.Public | System.Reflection.BindingFlags.NonPublic), field => Assert.True(field.FieldType.IsValueType, field.Name));
+
+        // Five failures with one error text, then five answers: two runs, each string counted once.
+        var replies = new RememberedReplies();
+        for (ulong sequence = 1; sequence <= 10; sequence++)
+        {
+            var failed = sequence <= 5;
+            Remember(replies, new Envelope { Sequence = sequence, Type = failed ? string.Empty : new string('t', 10), Error = failed ? new string('e', 10) : string.Empty });
+        }
+
+        Assert.Equal(4, replies.RunCapacity);
+        Assert.Equal(Arrays(replies) + 48 + 48, replies.Bytes);
+        Assert.Equal(new string('e', 10), replies.Find(3)!.Error);
+        Assert.Equal((string.Empty, new string('t', 10)), (replies.Find(7)!.Error, replies.Find(7)!.Type));
+        for (var i = 0; i < 5; i++)
+        {
+            replies.RemoveOldest();
+        }
+
+        Assert.Equal(Arrays(replies) + 48, replies.Bytes); // the failures' run ended: its error is given back
+        Assert.Equal(new string('t', 10), replies.Find(10)!.Type);
+    }
+
+    // The arrays' bytes at their capacity.
+    private static long Arrays(RememberedReplies replies)
+        => ((long)replies.Capacity * RememberedReplies.EntryBytes) + replies.PayloadCapacity + ((long)replies.RunCapacity * RememberedReplies.RunBytes);
 
     // Adds by the plan for it, as a session with room does.
     private static void Remember(RememberedReplies replies, Envelope reply) => replies.Add(reply, replies.Plan(reply));

@@ -7,15 +7,17 @@ namespace Concurrency.Messaging.Grpc;
 
 /// <summary>
 /// A session's remembered replies, oldest first, in strictly increasing sequence order, kept without an object per reply:
-/// each reply's fields in a ring of entries, its payload copied into a ring of bytes, and its type and source strings
-/// shared with the reply before it when they are equal. Remembered replies live until the client acknowledges them,
-/// long enough to outlive a young-generation collection; as envelopes, byte strings and strings (six objects a reply)
-/// every collection copied them, which cost the server more per message than handling it. Here a collection finds two
-/// arrays that stay put. <see cref="Find"/> (a resend after a reconnect, rare) builds the envelope again.
+/// each reply's numbers in a ring of entries, its payload copied into a ring of bytes, and its type, source and error
+/// strings once per run of replies that share them, in a ring of runs. Remembered replies live until the client
+/// acknowledges them, long enough to outlive a young-generation collection; as envelopes, byte strings and strings (six
+/// objects a reply) every collection copied them, which cost the server more per message than handling it. Here a
+/// collection finds three arrays that stay put, and an entry holds no reference: remembering a reply of the run before
+/// stores no reference at all, so pays no write barrier and marks no card for the next collection to scan.
+/// <see cref="Find"/> (a resend after a reconnect, rare) builds the envelope again.
 /// </summary>
 /// <remarks>
 /// Not thread-safe: the session's gate guards it, as it guards the rest of what the session remembers.
-/// <see cref="Bytes"/> is what it holds as allocated, not as replies on the wire: both arrays at their capacity, and the
+/// <see cref="Bytes"/> is what it holds as allocated, not as replies on the wire: the arrays at their capacity, and the
 /// strings it alone keeps alive. A reply is added by a <see cref="Plan"/> made first, which says what the add allocates,
 /// so that the session reserves that in its bounds before anything grows. The arrays grow by doubling; at each
 /// acknowledgement (<see cref="TrimExcess"/>) they shrink when they are four times more than the memory needed lately,
@@ -27,6 +29,7 @@ internal sealed class RememberedReplies
 {
     private const int MinEntries = 16;
     private const int MinPayloadBytes = 256;
+    private const int MinRuns = 4;
 
     // The arrays are not shrunk below this: a few KiB are not worth a copy.
     private const int ShrinkFloorBytes = 4 * 1024;
@@ -34,7 +37,10 @@ internal sealed class RememberedReplies
     /// <summary>The bytes of one entry in the entries' array, as the runtime lays it out.</summary>
     public static readonly int EntryBytes = Unsafe.SizeOf<Entry>();
 
-    // Empty exactly when _count is 0 (let go on the last forget).
+    /// <summary>The bytes of one run in the runs' array, as the runtime lays it out.</summary>
+    public static readonly int RunBytes = Unsafe.SizeOf<Run>();
+
+    // Empty exactly when nothing was remembered since the last quiet TrimExcess.
     private Entry[] _entries = [];
 
     // The oldest entry's index in _entries, and how many there are.
@@ -43,17 +49,27 @@ internal sealed class RememberedReplies
 
     // The payloads, one after another in the order of the entries, wrapping around the end. Positions are counted from
     // the first byte written since the memory was last empty (they only grow), so a payload's place is its position
-    // modulo the length. Empty exactly when _count is 0.
+    // modulo the length.
     private byte[] _payloads = [];
     private long _payloadStart;
     private long _payloadEnd;
 
-    // The heap bytes of the strings the entries alone keep alive: each run of equal strings is counted once, at its oldest entry.
+    // The runs of replies with equal strings, oldest first: the oldest run's index in _runs, how many there are, and the
+    // oldest run's number. Runs are numbered from the first since the memory was last empty (numbers only grow), and an
+    // entry holds its run's number; every run holds at least one remembered entry.
+    private Run[] _runs = [];
+    private int _runFirst;
+    private int _runCount;
+    private long _runBase;
+
+    // The heap bytes of the strings the runs alone keep alive: a string shared by consecutive runs is counted once, at
+    // the oldest of them.
     private long _stringBytes;
 
-    // The most replies, and payload bytes, remembered at once since the last TrimExcess.
+    // The most replies, payload bytes and runs remembered at once since the last TrimExcess.
     private int _peakCount;
     private long _peakPayloadBytes;
+    private int _peakRuns;
 
     // What the arrays are sized against at a TrimExcess: the most since the last call, or these, falling by a 32nd a
     // call, whichever is more. A pipelining client's count swings from a few to thousands between acknowledgements;
@@ -62,6 +78,7 @@ internal sealed class RememberedReplies
     // message in collections.
     private long _recentCount;
     private long _recentPayloadBytes;
+    private long _recentRuns;
 
     /// <summary>Gets how many replies the entries' array holds without growing.</summary>
     public int Capacity => _entries.Length;
@@ -69,11 +86,14 @@ internal sealed class RememberedReplies
     /// <summary>Gets how many payload bytes the payloads' array holds without growing.</summary>
     public int PayloadCapacity => _payloads.Length;
 
+    /// <summary>Gets how many runs of equal strings the runs' array holds without growing.</summary>
+    public int RunCapacity => _runs.Length;
+
     /// <summary>Gets how many replies are remembered.</summary>
     public int Count => _count;
 
-    /// <summary>Gets the bytes held, as allocated: both arrays at their capacity, and the strings only they keep alive.</summary>
-    public long Bytes => ((long)_entries.Length * EntryBytes) + _payloads.Length + _stringBytes;
+    /// <summary>Gets the bytes held, as allocated: the arrays at their capacity, and the strings only they keep alive.</summary>
+    public long Bytes => ((long)_entries.Length * EntryBytes) + _payloads.Length + ((long)_runs.Length * RunBytes) + _stringBytes;
 
     /// <summary>Gets the oldest reply's sequence number; false when none is remembered.</summary>
     public bool TryPeekOldest(out ulong sequence)
@@ -90,30 +110,40 @@ internal sealed class RememberedReplies
 
     /// <summary>
     /// What adding <paramref name="reply"/> now would allocate: the arrays' growth, if they are full (or, let go, the
-    /// smallest that hold it), and its strings that the newest reply does not share.
+    /// smallest that hold it), and, when it starts a run, its strings that the newest run does not share.
     /// </summary>
     public AddPlan Plan(Envelope reply)
     {
         var (type, source, error) = (reply.Type, reply.Source, reply.Error);
-        var strings = StringBytes(error);
-        if (_count > 0)
+        var strings = 0;
+        var joins = false;
+        if (_runCount > 0)
         {
             // One string for a run of replies of one type and source, not one each: fewer objects to outlive collections.
-            ref var newest = ref Newest;
+            ref var newest = ref NewestRun;
             type = string.Equals(type, newest.Type, StringComparison.Ordinal) ? newest.Type : type;
             source = string.Equals(source, newest.Source, StringComparison.Ordinal) ? newest.Source : source;
-            strings += (ReferenceEquals(type, newest.Type) ? 0 : StringBytes(type)) + (ReferenceEquals(source, newest.Source) ? 0 : StringBytes(source));
+            error = string.Equals(error, newest.Error, StringComparison.Ordinal) ? newest.Error : error;
+            joins = ReferenceEquals(type, newest.Type) && ReferenceEquals(source, newest.Source) && ReferenceEquals(error, newest.Error);
+            if (!joins)
+            {
+                strings = (ReferenceEquals(type, newest.Type) ? 0 : StringBytes(type))
+                    + (ReferenceEquals(source, newest.Source) ? 0 : StringBytes(source))
+                    + (ReferenceEquals(error, newest.Error) ? 0 : StringBytes(error));
+            }
         }
         else
         {
-            strings += StringBytes(type) + StringBytes(source);
+            strings = StringBytes(type) + StringBytes(source) + StringBytes(error);
         }
 
         var live = _payloadEnd - _payloadStart;
         var adding = reply.Payload.Length;
-        var entries = _count < _entries.Length ? _entries.Length : (int)Math.Min(Math.Max(MinEntries, 2L * _entries.Length), Array.MaxLength);
+        var entries = _count < _entries.Length ? _entries.Length : Grown(_entries.Length, MinEntries);
         var payloads = live + adding <= _payloads.Length ? _payloads.Length : (int)Math.Min(Math.Max(Math.Max(MinPayloadBytes, 2L * _payloads.Length), live + adding), Array.MaxLength);
-        return new AddPlan(entries, payloads, strings, type, source, Growth(entries, payloads) + strings);
+        var runs = joins || _runCount < _runs.Length ? _runs.Length : Grown(_runs.Length, MinRuns);
+        var growth = ((long)(entries - _entries.Length) * EntryBytes) + (payloads - _payloads.Length) + ((long)(runs - _runs.Length) * RunBytes);
+        return new AddPlan(entries, payloads, runs, strings, joins, type, source, error, growth + strings);
     }
 
     /// <summary>
@@ -123,14 +153,14 @@ internal sealed class RememberedReplies
     /// <exception cref="ArgumentException">Its sequence number is not above the newest's.</exception>
     public void Add(Envelope reply, in AddPlan plan)
     {
-        if (_count > 0 && reply.Sequence <= Newest.Sequence)
+        if (_count > 0 && reply.Sequence <= NewestEntry.Sequence)
         {
             throw new ArgumentException("Replies are remembered in increasing sequence order.", nameof(reply));
         }
 
         var before = Bytes;
         var payload = reply.Payload.Span;
-        Debug.Assert(plan.Entries >= _entries.Length && plan.Payloads >= _payloads.Length, "The plan was made for this state.");
+        Debug.Assert(plan.Entries >= _entries.Length && plan.Payloads >= _payloads.Length && plan.Runs >= _runs.Length, "The plan was made for this state.");
         if (plan.Entries != _entries.Length)
         {
             ResizeEntries(plan.Entries);
@@ -141,14 +171,27 @@ internal sealed class RememberedReplies
             ResizePayloads(plan.Payloads);
         }
 
+        if (plan.Runs != _runs.Length)
+        {
+            ResizeRuns(plan.Runs);
+        }
+
+        if (!plan.Joins)
+        {
+            // The only place a reference is stored: once per run, not once per reply.
+            _runs[(_runFirst + _runCount) % _runs.Length] = new Run(plan.Type, plan.Source, plan.Error, plan.Strings);
+            _runCount++;
+            _stringBytes += plan.Strings;
+        }
+
         Debug.Assert(_count < _entries.Length && _payloadEnd - _payloadStart + payload.Length <= _payloads.Length, "The plan makes room for the reply.");
         Copy(payload, _payloads, _payloadEnd);
-        _entries[(_first + _count) % _entries.Length] = new Entry(reply.Sequence, plan.Type, plan.Source, reply.Error, reply.Forgotten, _payloadEnd, payload.Length, plan.Strings);
-        _stringBytes += plan.Strings;
+        _entries[(_first + _count) % _entries.Length] = new Entry(reply.Sequence, _payloadEnd, payload.Length, _runBase + _runCount - 1, reply.Forgotten);
         _payloadEnd += payload.Length;
         _count++;
         _peakCount = Math.Max(_peakCount, _count);
         _peakPayloadBytes = Math.Max(_peakPayloadBytes, _payloadEnd - _payloadStart);
+        _peakRuns = Math.Max(_peakRuns, _runCount);
         Debug.Assert(Bytes - before == plan.Bytes, "An add allocates what its plan said.");
     }
 
@@ -157,27 +200,42 @@ internal sealed class RememberedReplies
     {
         Debug.Assert(_count > 0, "There is a reply to forget.");
         var removed = _entries[_first];
-        _entries[_first] = default;
         _payloadStart += removed.Length;
         _first = (_first + 1) % _entries.Length;
         _count--;
-        var released = removed.Strings;
-        if (_count == 0)
+        if (_count > 0 && _entries[_first].Run == removed.Run)
         {
-            // Empty: the payloads start again at the array's start.
-            (_first, _payloadStart, _payloadEnd) = (0, 0, 0);
+            return; // its run goes on
         }
-        else
+
+        // The oldest run ends with it. The next run shares the ended one's strings where they are one instance: it now
+        // carries their count.
+        Debug.Assert(removed.Run == _runBase, "The oldest entry belongs to the oldest run.");
+        var ended = _runs[_runFirst];
+        _runs[_runFirst] = default;
+        _runFirst = (_runFirst + 1) % _runs.Length;
+        _runCount--;
+        _runBase++;
+        var released = ended.Strings;
+        if (_runCount > 0)
         {
-            // The next entry shares the removed one's strings when they are one run: it now carries their count.
-            ref var next = ref _entries[_first];
-            var moved = (ReferenceEquals(next.Type, removed.Type) ? StringBytes(next.Type) : 0) + (ReferenceEquals(next.Source, removed.Source) ? StringBytes(next.Source) : 0);
+            ref var next = ref _runs[_runFirst];
+            var moved = (ReferenceEquals(next.Type, ended.Type) ? StringBytes(next.Type) : 0)
+                + (ReferenceEquals(next.Source, ended.Source) ? StringBytes(next.Source) : 0)
+                + (ReferenceEquals(next.Error, ended.Error) ? StringBytes(next.Error) : 0);
             next.Strings += moved;
             released -= moved;
         }
 
         _stringBytes -= released;
-        Debug.Assert(_stringBytes >= 0 && (_count > 0 || _stringBytes == 0), "Every string counted is given back.");
+        if (_count == 0)
+        {
+            // Empty: the payloads, entries and runs start again at the arrays' starts.
+            Debug.Assert(_runCount == 0 && _stringBytes == 0, "Every string counted is given back.");
+            (_first, _payloadStart, _payloadEnd, _runFirst, _runBase) = (0, 0, 0, 0, 0);
+        }
+
+        Debug.Assert(_stringBytes >= 0, "No string is given back twice.");
     }
 
     /// <summary>The remembered reply with <paramref name="sequence"/>, as a new envelope; null when it is not remembered.</summary>
@@ -192,12 +250,13 @@ internal sealed class RememberedReplies
             {
                 var payload = new byte[entry.Length];
                 Copy(_payloads, entry.Position, payload);
+                ref var run = ref _runs[(_runFirst + (int)(entry.Run - _runBase)) % _runs.Length];
                 return new Envelope
                 {
                     Sequence = entry.Sequence,
-                    Type = entry.Type,
-                    Source = entry.Source,
-                    Error = entry.Error,
+                    Type = run.Type,
+                    Source = run.Source,
+                    Error = run.Error,
                     Forgotten = entry.Forgotten,
                     Payload = UnsafeByteOperations.UnsafeWrap(payload),
                 };
@@ -217,7 +276,7 @@ internal sealed class RememberedReplies
     }
 
     /// <summary>
-    /// Called at each acknowledgement: lets both arrays go when nothing was remembered since the last call (a session that
+    /// Called at each acknowledgement: lets the arrays go when nothing was remembered since the last call (a session that
     /// went quiet holds nothing), and otherwise shrinks an array that is four times more than the memory needed lately
     /// (and more than a few KiB) to twice that. "Lately" is the most since the last call, or the most before it falling
     /// by a 32nd a call: a session that once held many replies and now holds few gives the room back within some tens of
@@ -228,13 +287,15 @@ internal sealed class RememberedReplies
     {
         if (_peakCount == 0)
         {
-            Debug.Assert(_count == 0 && _stringBytes == 0, "Nothing remembered since the last call: the memory is empty.");
-            (_entries, _payloads, _recentCount, _recentPayloadBytes) = ([], [], 0, 0);
+            Debug.Assert(_count == 0 && _runCount == 0 && _stringBytes == 0, "Nothing remembered since the last call: the memory is empty.");
+            (_entries, _payloads, _runs) = ([], [], []);
+            (_recentCount, _recentPayloadBytes, _recentRuns) = (0, 0, 0);
             return;
         }
 
         _recentCount = Math.Max(_peakCount, _recentCount - (_recentCount >> 5));
         _recentPayloadBytes = Math.Max(_peakPayloadBytes, _recentPayloadBytes - (_recentPayloadBytes >> 5));
+        _recentRuns = Math.Max(_peakRuns, _recentRuns - (_recentRuns >> 5));
         if ((long)_entries.Length * EntryBytes > ShrinkFloorBytes && _entries.Length >= 4 * _recentCount)
         {
             ResizeEntries((int)Math.Max(MinEntries, 2 * _recentCount));
@@ -245,17 +306,25 @@ internal sealed class RememberedReplies
             ResizePayloads((int)Math.Max(MinPayloadBytes, 2 * _recentPayloadBytes));
         }
 
+        if ((long)_runs.Length * RunBytes > ShrinkFloorBytes && _runs.Length >= 4 * _recentRuns)
+        {
+            ResizeRuns((int)Math.Max(MinRuns, 2 * _recentRuns));
+        }
+
         // The next call measures from here.
-        (_peakCount, _peakPayloadBytes) = (_count, _payloadEnd - _payloadStart);
+        (_peakCount, _peakPayloadBytes, _peakRuns) = (_count, _payloadEnd - _payloadStart, _runCount);
     }
 
     // A string's bytes on the heap (64-bit: header, method table, length, UTF-16 and terminator, rounded to 8); the empty
     // string is shared by everything and counts nothing.
     private static int StringBytes(string text) => text.Length == 0 ? 0 : (22 + (2 * text.Length) + 7) & ~7;
 
-    private long Growth(int entries, int payloads) => ((long)(entries - _entries.Length) * EntryBytes) + (payloads - _payloads.Length);
+    // An array's next length: doubled, at least the least.
+    private static int Grown(int length, int least) => (int)Math.Min(Math.Max(least, 2L * length), Array.MaxLength);
 
-    private ref Entry Newest => ref _entries[(_first + _count - 1) % _entries.Length];
+    private ref Entry NewestEntry => ref _entries[(_first + _count - 1) % _entries.Length];
+
+    private ref Run NewestRun => ref _runs[(_runFirst + _runCount - 1) % _runs.Length];
 
     private void ResizeEntries(int length)
     {
@@ -267,6 +336,18 @@ internal sealed class RememberedReplies
         }
 
         (_entries, _first) = (resized, 0);
+    }
+
+    private void ResizeRuns(int length)
+    {
+        Debug.Assert(length >= _runCount, "The runs fit.");
+        var resized = new Run[length];
+        for (var i = 0; i < _runCount; i++)
+        {
+            resized[i] = _runs[(_runFirst + i) % _runs.Length];
+        }
+
+        (_runs, _runFirst) = (resized, 0);
     }
 
     private void ResizePayloads(int length)
@@ -314,21 +395,28 @@ internal sealed class RememberedReplies
     }
 
     /// <summary>
-    /// What one add allocates: the arrays' lengths after it, the heap bytes of its strings that no older reply holds, the
-    /// instances of type and source it keeps, and the growth of <see cref="Bytes"/> in all.
+    /// What one add allocates: the arrays' lengths after it; whether it joins the newest run (its strings equal that
+    /// run's) or starts one, with the instances of its strings the run keeps and the heap bytes of those no older run
+    /// holds; and the growth of <see cref="Bytes"/> in all.
     /// </summary>
-    public readonly record struct AddPlan(int Entries, int Payloads, int Strings, string Type, string Source, long Bytes);
+    public readonly record struct AddPlan(int Entries, int Payloads, int Runs, int Strings, bool Joins, string Type, string Source, string Error, long Bytes);
 
-    /// <summary>One remembered reply: its fields, where its payload lies in the ring, and the string bytes it is counted with.</summary>
-    private struct Entry(ulong sequence, string type, string source, string error, bool forgotten, long position, int length, int strings)
+    /// <summary>One remembered reply: its sequence number, where its payload lies in the ring, and the number of its run. No reference.</summary>
+    private struct Entry(ulong sequence, long position, int length, long run, bool forgotten)
     {
         public readonly ulong Sequence = sequence;
+        public long Position = position;
+        public readonly long Run = run;
+        public readonly int Length = length;
+        public readonly bool Forgotten = forgotten;
+    }
+
+    /// <summary>A run of consecutive replies with equal strings: the strings, and the bytes of those it is counted with.</summary>
+    private struct Run(string type, string source, string error, int strings)
+    {
         public readonly string Type = type;
         public readonly string Source = source;
         public readonly string Error = error;
-        public readonly bool Forgotten = forgotten;
-        public long Position = position;
-        public readonly int Length = length;
         public int Strings = strings;
     }
 }
