@@ -4,11 +4,10 @@ using System.Runtime.ExceptionServices;
 namespace Concurrency.Messaging.Logs;
 
 /// <summary>
-/// The append-only file log (format in <see cref="LogRecord"/>, policies in <see cref="FileFlushPolicy"/>). Appends fill a
-/// buffer under <see cref="_appendLock"/> and write it at the file's end with positional writes; Get reads a record that
-/// the operating system has with a positional read and no lock (bytes handed to the OS never change in an append-only
-/// file), and takes the lock only for a record still in the buffer. Fsyncs run under <see cref="_syncLock"/>, outside the
-/// append lock, so appends go on while one thread forces what was written before (group commit).
+/// The append-only file log (format in <see cref="LogRecord"/>, policies in <see cref="FileFlushPolicy"/>). Appends stage
+/// records under <see cref="_appendLock"/> (<see cref="LogFileWriter"/>); Get reads a record the OS has with a positional
+/// read and no lock (bytes handed to the OS never change in an append-only file), and takes the lock only for one still in
+/// the buffer. Fsyncs run under <see cref="_syncLock"/>, outside the append lock, so appends go on meanwhile (group commit).
 /// </summary>
 /// <remarks>
 /// <para>
@@ -37,18 +36,6 @@ internal sealed class FileLog : IFileAppendLog
     // Where each entry lies; staged under _appendLock, published per policy (see remarks), read without a lock.
     private readonly ChunkedList<RecordLocation> _records = new();
 
-    // Records not yet handed to the OS, from file offset _written on. Guarded by _appendLock.
-    private readonly byte[] _buffer;
-
-    // Bytes used in _buffer. Guarded by _appendLock.
-    private int _buffered;
-
-    // File offset up to which records are handed to the OS. Written under _appendLock (Volatile); read by Get without it.
-    private long _written;
-
-    // Entries wholly handed to the OS, counted at every write, in the middle of a batch too. Guarded by _appendLock.
-    private long _writtenCount;
-
     // Entries wholly handed to the OS whose append or batch is complete: what an fsync may make durable and publish, so
     // that a concurrent group commit never publishes part of a batch. Written under _appendLock (Volatile) at the end of
     // an append, a batch or a flush's write; read by SyncTo without it.
@@ -72,16 +59,13 @@ internal sealed class FileLog : IFileAppendLog
         TailCut = tailCut;
         _storage = storage;
         _policy = options.FlushPolicy;
-        _buffer = new byte[options.BufferSize];
-        _written = end;
         foreach (var record in records)
         {
             _records.Add(record);
         }
 
-        _writtenCount = records.Count;
-        _syncable = records.Count;
-        _synced = records.Count;
+        Writer = new LogFileWriter(storage, _records, options.BufferSize, end);
+        (_syncable, _synced) = (records.Count, records.Count);
     }
 
     public FileLogRepair? TailCut { get; }
@@ -96,8 +80,8 @@ internal sealed class FileLog : IFileAppendLog
     }
 
     /// <summary>
-    /// Opens the file (creating it with a header when it is empty), reads its records back and cuts a bad tail (a bad record
-    /// with no valid record after it) after copying it to a side file; <see cref="TailCut"/> reports it. A bad record with valid records after it is corruption: nothing is cut, and open throws.
+    /// Opens the file (creating it with a header when it is empty), reads its records back and cuts a bad tail after copying
+    /// it to a side file (<see cref="FileLogRepair.ReadBackAtOpen"/>); <see cref="TailCut"/> reports it.
     /// </summary>
     /// <param name="path">The file.</param>
     /// <param name="options">Checked options.</param>
@@ -107,84 +91,15 @@ internal sealed class FileLog : IFileAppendLog
         var storage = openStorage is null ? FileLogStorage.Open(path) : openStorage(path);
         try
         {
-            PrepareHeader(path, storage, create: true);
-            var length = storage.Length;
-            var records = new List<RecordLocation>();
-            var scan = LogFileScan.Scan(storage, length, LogRecord.FileHeaderSize, records);
-            FileLogRepair? tailCut = null;
-            if (scan.ValidEnd < length)
-            {
-                if (scan.RecordsAfter > 0)
-                {
-                    throw new LogCorruptedException(path, scan.ValidEnd, records.Count, scan.RecordsAfter);
-                }
-
-                // A bad tail, nothing valid after it: a crash's unfinished write, or a last record damaged since its append
-                // returned (under Fsync, an acknowledged entry), which the bytes cannot tell apart. Cut, so the next append
-                // does not land behind it, but only once a side file keeps it, and reported, so no entry goes unseen.
-                var cutFile = FileLogRepair.CopyTail(storage, path, scan.ValidEnd, length);
-                storage.SetLength(scan.ValidEnd);
-                storage.Flush();
-                tailCut = new FileLogRepair(records.Count, length - scan.ValidEnd, 0, cutFile);
-            }
-
-            return new FileLog(path, storage, options, scan.ValidEnd, records, tailCut);
+            LogFileHeader.Prepare(path, storage, create: true);
+            var (records, end, tailCut) = FileLogRepair.ReadBackAtOpen(storage, path);
+            return new FileLog(path, storage, options, end, records, tailCut);
         }
         catch
         {
             storage.Dispose();
             throw;
         }
-    }
-
-    /// <summary>
-    /// Checks the file's header, or writes one into an empty file (or one that holds only the start of a header, as a crash
-    /// at creation leaves) when <paramref name="create"/>, and forces it and its folder entry. Refuses everything else
-    /// without changing it.
-    /// </summary>
-    /// <exception cref="InvalidDataException">The file is not a log of this format; the message says what it is.</exception>
-    internal static void PrepareHeader(string path, ILogStorage storage, bool create)
-    {
-        var length = storage.Length;
-        Span<byte> header = stackalloc byte[LogRecord.FileHeaderSize];
-        var read = 0;
-        while (read < header.Length && storage.Read(header[read..], read) is var got and > 0)
-        {
-            read += got;
-        }
-
-        if (create && length < LogRecord.FileHeaderSize && LogRecord.IsFileHeaderPrefix(header[..read]))
-        {
-            LogRecord.WriteFileHeader(header);
-            storage.Write(header, 0);
-            storage.SetLength(LogRecord.FileHeaderSize);
-            storage.Flush();
-
-            // The file is new (or its creation was cut short): without its folder entry forced, a power loss can take the
-            // file, and every entry fsynced into it, with it.
-            storage.FlushFolder();
-            return;
-        }
-
-        uint version = 0;
-        var check = read == header.Length ? LogRecord.CheckFileHeader(header, out version) : LogRecord.FileHeaderCheck.NotALog;
-        if (check == LogRecord.FileHeaderCheck.Valid)
-        {
-            return;
-        }
-
-        if (check == LogRecord.FileHeaderCheck.NotALog && LogFileScan.StartsWithLegacyRecord(storage, length))
-        {
-            throw new InvalidDataException(
-                $"The log file '{path}' was written by an earlier version of the file log (format 0, without a header). Convert it once with AppendLog.UpgradeFile, which keeps the original beside it; nothing was changed.");
-        }
-
-        throw new InvalidDataException(check switch
-        {
-            LogRecord.FileHeaderCheck.Corrupt => $"The header of the log file '{path}' fails its checksum; nothing was changed. AppendLog.RepairFile rebuilds it when the records behind it check out, keeping the old one in a side file.",
-            LogRecord.FileHeaderCheck.OtherVersion => $"The log file '{path}' is in format {version}; this version of the library reads format {LogRecord.FormatVersion}. Nothing was changed.",
-            _ => $"'{path}' is not a file log: it does not start with the log's header. Nothing was changed.",
-        });
     }
 
     public long Append(ReadOnlySpan<byte> entry)
@@ -195,7 +110,7 @@ internal sealed class FileLog : IFileAppendLog
             ThrowIfUnusable();
             try
             {
-                index = StageLocked(entry);
+                index = Writer.Stage(entry);
                 CommitLocked();
             }
             catch (Exception error)
@@ -222,7 +137,7 @@ internal sealed class FileLog : IFileAppendLog
             {
                 for (var i = 0; i < count; i++)
                 {
-                    StageLocked(entries[i].Span);
+                    Writer.Stage(entries[i].Span);
                 }
 
                 CommitLocked();
@@ -244,7 +159,7 @@ internal sealed class FileLog : IFileAppendLog
         LogIndex.ThrowIfOutOfRange(index, _records.Count);
         var record = _records[index];
         var entry = new byte[record.Length];
-        if (record.End <= Volatile.Read(ref _written))
+        if (record.End <= Writer.Written)
         {
             _storage.ReadExactly(entry, record.PayloadOffset, _path);
             return entry;
@@ -253,9 +168,8 @@ internal sealed class FileLog : IFileAppendLog
         lock (_appendLock)
         {
             ThrowIfClosed();
-            if (record.Offset >= _written)
+            if (Writer.TryCopyBuffered(record, entry))
             {
-                _buffer.AsSpan((int)(record.PayloadOffset - _written), record.Length).CopyTo(entry);
                 return entry;
             }
         }
@@ -273,7 +187,7 @@ internal sealed class FileLog : IFileAppendLog
             ThrowIfUnusable();
             try
             {
-                WriteBufferLocked();
+                Writer.WriteBuffer();
             }
             catch (Exception error)
             {
@@ -281,7 +195,7 @@ internal sealed class FileLog : IFileAppendLog
                 throw;
             }
 
-            count = _writtenCount;
+            count = Writer.WrittenCount;
             Volatile.Write(ref _syncable, count);
         }
 
@@ -324,11 +238,8 @@ internal sealed class FileLog : IFileAppendLog
     /// <summary>For tests: the entries an fsync may now make durable (see <see cref="_syncable"/>).</summary>
     internal long SyncableCount => Volatile.Read(ref _syncable);
 
-    /// <summary>
-    /// For tests: runs under the append lock as an entry is staged, before its bytes are taken: where a caller that changes
-    /// its buffer during the append meets it. Set before the log is shared.
-    /// </summary>
-    internal Action? OnStaging { get; set; }
+    /// <summary>Gets the write side: stages records and hands them to the OS. Guarded by _appendLock but for its Written.</summary>
+    internal LogFileWriter Writer { get; }
 
     // Hands the buffer to the OS and, under Fsync, forces what is not yet synced, unless the log is faulted, also by an
     // fsync that failed on another thread while this one waited for the sync lock (a failed fsync is never retried).
@@ -342,8 +253,8 @@ internal sealed class FileLog : IFileAppendLog
                 return null;
             }
 
-            WriteBufferLocked();
-            Volatile.Write(ref _syncable, _writtenCount);
+            Writer.WriteBuffer();
+            Volatile.Write(ref _syncable, Writer.WrittenCount);
             lock (_syncLock)
             {
                 if (_policy == FileFlushPolicy.Fsync && Volatile.Read(ref _fault) is null && _synced < _syncable)
@@ -363,85 +274,20 @@ internal sealed class FileLog : IFileAppendLog
         }
     }
 
-    // Puts a record in the buffer (writing the buffer out first when it has no room) or, larger than the buffer, straight
-    // into the file; stages its location and returns its index. The checksum is taken from the log's copy of the bytes, never
-    // from the caller's memory, which the caller can change during the append: what is written then still checks out.
-    private long StageLocked(ReadOnlySpan<byte> entry)
-    {
-        OnStaging?.Invoke();
-        var recordSize = LogRecord.HeaderSize + entry.Length;
-        if (recordSize > _buffer.Length - _buffered)
-        {
-            WriteBufferLocked();
-        }
-
-        var offset = _written + _buffered;
-        if (recordSize > _buffer.Length)
-        {
-            WriteLargeLocked(entry);
-            var large = _records.Stage(new RecordLocation(offset, entry.Length));
-            _writtenCount = large + 1;
-            return large;
-        }
-
-        var payload = _buffer.AsSpan(_buffered + LogRecord.HeaderSize, entry.Length);
-        entry.CopyTo(payload);
-        LogRecord.WriteHeader(_buffer.AsSpan(_buffered), entry.Length, LogRecord.Checksum(payload));
-        _buffered += recordSize;
-        return _records.Stage(new RecordLocation(offset, entry.Length));
-    }
-
     // After staging, under the append lock: Buffered publishes what is buffered; WriteThrough writes it, then publishes;
     // Fsync writes it and leaves the publishing to the fsync that covers it.
     private void CommitLocked()
     {
         if (_policy != FileFlushPolicy.Buffered)
         {
-            WriteBufferLocked();
+            Writer.WriteBuffer();
         }
 
-        Volatile.Write(ref _syncable, _writtenCount);
+        Volatile.Write(ref _syncable, Writer.WrittenCount);
         if (_policy != FileFlushPolicy.Fsync)
         {
             _records.Publish(_records.StagedCount);
         }
-    }
-
-    // A record larger than the buffer goes to the file on its own, its bytes a buffer at a time through the (empty) buffer,
-    // each piece checksummed from the copy that is written; the header, which needs the whole checksum, goes last. A crash
-    // before it leaves a record with no marker at its start: a bad tail, which open keeps and cuts.
-    private void WriteLargeLocked(ReadOnlySpan<byte> entry)
-    {
-        Debug.Assert(_buffered == 0, "The buffer was written out before a record that does not fit it.");
-        var payloadOffset = _written + LogRecord.HeaderSize;
-        var crc = LogRecord.ChecksumStart(entry.Length);
-        for (var done = 0; done < entry.Length;)
-        {
-            var piece = _buffer.AsSpan(0, Math.Min(_buffer.Length, entry.Length - done));
-            entry.Slice(done, piece.Length).CopyTo(piece);
-            crc = LogRecord.ChecksumUpdate(crc, piece);
-            _storage.Write(piece, payloadOffset + done);
-            done += piece.Length;
-        }
-
-        Span<byte> header = stackalloc byte[LogRecord.HeaderSize];
-        LogRecord.WriteHeader(header, entry.Length, ~crc);
-        _storage.Write(header, _written);
-        Volatile.Write(ref _written, payloadOffset + entry.Length);
-    }
-
-    // Hands the buffer to the OS: every staged record is then written.
-    private void WriteBufferLocked()
-    {
-        if (_buffered == 0)
-        {
-            return;
-        }
-
-        _storage.Write(_buffer.AsSpan(0, _buffered), _written);
-        Volatile.Write(ref _written, _written + _buffered);
-        _writtenCount = _records.StagedCount;
-        _buffered = 0;
     }
 
     // After appends, outside the append lock: under Fsync, returns once an fsync covers the first count entries.
@@ -517,10 +363,10 @@ internal sealed class FileLog : IFileAppendLog
             }
 
             _cutBack = true;
-            var keep = Math.Min(_records.Count, _writtenCount);
+            var keep = Math.Min(_records.Count, Writer.WrittenCount);
             _records.Publish(keep);
             _records.Unstage(keep);
-            _buffered = 0;
+            Writer.Discard();
             var end = keep == 0 ? LogRecord.FileHeaderSize : _records[keep - 1].End;
             try
             {

@@ -28,7 +28,7 @@ public sealed record FileLogRepair(long EntriesKept, long BytesCut, long Records
     {
         using var storage = FileLogStorage.Open(path);
         var headerFile = RebuildHeader(storage, path);
-        FileLog.PrepareHeader(path, storage, create: false);
+        LogFileHeader.Prepare(path, storage, create: false);
         var length = storage.Length;
         var records = new List<RecordLocation>();
         var scan = LogFileScan.Scan(storage, length, LogRecord.FileHeaderSize, records);
@@ -37,16 +37,49 @@ public sealed record FileLogRepair(long EntriesKept, long BytesCut, long Records
             return new FileLogRepair(records.Count, 0, 0, null) { HeaderFile = headerFile };
         }
 
-        var cutFile = CopyTail(storage, path, scan.ValidEnd, length);
-        storage.SetLength(scan.ValidEnd);
+        return CutTail(storage, path, records.Count, scan.ValidEnd, scan.RecordsAfter) with { HeaderFile = headerFile };
+    }
+
+    /// <summary>
+    /// At open: reads the records back and cuts a bad tail (a bad record with no valid record after it) after copying it
+    /// to a side file. A bad record with valid records after it is corruption: nothing is cut, and this throws.
+    /// </summary>
+    /// <exception cref="LogCorruptedException">A bad record has valid records after it.</exception>
+    internal static (List<RecordLocation> Records, long End, FileLogRepair? TailCut) ReadBackAtOpen(ILogStorage storage, string path)
+    {
+        var length = storage.Length;
+        var records = new List<RecordLocation>();
+        var scan = LogFileScan.Scan(storage, length, LogRecord.FileHeaderSize, records);
+        if (scan.ValidEnd == length)
+        {
+            return (records, length, null);
+        }
+
+        if (scan.RecordsAfter > 0)
+        {
+            throw new LogCorruptedException(path, scan.ValidEnd, records.Count, scan.RecordsAfter);
+        }
+
+        // A bad tail, nothing valid after it: a crash's unfinished write, or a last record damaged since its append returned
+        // (under Fsync, an acknowledged entry), which the bytes cannot tell apart. Cut, so the next append does not land
+        // behind it, but only once a side file keeps it, and reported, so no entry goes unseen.
+        return (records, scan.ValidEnd, CutTail(storage, path, records.Count, scan.ValidEnd, recordsCut: 0));
+    }
+
+    // Copies everything from validEnd to the end into a side file and makes it durable, then cuts the log and forces the cut.
+    private static FileLogRepair CutTail(ILogStorage storage, string path, long entriesKept, long validEnd, long recordsCut)
+    {
+        var length = storage.Length;
+        var cutFile = CopyTail(storage, path, validEnd, length);
+        storage.SetLength(validEnd);
         storage.Flush();
-        return new FileLogRepair(records.Count, length - scan.ValidEnd, scan.RecordsAfter, cutFile) { HeaderFile = headerFile };
+        return new FileLogRepair(entriesKept, length - validEnd, recordsCut, cutFile);
     }
 
     // A header that fails its check (not one of another version, whose checksum holds) in front of a record that checks
     // out is a damaged header, not another kind of file: a record's marker and checksum do not pass by chance. It is kept
     // in a side file, forced, and only then written over with a sound one. Returns the side file, or null when there was
-    // nothing to rebuild (PrepareHeader then refuses what is not a log).
+    // nothing to rebuild (LogFileHeader.Prepare then refuses what is not a log).
     private static string? RebuildHeader(ILogStorage storage, string path)
     {
         var length = storage.Length;

@@ -28,7 +28,7 @@ public sealed class FileLogChecksumTests : IDisposable
         var entry = new byte[size];
         using (var log = FileLog.Open(LogPath, new FileLogOptions { FlushPolicy = policy, BufferSize = BufferSize }))
         {
-            log.OnStaging = () => entry[^1]++;
+            log.Writer.OnStaging = () => entry[^1]++;
             log.Append(entry);
             log.Append(entry);
             log.AppendBatch([entry, entry]);
