@@ -32,6 +32,7 @@ internal sealed class PeerPump : IDisposable
     private readonly int _maxCount;
     private readonly Task _task;
 
+    // Written by the pump (Interlocked), read by anyone through the counts below.
     private long _reconnects;
     private long _resent;
     private long _writes;
