@@ -1,4 +1,5 @@
 using System.Buffers;
+using System.Diagnostics;
 using Concurrency.Messaging.Grpc;
 using Concurrency.Messaging.Grpc.Protocol;
 using Google.Protobuf;
@@ -49,6 +50,35 @@ public sealed class PeerWireTests
         generated.Envelopes.Add(new Envelope { Sequence = 5, Type = "t", Source = "s", Payload = ByteString.CopyFrom(9) });
 
         Assert.Equal(generated.ToByteArray(), Encode(batch));
+    }
+
+    [Fact]
+    public void Encode_EveryRequestField_IsByteForByteWhatTheGeneratedCodeWrites()
+    {
+        using var span = new Activity("send").SetIdFormat(ActivityIdFormat.W3C).Start();
+        span.TraceStateString = "vendor=ünï";
+        var batch = new OutgoingBatch(3) { Heartbeat = true, Acknowledged = ulong.MaxValue };
+        batch.Sends.Add(new PendingSend(new PeerMessage("echo", "bench", new byte[] { 1, 2, 3 }), 0, long.MaxValue, null) { Sequence = 1, Span = span });
+        batch.Sends.Add(Numbered(ulong.MaxValue, new PeerMessage("ünïcødé ✓", new string('s', 200), new byte[300])));
+        batch.Sends.Add(Numbered(128, new PeerMessage(string.Empty, string.Empty, ReadOnlyMemory<byte>.Empty)));
+        var generated = new PeerBatch { Heartbeat = true, Acknowledged = ulong.MaxValue };
+        generated.Envelopes.Add(new Envelope { Sequence = 1, Type = "echo", Source = "bench", Payload = ByteString.CopyFrom(1, 2, 3), TraceParent = span.Id, TraceState = "vendor=ünï" });
+        generated.Envelopes.Add(new Envelope { Sequence = ulong.MaxValue, Type = "ünïcødé ✓", Source = new string('s', 200), Payload = ByteString.CopyFrom(new byte[300]) });
+        generated.Envelopes.Add(new Envelope { Sequence = 128 });
+
+        Assert.Equal(generated.ToByteArray(), Encode(batch));
+    }
+
+    [Fact]
+    public void Decode_EveryReplyField_ReadsWhatTheGeneratedCodeWrites()
+    {
+        var generated = new PeerBatch { Heartbeat = true };
+        generated.Envelopes.Add(new Envelope { Sequence = 300, Type = "t", Source = "s", Payload = ByteString.CopyFrom(5), Error = "gone", Forgotten = true });
+
+        var reply = Assert.Single(PeerWire.Decode(generated.ToByteArray()).Replies);
+
+        Assert.Equal((300UL, "t", "s", Hex(5), "gone"), Fields(reply));
+        Assert.True(reply.Forgotten);
     }
 
     [Fact]

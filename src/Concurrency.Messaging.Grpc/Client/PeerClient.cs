@@ -1,6 +1,3 @@
-using Grpc.Core;
-using Grpc.Net.Client;
-
 namespace Concurrency.Messaging.Grpc;
 
 /// <summary>
@@ -23,83 +20,44 @@ namespace Concurrency.Messaging.Grpc;
 /// request stream, read the replies to their end, then dispose). <see cref="DisposeAsync"/> stops at once and fails
 /// what is still waiting.
 /// </para>
+/// <para>
+/// The parts, each a type with its own state: this class is the caller's path; <see cref="PeerPump"/> the write side
+/// (buffer to stream writes, reconnects and resends); <see cref="PeerListener"/> the read side (replies to settled
+/// sends); <see cref="PeerSweeper"/> the timer (deadlines, heartbeats, half-open streams). What more than one of them
+/// sees is in <see cref="PeerClientState"/>, whose remarks state its concurrency rule.
+/// </para>
 /// </remarks>
-public sealed partial class PeerClient : IAsyncDisposable
+public sealed class PeerClient : IAsyncDisposable
 {
-    private const int Open = 0;
-    private const int Completing = 1;
-    private const int Disposed = 2;
-
     // Room for an envelope's sequence number, tag and length prefix beside PeerMessage.WireSize.
     private const int EnvelopeOverhead = 16;
 
-    // Put in the buffer by the sweeper to wake an idle pump so that it writes a heartbeat; never numbered or sent.
-    private static readonly PendingSend HeartbeatWake = new(default, 0, long.MaxValue, null);
+    private readonly PeerClientState _state;
+    private readonly PeerPump _pump;
+    private readonly PeerSweeper _sweeper;
 
+    // The caller's path per message: copied from _state (set once, never changed), so that a send reads them here.
     private readonly PeerClientOptions _options;
-    // The bearer header, or null; sent on every stream.
-    private readonly string? _authorization;
-
-    // The session id the server issued on the first stream, presented on later ones so that it de-duplicates resends.
-    // Written by the pump after a stream opens, read by the pump when it opens the next.
-    private string? _session;
     private readonly SendBuffer _buffer;
-    private readonly PendingTable _pending = new();
     private readonly InOrderDelivery? _delivery;
     private readonly ReplyDelivery? _replies;
-    private readonly CancellationTokenSource _stop = new();
-    private readonly TaskCompletionSource _firstStream = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private readonly long _deliveryTimeoutMs;
 
-    private readonly Timer _sweeper;
-    private readonly Task _pump;
-
-    // Pump only: the last sequence number given, the batch object reused for every write, and a send taken from the
-    // buffer that did not fit the batch being built. The channel (HTTP/2 connection) too: replaced after a half-open
-    // stream, because the old connection would carry the next stream into the same black hole.
-    private readonly OutgoingBatch _batch;
-    private GrpcChannel _channel;
-    private CallInvoker _invoker;
-    private ulong _lastSequence;
-    private PendingSend? _carry;
-
-    // Written by the listener (the highest sequence number a reply answered), read by the pump for each write.
-    private ulong _acknowledged;
-
-    // Written by the pump (the open stream, or null between streams), read by the sweeper.
-    private PeerConnection? _connection;
-
-    // Written by the pump (the last transport error, quoted in timeouts), read by the sweeper.
-    private volatile Exception? _lastError;
-
-    // Set once, by the pump: a failure no reconnect can fix (credentials refused); every send after it fails with it.
-    private volatile PeerDeliveryException? _fault;
-
-    private int _state;
-    private long _reconnects;
-    private long _resent;
-    private long _timedOut;
-    private long _halfOpen;
-    private long _writes;
-    private long _written;
+    // 1 once disposed: set by DisposeAsync (Interlocked), so that disposing twice is once. Completing needs no flag: the
+    // completed buffer is what tells the pump to finish.
+    private int _disposed;
 
     private PeerClient(Uri address, PeerClientOptions options)
     {
         Address = address;
         _options = options;
         _deliveryTimeoutMs = (long)options.DeliveryTimeout.TotalMilliseconds;
-        _channel = PeerChannel.Create(address, options);
-        _invoker = _channel.CreateCallInvoker();
-        _authorization = options.BearerToken is { } token ? PeerHeaders.BearerPrefix + token : null;
-
-        _buffer = new SendBuffer(options.BufferSize);
-        _batch = new OutgoingBatch(options.MaxBatchCount);
-        _delivery = options.Mode == PeerMode.InOrder ? new InOrderDelivery() : null;
-        _replies = options.Mode == PeerMode.Async ? new ReplyDelivery() : null;
-        var period = TimeSpan.FromMilliseconds(Math.Clamp(
-            Math.Min(options.HeartbeatInterval.TotalMilliseconds, options.DeliveryTimeout.TotalMilliseconds) / 4, 10, 250));
-        _sweeper = new Timer(static state => ((PeerClient)state!).Sweep(), this, period, period);
-        _pump = Task.Run(PumpAsync);
+        _state = new PeerClientState(address, options);
+        _buffer = _state.Buffer;
+        _delivery = _state.Delivery;
+        _replies = _state.Replies;
+        _sweeper = new PeerSweeper(_state);
+        _pump = new PeerPump(_state, new PeerListener(_state), _sweeper);
     }
 
     /// <summary>Gets the server's address.</summary>
@@ -109,22 +67,22 @@ public sealed partial class PeerClient : IAsyncDisposable
     public PeerMode Mode => _options.Mode;
 
     /// <summary>Gets how many times a broken stream was replaced by a new one.</summary>
-    public long ReconnectCount => Interlocked.Read(ref _reconnects);
+    public long ReconnectCount => _pump.ReconnectCount;
 
     /// <summary>Gets how many messages were written again on a new stream because the old one broke before their reply.</summary>
-    public long ResentCount => Interlocked.Read(ref _resent);
+    public long ResentCount => _pump.ResentCount;
 
     /// <summary>Gets how many sends failed with <see cref="PeerDeliveryFailure.Timeout"/>.</summary>
-    public long TimedOutCount => Interlocked.Read(ref _timedOut);
+    public long TimedOutCount => _state.TimedOutCount;
 
     /// <summary>Gets how many batches (stream writes) the pump wrote, heartbeats included.</summary>
-    public long WriteCount => Interlocked.Read(ref _writes);
+    public long WriteCount => _pump.WriteCount;
 
     /// <summary>Gets how many messages the pump wrote, resends included; <see cref="WrittenCount"/> ÷ <see cref="WriteCount"/> is the mean batch.</summary>
-    public long WrittenCount => Interlocked.Read(ref _written);
+    public long WrittenCount => _pump.WrittenCount;
 
     /// <summary>Gets how many streams were dropped as half-open: nothing read for <see cref="PeerClientOptions.ReadIdleTimeout"/>.</summary>
-    public long HalfOpenCount => Interlocked.Read(ref _halfOpen);
+    public long HalfOpenCount => _sweeper.HalfOpenCount;
 
     /// <summary>
     /// Creates a client for the peer at <paramref name="address"/> and starts its pump, which opens the stream in the
@@ -165,12 +123,12 @@ public sealed partial class PeerClient : IAsyncDisposable
         var client = Create(address, options);
         try
         {
-            await client._firstStream.Task.WaitAsync(client._options.ConnectTimeout, cancellationToken).ConfigureAwait(false);
+            await client._pump.FirstStream.WaitAsync(client._options.ConnectTimeout, cancellationToken).ConfigureAwait(false);
             return client;
         }
         catch (TimeoutException)
         {
-            var last = client._lastError;
+            var last = client._state.LastError;
             await client.DisposeAsync().ConfigureAwait(false);
             throw new PeerDeliveryException(
                 PeerDeliveryFailure.Timeout,
@@ -209,7 +167,7 @@ public sealed partial class PeerClient : IAsyncDisposable
 
         var size = wireSize + EnvelopeOverhead;
 
-        if (_fault is { } fault)
+        if (_state.Fault is { } fault)
         {
             return Task.FromException<PeerMessage>(fault);
         }
@@ -229,7 +187,7 @@ public sealed partial class PeerClient : IAsyncDisposable
         var send = new PendingSend(message, size, Environment.TickCount64 + _deliveryTimeoutMs, _delivery, _replies) { Span = span, Started = PeerMeter.StartSend(), Address = Address };
         if (_buffer.Add(send) == SendAdmission.Closed)
         {
-            var refusal = Refusal();
+            var refusal = _state.Refusal();
             if (span is not null)
             {
                 PeerTracing.EndSend(span, refusal, cancelled: false);
@@ -253,11 +211,10 @@ public sealed partial class PeerClient : IAsyncDisposable
     /// <returns>A task that finishes when the client is closed.</returns>
     public async Task CompleteAsync(CancellationToken cancellationToken = default)
     {
-        Interlocked.CompareExchange(ref _state, Completing, Open);
-        CompleteBuffer();
+        _state.CompleteBuffer();
         try
         {
-            await _pump.WaitAsync(cancellationToken).ConfigureAwait(false);
+            await _pump.Completion.WaitAsync(cancellationToken).ConfigureAwait(false);
         }
         catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
         {
@@ -270,37 +227,14 @@ public sealed partial class PeerClient : IAsyncDisposable
     /// <returns>A task that finishes when the pump, the listener and the channel are gone.</returns>
     public async ValueTask DisposeAsync()
     {
-        if (Interlocked.Exchange(ref _state, Disposed) == Disposed)
+        if (Interlocked.Exchange(ref _disposed, 1) == 1)
         {
             return;
         }
 
-        CompleteBuffer();
-        await _stop.CancelAsync().ConfigureAwait(false);
-        await _pump.ConfigureAwait(false);
+        _state.CompleteBuffer();
+        await _pump.StopAsync().ConfigureAwait(false);
         await _sweeper.DisposeAsync().ConfigureAwait(false);
-        _channel.Dispose();
-        _stop.Dispose();
-    }
-
-    private PeerDeliveryException Closed(string message) => new(PeerDeliveryFailure.Closed, $"{message} ({Address})");
-
-    // The error of a send the buffer refused: the client was closed before, or while, it waited for room.
-    private PeerDeliveryException Refusal() => _fault ?? Closed("The client was completed or disposed; the message was not sent.");
-
-    // Takes no more sends; those still waiting for room fail now and were never sent.
-    private void CompleteBuffer()
-    {
-        var refused = _buffer.Complete();
-        if (refused.Count == 0)
-        {
-            return;
-        }
-
-        var error = Refusal();
-        foreach (var send in refused)
-        {
-            send.Refuse(error);
-        }
+        _pump.Dispose();
     }
 }

@@ -12,6 +12,22 @@ namespace Concurrency.Messaging.Grpc;
 /// completes at once, its continuations running asynchronously. Either way a caller's continuation never runs on the
 /// thread that settled the send.
 /// </summary>
+/// <remarks>
+/// Who writes and who reads each field, so that no field has more parties than it needs:
+/// <list type="bullet">
+/// <item>Set once, by the caller's thread, before the send is shared (readonly or <c>init</c>): <see cref="Message"/>,
+/// <see cref="Size"/>, <see cref="Deadline"/>, <see cref="Span"/>, <see cref="Started"/>, <see cref="Address"/> and the
+/// delivery; read by anyone.</item>
+/// <item>The buffer's, under its lock: <see cref="BufferPlace"/>.</item>
+/// <item>The pump's: <see cref="Sequence"/> (written when it takes the send, before the pending table's lock publishes it
+/// to the sweeper) and <see cref="Writes"/>.</item>
+/// <item>The caller's token: <c>_buffer</c> and <c>_registration</c>, written by <see cref="Watch"/> on the caller's thread
+/// before, or just as, the token's callback may run; the settling thread only unregisters.</item>
+/// <item>The outcome: <c>_state</c> is the one field every settling party touches, by compare-and-swap; the winner alone
+/// writes <c>_reply</c>, <c>_error</c> and <c>_cancelled</c>, and whoever delivers reads them after it saw
+/// <see cref="IsSettled"/>.</item>
+/// </list>
+/// </remarks>
 internal sealed class PendingSend : TaskCompletionSource<PeerMessage>
 {
     private const int Open = 0;
@@ -25,7 +41,7 @@ internal sealed class PendingSend : TaskCompletionSource<PeerMessage>
     private readonly ReplyDelivery? _replies;
 
     // Written once by the thread that wins Settle (Open -> Claimed), then published by the Volatile write of Settled;
-    // the delivery loop reads them only after it saw Settled.
+    // the delivery loop reads them only after it saw Settled. _registration: see Watch.
     private PeerMessage _reply;
     private Exception? _error;
     private CancellationToken _cancelled;
@@ -33,6 +49,7 @@ internal sealed class PendingSend : TaskCompletionSource<PeerMessage>
     private CancellationTokenRegistration _registration;
 
     // The buffer the send was put in: its caller's token takes it out of the line there if it is still waiting for room.
+    // Written by Watch before it registers the callback that reads it.
     private SendBuffer? _buffer;
 
     public PendingSend(PeerMessage message, int size, long deadline, InOrderDelivery? delivery, ReplyDelivery? replies = null)
@@ -54,11 +71,11 @@ internal sealed class PendingSend : TaskCompletionSource<PeerMessage>
     /// <summary>Gets the time (<see cref="Environment.TickCount64"/>) after which the sweeper fails the send.</summary>
     public long Deadline { get; }
 
-    /// <summary>Gets or sets the sequence number; assigned by the pump when it takes the send from the buffer (0 before).</summary>
+    /// <summary>Gets or sets the sequence number; assigned by the pump when it takes the send from the buffer (0 before). Pump only, but for the sweeper's read under the pending table's lock.</summary>
     public ulong Sequence { get; set; }
 
-    /// <summary>Gets or sets the send's span, or null while nobody traces. Set by the caller's thread before the send is shared; stopped by the thread that settles it.</summary>
-    public Activity? Span { get; set; }
+    /// <summary>Gets the send's span, or null while nobody traces. Set by the caller's thread before the send is shared; stopped by the thread that settles it.</summary>
+    public Activity? Span { get; init; }
 
     /// <summary>Gets when the send started (<see cref="PeerMeter.StartSend"/>), or 0 while nobody measures its duration.</summary>
     public long Started { get; init; }
@@ -75,11 +92,11 @@ internal sealed class PendingSend : TaskCompletionSource<PeerMessage>
     /// <summary>Gets whether an outcome has been recorded and can be delivered.</summary>
     public bool IsSettled => Volatile.Read(ref _state) == Settled;
 
-    /// <summary>Whether the send waits in its <see cref="SendBuffer"/>'s line for room. Guarded by that buffer's lock.</summary>
-    public bool WaitingForRoom { get; set; }
+    /// <summary>Gets or sets where the send stands in its <see cref="SendBuffer"/>. Written by that buffer only, under its lock.</summary>
+    public BufferPlace BufferPlace { get; set; }
 
-    /// <summary>Whether the send got into its <see cref="SendBuffer"/>, at once or from the line. Guarded by that buffer's lock.</summary>
-    public bool LetIn { get; set; }
+    /// <summary>Gets whether the send waits in its <see cref="SendBuffer"/>'s line for room (read under that buffer's lock, or once it is quiet).</summary>
+    public bool WaitingForRoom => BufferPlace == BufferPlace.Waiting;
 
     /// <summary>
     /// Lets the caller's token end the send: while it waits for room it is refused (never numbered, never sent, delivered at

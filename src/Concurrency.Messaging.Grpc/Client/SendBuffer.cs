@@ -8,8 +8,8 @@ namespace Concurrency.Messaging.Grpc;
 /// item per message, whatever its options say).
 /// </summary>
 /// <remarks>
-/// Every field is guarded by <see cref="_gate"/>, and so are <see cref="PendingSend.WaitingForRoom"/> and
-/// <see cref="PendingSend.LetIn"/> of the sends in it. A waiting send leaves the line in one of three ways, each under the
+/// Every field is guarded by <see cref="_gate"/>, and so is <see cref="PendingSend.BufferPlace"/> of the sends in it,
+/// which only the buffer writes. A waiting send leaves the line in one of three ways, each under the
 /// lock: the pump lets it in, its caller's token fires (<see cref="TryCancelWaiting"/>), or the buffer is completed
 /// (<see cref="Complete"/>). Only a send let in is ever numbered and written; the other two are refused, and both may
 /// happen to one send (the token fires while the closing client refuses it): the send's own compare-and-swap picks one.
@@ -53,10 +53,9 @@ internal sealed class SendBuffer(int capacity)
 
             while (_waiting.TryDequeue(out var waiting))
             {
-                if (waiting.WaitingForRoom)
+                if (waiting.BufferPlace == BufferPlace.Waiting)
                 {
-                    waiting.WaitingForRoom = false;
-                    waiting.LetIn = true;
+                    waiting.BufferPlace = BufferPlace.In;
                     _items.Enqueue(waiting);
                     break;
                 }
@@ -95,19 +94,19 @@ internal sealed class SendBuffer(int capacity)
     {
         lock (_gate)
         {
-            if (send.LetIn)
+            if (send.BufferPlace == BufferPlace.In)
             {
                 return false;
             }
 
-            if (send.WaitingForRoom)
+            if (send.BufferPlace == BufferPlace.Waiting)
             {
                 // Left in the line and skipped when its turn comes; the line is rebuilt only when the cancelled outnumber
                 // the rest, so callers that give up on a stalled stream over and over do not pile up there.
-                send.WaitingForRoom = false;
+                send.BufferPlace = BufferPlace.Outside;
                 if (++_cancelledInLine > Math.Max(capacity, _waiting.Count / 2))
                 {
-                    _waiting = new Queue<PendingSend>(_waiting.Where(waiting => waiting.WaitingForRoom));
+                    _waiting = new Queue<PendingSend>(_waiting.Where(waiting => waiting.BufferPlace == BufferPlace.Waiting));
                     _cancelledInLine = 0;
                 }
             }
@@ -131,9 +130,9 @@ internal sealed class SendBuffer(int capacity)
             _completed = true;
             while (_waiting.TryDequeue(out var waiting))
             {
-                if (waiting.WaitingForRoom)
+                if (waiting.BufferPlace == BufferPlace.Waiting)
                 {
-                    waiting.WaitingForRoom = false;
+                    waiting.BufferPlace = BufferPlace.Outside;
                     refused.Add(waiting);
                 }
             }
@@ -165,12 +164,12 @@ internal sealed class SendBuffer(int capacity)
                     return SendAdmission.Closed;
                 }
 
-                send.WaitingForRoom = true;
+                send.BufferPlace = BufferPlace.Waiting;
                 _waiting.Enqueue(send);
                 return SendAdmission.Waiting;
             }
 
-            send.LetIn = true;
+            send.BufferPlace = BufferPlace.In;
             _items.Enqueue(send);
             reader = _reader;
             _reader = null;
@@ -179,4 +178,17 @@ internal sealed class SendBuffer(int capacity)
         reader?.TrySetResult();
         return SendAdmission.Added;
     }
+}
+
+/// <summary>Where a send stands in its <see cref="SendBuffer"/>; written by the buffer only, under its lock.</summary>
+internal enum BufferPlace
+{
+    /// <summary>Not in the buffer: never placed, or taken out of the line (its caller gave up, or the buffer was completed). Never written.</summary>
+    Outside,
+
+    /// <summary>In the line, waiting for room.</summary>
+    Waiting,
+
+    /// <summary>In the buffer, at once or let in from the line: to be numbered and written.</summary>
+    In,
 }

@@ -10,11 +10,11 @@ namespace Concurrency.Messaging.Grpc;
 /// a write cut short leaves the response unfinished, and the stream, with its connection, must not wait for a client that
 /// does not read. (Kestrel 10 with Grpc.AspNetCore 2.85 already lets go of a stream whose write was cancelled; the reset
 /// says so here rather than rest on that.) The caller sees the write fail as when the client goes away
-/// (<c>PeerStream.WriterGone</c>): the stream ends and its replies stay remembered in the session.
+/// (<c>PeerStreamWriter.WriterGone</c>): the stream ends and its replies stay remembered in the session.
 /// </summary>
 /// <remarks>
 /// The host stopping does not cancel writes: the replies already made are written first, each within the write timeout.
-/// One writer at a time (the stream's write lock, or the reader before the stream's loops start).
+/// One writer at a time (the lock of the stream's <see cref="PeerStreamWriter"/>, or the reader before the stream's loops start).
 /// </remarks>
 internal sealed class PeerResponseWriter : IDisposable
 {

@@ -185,7 +185,7 @@ internal sealed class RememberedReplies
         }
 
         Debug.Assert(_count < _entries.Length && _payloadEnd - _payloadStart + payload.Length <= _payloads.Length, "The plan makes room for the reply.");
-        Copy(payload, _payloads, _payloadEnd);
+        RingArrays.Write(payload, _payloads, _payloadEnd);
         _entries[(_first + _count) % _entries.Length] = new Entry(reply.Sequence, _payloadEnd, payload.Length, _runBase + _runCount - 1, reply.Forgotten);
         _payloadEnd += payload.Length;
         _count++;
@@ -249,7 +249,7 @@ internal sealed class RememberedReplies
             if (entry.Sequence == sequence)
             {
                 var payload = new byte[entry.Length];
-                Copy(_payloads, entry.Position, payload);
+                RingArrays.Read(_payloads, entry.Position, payload);
                 ref var run = ref _runs[(_runFirst + (int)(entry.Run - _runBase)) % _runs.Length];
                 return new Envelope
                 {
@@ -326,36 +326,16 @@ internal sealed class RememberedReplies
 
     private ref Run NewestRun => ref _runs[(_runFirst + _runCount - 1) % _runs.Length];
 
-    private void ResizeEntries(int length)
-    {
-        Debug.Assert(length >= _count, "The entries fit.");
-        var resized = new Entry[length];
-        for (var i = 0; i < _count; i++)
-        {
-            resized[i] = _entries[(_first + i) % _entries.Length];
-        }
+    private void ResizeEntries(int length) => (_entries, _first) = (RingArrays.Resized(_entries, _first, _count, length), 0);
 
-        (_entries, _first) = (resized, 0);
-    }
-
-    private void ResizeRuns(int length)
-    {
-        Debug.Assert(length >= _runCount, "The runs fit.");
-        var resized = new Run[length];
-        for (var i = 0; i < _runCount; i++)
-        {
-            resized[i] = _runs[(_runFirst + i) % _runs.Length];
-        }
-
-        (_runs, _runFirst) = (resized, 0);
-    }
+    private void ResizeRuns(int length) => (_runs, _runFirst) = (RingArrays.Resized(_runs, _runFirst, _runCount, length), 0);
 
     private void ResizePayloads(int length)
     {
         var live = _payloadEnd - _payloadStart;
         Debug.Assert(length >= live, "The payloads fit.");
         var resized = new byte[length];
-        Copy(_payloads, _payloadStart, resized.AsSpan(0, (int)live));
+        RingArrays.Read(_payloads, _payloadStart, resized.AsSpan(0, (int)live));
 
         // The payloads move to the start of the new array: every entry's position moves by the same amount.
         for (var i = 0; i < _count; i++)
@@ -364,34 +344,6 @@ internal sealed class RememberedReplies
         }
 
         (_payloads, _payloadEnd, _payloadStart) = (resized, live, 0);
-    }
-
-    // Writes source into the ring at the absolute position, wrapping around its end.
-    private static void Copy(ReadOnlySpan<byte> source, byte[] ring, long position)
-    {
-        if (source.IsEmpty)
-        {
-            return;
-        }
-
-        var at = (int)(position % ring.Length);
-        var first = Math.Min(source.Length, ring.Length - at);
-        source[..first].CopyTo(ring.AsSpan(at));
-        source[first..].CopyTo(ring);
-    }
-
-    // Reads destination's length out of the ring from the absolute position, wrapping around its end.
-    private static void Copy(byte[] ring, long position, Span<byte> destination)
-    {
-        if (destination.IsEmpty)
-        {
-            return;
-        }
-
-        var at = (int)(position % ring.Length);
-        var first = Math.Min(destination.Length, ring.Length - at);
-        ring.AsSpan(at, first).CopyTo(destination);
-        ring.AsSpan(0, destination.Length - first).CopyTo(destination[first..]);
     }
 
     /// <summary>

@@ -1,11 +1,30 @@
 namespace Concurrency.Messaging.Grpc;
 
-// The listener: the only reader of the stream; it settles the sends its replies answer.
-public sealed partial class PeerClient
+/// <summary>
+/// The read side of a <see cref="PeerClient"/>: the only reader of a stream's replies. It settles the sends they answer
+/// (taken out of the pending table), hands the settled ones to the reply delivery in async mode, and keeps the highest
+/// sequence number answered, which the pump acknowledges on its writes.
+/// </summary>
+/// <remarks>
+/// One listener runs per open stream, started by the pump (<see cref="ListenAsync"/>), and the pump waits for it to end
+/// before it starts the next stream's, so two never run together. Any end of the stream, clean or not, breaks the
+/// connection; the pump decides whether that was the expected end of a close.
+/// </remarks>
+internal sealed class PeerListener(PeerClientState state)
 {
-    // The listener: the only reader of the response stream. Any end of it, clean or not, breaks the connection; the pump
-    // decides whether that was the expected end of a close.
-    private async Task ListenAsync(PeerConnection connection)
+    // Copied from the shared state, so that a reply costs no hop through it.
+    private readonly Uri _address = state.Address;
+    private readonly PendingTable _pending = state.Pending;
+    private readonly ReplyDelivery? _replies = state.Replies;
+
+    // The highest sequence number a reply answered: written by the listener, read by the pump for each write.
+    private ulong _acknowledged;
+
+    /// <summary>Gets the highest sequence number a reply answered so far.</summary>
+    public ulong Acknowledged => Volatile.Read(ref _acknowledged);
+
+    /// <summary>Reads the connection's replies until the stream ends or breaks; never throws (a failure breaks the connection).</summary>
+    public async Task ListenAsync(PeerConnection connection)
     {
         await Task.Yield();
         var found = new List<PendingSend?>();
@@ -24,7 +43,7 @@ public sealed partial class PeerClient
                 }
             }
 
-            connection.Break(new IOException($"The server at {Address} ended the stream."));
+            connection.Break(new IOException($"The server at {_address} ended the stream."));
         }
 #pragma warning disable CA1031 // Every failure of the read side is a broken stream; the pump reconnects or reports it.
         catch (Exception error)
@@ -52,7 +71,7 @@ public sealed partial class PeerClient
                 }
 
                 var won = reply.Forgotten
-                    ? send.Fail(new PeerDeliveryException(PeerDeliveryFailure.Forgotten, $"{reply.Error} ({Address})"), byListener: true)
+                    ? send.Fail(new PeerDeliveryException(PeerDeliveryFailure.Forgotten, $"{reply.Error} ({_address})"), byListener: true)
                     : reply.Error.Length > 0
                         ? send.Fail(new PeerRemoteException(reply.Error), byListener: true)
                         : send.Reply(new PeerMessage(reply.Type, reply.Source, reply.Payload));
