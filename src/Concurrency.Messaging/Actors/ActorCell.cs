@@ -28,7 +28,7 @@ internal sealed class ActorCell<T>
 
     private readonly ActorSystem _system;
     private readonly Func<Actor<T>> _factory;
-    private readonly ActorOptions _options;  // the supervisor and the full mode, read where used
+    private readonly ActorOptions _options;  // the supervisor, throughput and full mode, read where used: one field for three
     private readonly LocalActorRef<T> _self; // the address the behaviour answers to, and the system knows the actor by
     private readonly long _id;               // the system's number for the actor, for a name made up on demand
     private string? _name;                   // given, or made up on first request (a race makes the same string twice, harmlessly)
@@ -60,6 +60,9 @@ internal sealed class ActorCell<T>
     public ActorSystem System => _system;
 
     public MailboxFullMode FullMode => _options.FullMode;
+
+    /// <summary>Gets the most messages a turn handles.</summary>
+    public int Throughput => _options.Throughput ?? _system.Throughput;
 
     /// <summary>Gets whether the actor still accepts messages: set false before the queue is closed.</summary>
     public bool IsAccepting => Volatile.Read(ref _state) == Running;

@@ -25,17 +25,18 @@ internal sealed class Mailbox<T, TQueue> : ITurn
     where TQueue : struct, IMailboxQueue<T>
 {
     private readonly ActorCell<T> _cell;              // what the turn hands messages to
-    private readonly int _throughput;                 // the most messages a turn handles
     private TQueue _queue;                            // used in place: posts go in on any thread, the turn takes
     private TurnBatch<Envelope<T>> _batch = new();    // turn: messages taken but not yet handled
     private long _handled;                            // turn: a plain add once per turn (see TurnRunner.Run); read by anyone (Volatile)
 
-    public Mailbox(ActorCell<T> cell, ActorOptions options, int throughput)
+    public Mailbox(ActorCell<T> cell, ActorOptions options)
     {
         _cell = cell;
-        _throughput = throughput;
         _queue.Open(options, this);
     }
+
+    /// <summary>Gets the actor's cell, which the turn hands messages to; for the address, which reads its state.</summary>
+    public ActorCell<T> Cell => _cell;
 
     /// <summary>Gets how many messages the actor's handler returned from (see <see cref="ActorInstruments"/>).</summary>
     public long HandledCount => Volatile.Read(ref _handled);
@@ -82,7 +83,7 @@ internal sealed class Mailbox<T, TQueue> : ITurn
         }
 
         var delivery = new Delivery(this, _cell);
-        TurnRunner.Run(this, ref _queue, ref delivery, ref _batch, _throughput);
+        TurnRunner.Run(this, ref _queue, ref delivery, ref _batch, _cell.Throughput);
     }
 
     /// <summary>
