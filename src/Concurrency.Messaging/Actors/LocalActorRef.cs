@@ -2,8 +2,8 @@ namespace Concurrency.Messaging.Actors;
 
 /// <summary>
 /// The reference a spawn returns, whatever its mailbox's queue: what it reads of the actor's <see cref="ActorCell{T}"/>,
-/// and its face to the system that spawned it (<see cref="IActorControl"/>). The address rules, over the
-/// mailbox, are <see cref="LocalActorRef{T, TQueue}"/>'s. The behaviour answers to the same reference across restarts.
+/// and its face to the system that spawned it (<see cref="IActorControl"/>). The address rules, over the mailbox, are
+/// <see cref="LocalActorRef{T, TQueue}"/>'s. The behaviour answers to the same reference across restarts.
 /// </summary>
 internal abstract class LocalActorRef<T> : ActorRef<T>, IActorControl
 {
