@@ -19,35 +19,30 @@ namespace Concurrency.Messaging.Actors;
 /// </remarks>
 public abstract class Actor<T>
 {
-    private LocalActorRef<T>? _self; // set once, before the first message, by the cell that runs this actor
+    private ActorContext<T> _context; // set once, before the first message, by the cell that runs this actor: its one way to the cell
 
     /// <summary>Gets the running actor's context: itself, and the reply to the request being handled.</summary>
     /// <exception cref="InvalidOperationException">The actor was not spawned by an <see cref="ActorSystem"/>.</exception>
     protected ActorContext<T> Context =>
-        new(_self ?? throw new InvalidOperationException("The actor is not running: spawn it with ActorSystem.Spawn."));
+        _context.IsAttached ? _context : throw new InvalidOperationException("The actor is not running: spawn it with ActorSystem.Spawn.");
 
     /// <summary>Handles one message. A throw goes to the actor's supervisor (see <see cref="ActorOptions.Supervisor"/>).</summary>
     /// <param name="message">The message.</param>
     protected internal abstract void Receive(T message);
 
-    /// <summary>Gets the handle this actor answers to; set before its first message.</summary>
-    internal LocalActorRef<T>? Self => _self;
-
-    /// <summary>Gets the mailbox running this actor; set before its first message.</summary>
-    internal Mailbox<T>? Mailbox => _self?.Mailbox;
-
-    internal void Attach(LocalActorRef<T> self) => _self = self;
+    /// <summary>Gives the behaviour its context: once, before its first message.</summary>
+    internal void Attach(ActorContext<T> context) => _context = context;
 
     /// <summary>
     /// Handles the messages in <paramref name="batch"/> from <paramref name="next"/> to <paramref name="end"/>, advancing
     /// <paramref name="next"/> past each message before handing it over, so that after a throw it points past the message
-    /// (or the run) that threw.
+    /// (or the run) that threw. Stops early once the actor discards, or when a handler awaits.
     /// </summary>
-    internal virtual void ReceiveBatch(Mailbox<T> mailbox, Slot<Envelope<T>>[] batch, ref int next, int end)
+    internal virtual void ReceiveBatch(Slot<Envelope<T>>[] batch, ref int next, int end)
     {
-        while (next < end && !mailbox.Cell.IsDiscarding)
+        while (next < end && !_context.IsDiscarding)
         {
-            if (!ReceiveOne(mailbox, in batch[next++].Value))
+            if (!ReceiveOne(in batch[next++].Value))
             {
                 return;
             }
@@ -56,18 +51,12 @@ public abstract class Actor<T>
 
     /// <summary>Handles one message with its request's reply pending; a request left unanswered fails its caller at once.</summary>
     /// <returns><see langword="false"/> if the handler is still running (an async handler awaits): the turn must end, and
-    /// the mailbox finishes the message when the handler completes.</returns>
-    internal bool ReceiveOne(Mailbox<T> mailbox, in Envelope<T> envelope)
+    /// the next one finishes the message when the handler completes.</returns>
+    internal bool ReceiveOne(in Envelope<T> envelope)
     {
-        ref var cell = ref mailbox.Cell;
-        cell.CurrentReply = envelope.Reply;
+        var context = _context;
+        context.BeginMessage(envelope.Reply);
         Receive(envelope.Message);
-        if (cell.IsAwaiting)
-        {
-            return false;
-        }
-
-        cell.AfterReceive(mailbox.Name);
-        return true;
+        return context.EndMessage();
     }
 }

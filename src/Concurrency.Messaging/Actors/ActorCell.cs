@@ -1,55 +1,68 @@
 using System.Diagnostics;
+using Concurrency.Messaging.Internal;
 using Concurrency.Messaging.Pipes;
 
 namespace Concurrency.Messaging.Actors;
 
 /// <summary>
 /// The actor's life apart from its queue: the behaviour (recreated on restart), its supervisor, the request being handled
-/// and the replies taken out of a turn, and the way from running through stopping to terminated. Its mailbox holds it in
-/// place and runs it; the cell never touches the queue except to have the mailbox close it.
+/// and the replies taken out of a turn, and the way from running through stopping to terminated. Its mailbox's turn hands
+/// it messages and it hands them to the behaviour; the behaviour reaches it through its <see cref="ActorContext{T}"/>;
+/// the address reads its state and stops it. It never touches the queue: where its supervisor stops the actor, it says so,
+/// and the turn closes the queue.
 /// </summary>
 /// <remarks>
 /// <para>
-/// A struct, held inline by its <see cref="Mailbox{T}"/> and used in place, never copied, as the mailbox's queue is: an idle
-/// actor stays one object. The methods that need the mailbox (its name, closing its queue, scheduling its next turn) take it.
+/// An object of its own, not a struct inside the mailbox, because the mailbox is generic over its queue and the behaviour's
+/// context and the address must reach the cell without knowing the queue. A message costs no extra load for it: the turn
+/// carries the cell beside the mailbox, and the behaviour holds it in its context.
 /// </para>
 /// <para>
 /// The fields marked "turn" are touched only by the mailbox's running turn (one at a time) or by the behaviour it runs.
-/// Everything only a stopping, failing or deferring actor needs is in <see cref="Ending"/>, made on first use.
+/// Everything only a stopping, failing or deferring actor needs is in <see cref="ActorEnding"/>, made on first use.
 /// </para>
 /// </remarks>
-internal struct ActorCell<T>
+internal sealed class ActorCell<T>
 {
     private const int Running = 0, Draining = 1, Discarding = 2, Terminated = 3;
 
     private readonly ActorSystem _system;
     private readonly Func<Actor<T>> _factory;
-    private readonly ActorOptions _options; // the supervisor, throughput and full mode, read where used: one field for three
-    private Actor<T> _actor;          // turn: replaced on restart
-    private int _state;               // Running → Draining | Discarding (Interlocked, once) → Terminated; Discarding also from Draining after a fatal failure
-    private bool _awaiting;           // turn: the last message's handler has not completed; the next turn ends it first
-    private Ending? _ending;          // created on the first stop, failure, deferred reply or look at Termination (CompareExchange)
+    private readonly ActorOptions _options;  // the supervisor, throughput and full mode, read where used: one field for three
+    private readonly LocalActorRef<T> _self; // the address the behaviour answers to, and the system knows the actor by
+    private readonly long _id;               // the system's number for the actor, for a name made up on demand
+    private string? _name;                   // given, or made up on first request (a race makes the same string twice, harmlessly)
+    private Actor<T> _actor = null!;         // turn: replaced on restart; Start makes the first, before any post
+    private int _state;                      // Running → Draining | Discarding (Interlocked, once) → Terminated; Discarding also from Draining after a fatal failure
+    private bool _awaiting;                  // turn: the last message's handler has not completed; the next turn ends it first
+    private ActorEnding? _ending;            // created on the first stop, failure, deferred reply or look at Termination (CompareExchange)
 
-    public ActorCell(ActorSystem system, Func<Actor<T>> factory, ActorOptions options)
+    /// <summary>Makes the cell of the actor whose address is <paramref name="self"/>; <see cref="Start"/> makes its behaviour.</summary>
+    public ActorCell(ActorSystem system, Func<Actor<T>> factory, ActorOptions options, long id, LocalActorRef<T> self)
     {
         _system = system;
         _factory = factory;
         _options = options;
-        _actor = null!; // Start, once the mailbox is constructed, before any message
+        _id = id;
+        _name = options.Name;
+        _self = self;
     }
 
     /// <summary>Gets the request being handled, while it awaits a reply. Turn only.</summary>
     public AskPromise? CurrentReply { get; set; }
 
-    public readonly ActorSystem System => _system;
+    /// <summary>Gets the actor's name (see <see cref="ActorRef{T}.Name"/>).</summary>
+    public string Name => _name ??= $"actor-{_id}";
 
-    public readonly ActorOptions Options => _options;
+    /// <summary>Gets the address the behaviour answers to, across restarts.</summary>
+    public LocalActorRef<T> Self => _self;
+
+    public ActorSystem System => _system;
+
+    public MailboxFullMode FullMode => _options.FullMode;
 
     /// <summary>Gets the most messages a turn handles.</summary>
-    public readonly int Throughput => _options.Throughput ?? _system.Throughput;
-
-    /// <summary>Gets the behaviour that handles the next message. Turn only.</summary>
-    public readonly Actor<T> Actor => _actor;
+    public int Throughput => _options.Throughput ?? _system.Throughput;
 
     /// <summary>Gets whether the actor still accepts messages: set false before the queue is closed.</summary>
     public bool IsAccepting => Volatile.Read(ref _state) == Running;
@@ -59,7 +72,7 @@ internal struct ActorCell<T>
     public bool IsDiscarding => Volatile.Read(ref _state) == Discarding;
 
     /// <summary>Gets whether the message just handed to the actor is still being handled (its handler awaits). Turn only.</summary>
-    public readonly bool IsAwaiting => _awaiting;
+    public bool IsAwaiting => _awaiting;
 
     public long DiscardedCount =>
         Volatile.Read(ref _ending) is { } ending ? Interlocked.Read(ref ending.Discarded) : 0;
@@ -81,8 +94,8 @@ internal struct ActorCell<T>
         }
     }
 
-    /// <summary>Creates the first behaviour, answering to <paramref name="self"/>: once the mailbox is constructed, before any post.</summary>
-    public void Start(LocalActorRef<T> self) => _actor = CreateActor(self);
+    /// <summary>Creates the first behaviour: once the address is made, before any post. The factory's exception propagates.</summary>
+    public void Start() => _actor = CreateActor();
 
     /// <summary>Stops accepting; the caller closes the queue if this call stopped the actor.</summary>
     /// <returns><see langword="true"/> if this call stopped the actor.</returns>
@@ -94,15 +107,26 @@ internal struct ActorCell<T>
         return Interlocked.CompareExchange(ref _state, target, Running) == Running;
     }
 
-    /// <summary>Called by the actor after each message: a request handled without a reply fails its caller now, not at its timeout.</summary>
-    public void AfterReceive(string name)
+    /// <summary>Hands <c>batch[next..end)</c> to the behaviour (see <see cref="ITurnOwner{T}.Deliver"/>). Turn only.</summary>
+    public void Deliver(Slot<Envelope<T>>[] batch, ref int next, int end) => _actor.ReceiveBatch(batch, ref next, end);
+
+    /// <summary>Hands one message to the behaviour. Turn only.</summary>
+    public void DeliverOne(in Envelope<T> envelope) => _actor.ReceiveOne(in envelope);
+
+    /// <summary>
+    /// Called by the behaviour after its handler returned: <see langword="false"/> if the handler awaits (the turn must
+    /// end, and the next one finishes the message); else a request handled without a reply fails its caller now, not at
+    /// its timeout. Turn only.
+    /// </summary>
+    public bool EndMessage()
     {
-        if (CurrentReply is { } unanswered)
+        if (_awaiting)
         {
-            CurrentReply = null;
-            unanswered.TryFail(new InvalidOperationException(
-                $"The actor '{name}' handled the request without replying: reply with Context.Reply, or take the reply with Context.DeferReply."));
+            return false;
         }
+
+        AfterReceive();
+        return true;
     }
 
     /// <summary>
@@ -130,7 +154,7 @@ internal struct ActorCell<T>
     }
 
     /// <summary>Keeps a reply taken out of the turn, so that it fails if the actor terminates before it is completed.</summary>
-    public DeferredReply<TReply> Defer<TReply>(AskPromise<TReply> promise, string name)
+    public DeferredReply<TReply> Defer<TReply>(AskPromise<TReply> promise)
     {
         var ending = GetEnding();
         var deferred = ending.GetDeferred();
@@ -143,37 +167,40 @@ internal struct ActorCell<T>
             }
         }
 
-        promise.TryFail(new ActorStoppedException(name));
+        promise.TryFail(new ActorStoppedException(Name));
         return new DeferredReply<TReply>(promise, ending.Forget);
     }
 
     /// <summary>
-    /// The turn's last act: the handler's completion schedules the next turn, which may start on another thread before
-    /// this call returns, so nothing of the turn may be touched after it.
+    /// The turn's last act when the handler awaits: its completion schedules <paramref name="next"/>, which may start on
+    /// another thread before this call returns, so nothing of the turn may be touched after it.
     /// </summary>
-    public readonly void ResumeWhenHandled(Mailbox<T> mailbox)
+    public void ResumeWhenHandled(ITurn next)
     {
         Debug.Assert(_actor is AsyncActor<T>, "Only an async actor's handler can leave a message unfinished.");
-        ((AsyncActor<T>)_actor).ScheduleWhenHandled(mailbox);
+        ((AsyncActor<T>)_actor).ScheduleWhenHandled(next);
     }
 
     /// <summary>First in the turn after a handler that awaited: ends its message as a synchronous handler's would end.</summary>
-    public void EndAwaited(Mailbox<T> mailbox)
+    /// <returns><see langword="true"/> if it failed and the supervisor stopped the actor: the caller closes its queue.</returns>
+    public bool EndAwaited()
     {
         _awaiting = false;
         try
         {
             ((AsyncActor<T>)_actor).EndHandling();
-            AfterReceive(mailbox.Name);
+            AfterReceive();
+            return false;
         }
         catch (Exception ex)
         {
-            Failed(mailbox, ex);
+            return Failed(ex);
         }
     }
 
     /// <summary>A handler threw: its request fails, and the supervisor decides to restart, resume or stop. Turn only.</summary>
-    public void Failed(Mailbox<T> mailbox, Exception exception)
+    /// <returns><see langword="true"/> if the supervisor stopped the actor: the caller closes its queue.</returns>
+    public bool Failed(Exception exception)
     {
         var reply = CurrentReply;
         CurrentReply = null;
@@ -190,69 +217,66 @@ internal struct ActorCell<T>
             directive = SupervisionDirective.Stop;
         }
 
-        _system.ReportFailure(new ActorFailure(mailbox.Name, exception, directive));
+        _system.ReportFailure(new ActorFailure(Name, exception, directive));
         if (directive == SupervisionDirective.Restart)
         {
             try
             {
-                _actor = CreateActor(_actor.Self!); // the new behaviour answers to the same handle
-                return;
+                _actor = CreateActor(); // the new behaviour answers to the same address
+                return false;
             }
             catch (Exception factoryFailure)
             {
                 exception = factoryFailure;
-                _system.ReportFailure(new ActorFailure(mailbox.Name, factoryFailure, SupervisionDirective.Stop));
+                _system.ReportFailure(new ActorFailure(Name, factoryFailure, SupervisionDirective.Stop));
                 directive = SupervisionDirective.Stop;
             }
         }
 
-        if (directive == SupervisionDirective.Stop)
-        {
-            StopFaulted(mailbox, exception);
-        }
+        return directive == SupervisionDirective.Stop && StopFaulted(exception);
     }
 
     /// <summary>
-    /// The turn's last act when the queue itself threw (not a handler): the actor stops accepting and terminates, faulted
-    /// with an error that says so; what the broken queue still held is lost, and no count is claimed for it.
+    /// When the queue itself threw (not a handler): the actor stops accepting, to terminate faulted with an error that
+    /// says so; what the broken queue still held is lost, and no count is claimed for it. The caller then terminates it.
     /// </summary>
-    public void QueueFailed(Mailbox<T> mailbox, Exception exception)
+    /// <returns><see langword="true"/> if this stopped the actor: the caller closes its queue, so that later posts are dead letters.</returns>
+    public bool QueueFailed(Exception exception)
     {
         var failure = new InvalidOperationException(
-            $"The mailbox of actor '{mailbox.Name}' failed (its queue threw, not a handler); messages it still held were not handled. See the inner exception.",
+            $"The mailbox of actor '{Name}' failed (its queue threw, not a handler); messages it still held were not handled. See the inner exception.",
             exception);
-        _system.ReportFailure(new ActorFailure(mailbox.Name, failure, SupervisionDirective.Stop));
-        StopFaulted(mailbox, failure); // later posts are refused as dead letters
-        Terminate(mailbox);
+        _system.ReportFailure(new ActorFailure(Name, failure, SupervisionDirective.Stop));
+        return StopFaulted(failure);
     }
 
     /// <summary>
     /// Discarded messages are dead letters, as those told after the stop are; a discarded request's caller hears at once
     /// that the actor stopped. Turn only.
     /// </summary>
-    public void Discard(Mailbox<T> mailbox, ReadOnlySpan<Slot<Envelope<T>>> envelopes)
+    public void Discard(ReadOnlySpan<Slot<Envelope<T>>> envelopes)
     {
         foreach (ref readonly var slot in envelopes)
         {
-            DiscardOne(mailbox, in slot.Value);
+            DiscardOne(in slot.Value);
         }
 
         CountDiscarded(envelopes.Length);
     }
 
     /// <summary>One discarded message: see the batch overload. Turn only.</summary>
-    public void Discard(Mailbox<T> mailbox, in Envelope<T> envelope)
+    public void Discard(in Envelope<T> envelope)
     {
-        DiscardOne(mailbox, in envelope);
+        DiscardOne(in envelope);
         CountDiscarded(1);
     }
 
     /// <summary>The turn's last act when the queue is closed and empty: leaves the system, fails the deferred replies, completes the ending.</summary>
-    public void Terminate(Mailbox<T> mailbox)
+    public void Terminate()
     {
         // Leave the system first: whoever sees the termination complete (it completes only once Terminated is set) must
         // also see ActorCount without this actor, as ShutdownAsync's callers do.
-        _system.Remove(mailbox);
+        _system.Remove(_self);
         Interlocked.Exchange(ref _state, Terminated);
         var ending = Volatile.Read(ref _ending);
         if (ending?.Deferred is { } deferred)
@@ -266,27 +290,36 @@ internal struct ActorCell<T>
 
             foreach (var promise in pending)
             {
-                promise.TryFail(new ActorStoppedException(mailbox.Name));
+                promise.TryFail(new ActorStoppedException(Name));
             }
         }
 
         ending?.Complete();
     }
 
-    /// <summary>The supervisor (or a failed queue) stopped the actor: it discards what is left and terminates faulted.</summary>
-    private void StopFaulted(Mailbox<T> mailbox, Exception failure)
+    /// <summary>A request handled without a reply fails its caller now, not at its timeout. Turn only.</summary>
+    private void AfterReceive()
     {
-        GetEnding().Failure = failure;
-        if (Interlocked.Exchange(ref _state, Discarding) == Running)
+        if (CurrentReply is { } unanswered)
         {
-            mailbox.CloseQueue();
+            CurrentReply = null;
+            unanswered.TryFail(new InvalidOperationException(
+                $"The actor '{Name}' handled the request without replying: reply with Context.Reply, or take the reply with Context.DeferReply."));
         }
     }
 
-    private readonly void DiscardOne(Mailbox<T> mailbox, in Envelope<T> envelope)
+    /// <summary>The supervisor (or a failed queue) stopped the actor: it discards what is left and terminates faulted.</summary>
+    /// <returns><see langword="true"/> if the actor was accepting until now: the caller closes its queue.</returns>
+    private bool StopFaulted(Exception failure)
     {
-        _system.ReportDeadLetter(new DeadLetter(mailbox.Name, envelope.Message));
-        envelope.Reply?.TryFail(new ActorStoppedException(mailbox.Name));
+        GetEnding().Failure = failure;
+        return Interlocked.Exchange(ref _state, Discarding) == Running;
+    }
+
+    private void DiscardOne(in Envelope<T> envelope)
+    {
+        _system.ReportDeadLetter(new DeadLetter(Name, envelope.Message));
+        envelope.Reply?.TryFail(new ActorStoppedException(Name));
     }
 
     private void CountDiscarded(int count)
@@ -298,74 +331,22 @@ internal struct ActorCell<T>
         ActorInstruments.Count(ActorInstruments.Discarded, count);
     }
 
-    private Ending GetEnding()
+    private ActorEnding GetEnding()
     {
         var ending = Volatile.Read(ref _ending);
         if (ending is null)
         {
-            var created = new Ending();
+            var created = new ActorEnding();
             ending = Interlocked.CompareExchange(ref _ending, created, null) ?? created;
         }
 
         return ending;
     }
 
-    private readonly Actor<T> CreateActor(LocalActorRef<T> self)
+    private Actor<T> CreateActor()
     {
-        var actor = _factory() ?? throw new InvalidOperationException($"The factory of actor '{self.Name}' returned null.");
-        actor.Attach(self);
+        var actor = _factory() ?? throw new InvalidOperationException($"The factory of actor '{Name}' returned null.");
+        actor.Attach(new ActorContext<T>(this));
         return actor;
-    }
-
-    /// <summary>
-    /// What only a stopping, failing or deferring actor needs, made on first use so that an idle actor pays one null field
-    /// for all of it: the termination task (the failure rides on it), the count of discarded messages, and the replies
-    /// taken out of a turn.
-    /// </summary>
-    private sealed class Ending() : TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously)
-    {
-        /// <summary>Set by the turn before Terminated when the supervisor (or a failed queue) stopped the actor; read after.</summary>
-        public Exception? Failure;
-
-        /// <summary>Messages discarded while stopping: written by the turn, read by anyone (Interlocked).</summary>
-        public long Discarded;
-
-        /// <summary>Asks taken out of a turn and not yet completed; created on the first (CompareExchange), guarded by lock on itself.</summary>
-        public HashSet<AskPromise>? Deferred;
-
-        public HashSet<AskPromise> GetDeferred()
-        {
-            var deferred = Volatile.Read(ref Deferred);
-            if (deferred is null)
-            {
-                var created = new HashSet<AskPromise>(ReferenceEqualityComparer.Instance);
-                deferred = Interlocked.CompareExchange(ref Deferred, created, null) ?? created;
-            }
-
-            return deferred;
-        }
-
-        /// <summary>A deferred reply was completed: it no longer fails at termination. Any thread.</summary>
-        public void Forget(AskPromise promise)
-        {
-            var deferred = Volatile.Read(ref Deferred)!;
-            lock (deferred)
-            {
-                deferred.Remove(promise);
-            }
-        }
-
-        /// <summary>Completes the termination task, faulted if the actor was stopped by a failure. Once Terminated; idempotent.</summary>
-        public void Complete()
-        {
-            if (Failure is { } failure)
-            {
-                TrySetException(failure);
-            }
-            else
-            {
-                TrySetResult();
-            }
-        }
     }
 }

@@ -5,7 +5,8 @@ namespace Concurrency.Messaging.Actors;
 /// Messages from one sender are handled in the order that sender told them.
 /// </summary>
 /// <typeparam name="T">The actor's message type.</typeparam>
-/// <remarks>A thin handle on the actor's mailbox, which does the work; it stays the same across the actor's restarts.</remarks>
+/// <remarks>It decides what a refused message becomes (a dead letter, a rejection, a wait for room) and hands the rest to the
+/// actor's mailbox; it stays the same across the actor's restarts.</remarks>
 public abstract class ActorRef<T>
 {
     private protected ActorRef()

@@ -115,24 +115,23 @@ public sealed class ActorSystem : IAsyncDisposable
         Validate(options);
 
         var id = Interlocked.Increment(ref _nextId);
-        Mailbox<T> mailbox = options.Mailbox switch
+        LocalActorRef<T> actor = options.Mailbox switch
         {
-            MailboxKind.BoundedChannel => new ChannelMailbox<T>(this, factory, options, id),
-            MailboxKind.BoundedBatchDrain => new BoundedBatchDrainMailbox<T>(this, factory, options, id),
-            _ => new BatchDrainMailbox<T>(this, factory, options, id),
+            MailboxKind.BoundedChannel => new LocalActorRef<T, ChannelMailboxQueue<T>>(this, factory, options, id),
+            MailboxKind.BoundedBatchDrain => new LocalActorRef<T, BoundedBatchDrainMailboxQueue<T>>(this, factory, options, id),
+            _ => new LocalActorRef<T, BatchDrainMailboxQueue<T>>(this, factory, options, id),
         };
-        var self = new LocalActorRef<T>(mailbox);
-        mailbox.Start(self);
+        actor.Start();
         lock (_gate)
         {
             if (!_shutDown)
             {
-                _actors.Add(mailbox);
-                return self;
+                _actors.Add(actor);
+                return actor;
             }
         }
 
-        mailbox.Stop(ActorStopMode.Discard);
+        actor.Stop(ActorStopMode.Discard);
         throw new ObjectDisposedException(nameof(ActorSystem), "The actor system was shut down; it spawns no more actors.");
     }
 

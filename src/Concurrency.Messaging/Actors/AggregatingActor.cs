@@ -30,15 +30,16 @@ public abstract class AggregatingActor<T, TKey> : Actor<T>
     /// <summary>Handles one message as a run of one.</summary>
     protected internal sealed override void Receive(T message) => ReceiveRun(KeyOf(message), new ReadOnlySpan<T>(in message));
 
-    internal sealed override void ReceiveBatch(Mailbox<T> mailbox, Slot<Envelope<T>>[] batch, ref int next, int end)
+    internal sealed override void ReceiveBatch(Slot<Envelope<T>>[] batch, ref int next, int end)
     {
-        while (next < end && !mailbox.Cell.IsDiscarding)
+        var context = Context;
+        while (next < end && !context.IsDiscarding)
         {
             ref var first = ref batch[next].Value;
             if (first.Reply is not null)
             {
                 next++;
-                ReceiveOne(mailbox, in first);
+                ReceiveOne(in first);
                 continue;
             }
 

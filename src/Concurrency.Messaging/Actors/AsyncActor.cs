@@ -1,4 +1,5 @@
 using System.Diagnostics;
+using Concurrency.Messaging.Internal;
 
 namespace Concurrency.Messaging.Actors;
 
@@ -51,14 +52,14 @@ public abstract class AsyncActor<T> : Actor<T>
         }
 
         _handling = handling;
-        Mailbox!.Cell.Suspend();
+        Context.Suspend();
     }
 
     /// <summary>Hangs the next turn on the handler's completion: the turn's last act (see <see cref="ActorCell{T}.ResumeWhenHandled"/>).</summary>
-    internal void ScheduleWhenHandled(Mailbox<T> mailbox)
+    internal void ScheduleWhenHandled(ITurn next)
     {
-        Debug.Assert(ReferenceEquals(mailbox, Mailbox), "An actor is run by one mailbox.");
-        var resume = _resume ??= mailbox.Schedule;
+        Debug.Assert(_resume is null || ReferenceEquals(_resume.Target, next), "An actor is run by one mailbox.");
+        var resume = _resume ??= next.Schedule;
         _handling.ConfigureAwait(false).GetAwaiter().UnsafeOnCompleted(resume);
     }
 

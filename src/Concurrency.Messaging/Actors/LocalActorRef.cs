@@ -1,39 +1,31 @@
 namespace Concurrency.Messaging.Actors;
 
 /// <summary>
-/// The reference a spawn returns: a thin handle that forwards to the actor's <see cref="Mailbox{T}"/>, which posts, runs
-/// the turns and, through its <see cref="ActorCell{T}"/>, supervises and replies. The behaviour answers to the same handle
-/// across restarts.
+/// The reference a spawn returns, whatever its mailbox's queue: what it reads of the actor's <see cref="ActorCell{T}"/>,
+/// and its face to the system that spawned it (<see cref="IActorControl"/>). The address rules, over the mailbox, are
+/// <see cref="LocalActorRef{T, TQueue}"/>'s. The behaviour answers to the same reference across restarts.
 /// </summary>
-internal sealed class LocalActorRef<T> : ActorRef<T>
+internal abstract class LocalActorRef<T> : ActorRef<T>, IActorControl
 {
-    private readonly Mailbox<T> _mailbox;
+    public override bool IsStopped => Cell.IsStopped;
 
-    public LocalActorRef(Mailbox<T> mailbox) => _mailbox = mailbox;
+    public override long DiscardedCount => Cell.DiscardedCount;
 
-    internal Mailbox<T> Mailbox => _mailbox;
+    public override Task Termination => Cell.Termination;
 
-    public override MailboxKind MailboxKind => _mailbox.MailboxKind;
+    public abstract long HandledCount { get; }
 
-    public override bool IsStopped => _mailbox.IsStopped;
+    /// <summary>Gets the actor's cell: its state, which the address rules read, and its way to stopping. Held by the mailbox.</summary>
+    private protected abstract ActorCell<T> Cell { get; }
 
-    public override long DiscardedCount => _mailbox.DiscardedCount;
+    private protected override string NameCore => Cell.Name;
 
-    public override Task Termination => _mailbox.Termination;
+    /// <summary>Creates the first behaviour: once constructed, before the first post. The factory's exception propagates.</summary>
+    public void Start() => Cell.Start();
 
-    private protected override string NameCore => _mailbox.Name;
-
-    public override void Tell(T message) => _mailbox.Tell(message);
-
-    public override bool TryTell(T message) => _mailbox.TryTell(message);
-
-    public override ValueTask TellAsync(T message, CancellationToken cancellationToken = default) => _mailbox.TellAsync(message, cancellationToken);
-
-    public override ValueTask<TReply> Ask<TReply>(T message, CancellationToken cancellationToken = default) =>
-        _mailbox.Ask<TReply>(message, cancellationToken);
-
-    public override ValueTask<TReply> Ask<TReply>(T message, TimeSpan timeout, CancellationToken cancellationToken = default) =>
-        _mailbox.Ask<TReply>(message, timeout, cancellationToken);
-
-    private protected override bool StopCore(ActorStopMode mode) => _mailbox.Stop(mode);
+    Task IActorControl.StopAsync(ActorStopMode mode)
+    {
+        StopCore(mode);
+        return Termination;
+    }
 }
