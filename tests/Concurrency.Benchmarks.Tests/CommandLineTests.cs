@@ -168,31 +168,25 @@ public sealed class CommandLineTests
     [Fact]
     public void Run_ReportDecide_WritesTheTableFromTheResultSetsIntoTheReadmesMarkedBlock()
     {
-        var place = Directory.CreateTempSubdirectory("decide-").FullName;
-        try
-        {
-            var provenance = new Runs.RunProvenance(new string('b', 40), false, ".NET 10", "Linux", "cpu", 2, DateTime.UnixEpoch, DateTime.UnixEpoch, "loop");
-            new Runs.ResultSet("loop", provenance,
+        using var results = new ResultsFixture();
+        var place = results.WriteSet("decide", ResultsFixture.Set(
+            "loop",
             [
                 new("loop", "BatchDrainQueue", Contenders.ContenderFamily.Ours, string.Empty, Contenders.Phase.Steady, 2, Runs.Measurement.MessagesPerSecond, 2e8, 1.9e8, 2.1e8),
                 new("loop", "DataflowActionBlock", Contenders.ContenderFamily.Dataflow, string.Empty, Contenders.Phase.Steady, 2, Runs.Measurement.MessagesPerSecond, 1e8, 0.9e8, 1.1e8),
-            ]).WriteBeside(Path.Combine(place, "LOOP-2.md"));
-            var readme = Path.Combine(place, "README.md");
-            File.WriteAllText(readme, "intro\n<!-- decision-table:start -->\nplaceholder\n<!-- decision-table:end -->\nrest\n");
-            var (output, error) = (new StringWriter(), new StringWriter());
+            ],
+            ResultsFixture.Commit('b')));
+        var readme = Path.Combine(place, "README.md");
+        File.WriteAllText(readme, "intro\n<!-- decision-table:start -->\nplaceholder\n<!-- decision-table:end -->\nrest\n");
+        var (output, error) = (new StringWriter(), new StringWriter());
 
-            var exit = Program.Run(["report", "decide", "--from", place, "--readme", readme], output, error);
+        var exit = Program.Run(["report", "decide", "--from", place, "--readme", readme], output, error);
 
-            Assert.Equal(0, exit);
-            Assert.Empty(error.ToString());
-            var written = File.ReadAllText(readme);
-            Assert.DoesNotContain("placeholder", written, StringComparison.Ordinal);
-            Assert.Contains("| One producer → one consumer (small objects, verifying handler, a long-lived pipe), 2 cores | **BatchDrainQueue**", written, StringComparison.Ordinal);
-            Assert.EndsWith("<!-- decision-table:end -->\nrest\n", written, StringComparison.Ordinal);
-        }
-        finally
-        {
-            Directory.Delete(place, recursive: true);
-        }
+        Assert.Equal(0, exit);
+        Assert.Empty(error.ToString());
+        var written = File.ReadAllText(readme);
+        Assert.DoesNotContain("placeholder", written, StringComparison.Ordinal);
+        Assert.Contains("| One producer → one consumer (small objects, verifying handler, a long-lived pipe), 2 cores | **BatchDrainQueue**", written, StringComparison.Ordinal);
+        Assert.EndsWith("<!-- decision-table:end -->\nrest\n", written, StringComparison.Ordinal);
     }
 }

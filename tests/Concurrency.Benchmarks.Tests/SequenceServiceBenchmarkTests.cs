@@ -17,10 +17,8 @@ public sealed class SequenceServiceBenchmarkTests
     {
         var benchmark = SequenceCases().Single(c => c.ToString() == name);
 
-        var instance = await Task.Run(benchmark.Run, TestContext.Current.CancellationToken)
-            .WaitAsync(TimeSpan.FromMinutes(1), TestContext.Current.CancellationToken);
+        var verified = await benchmark.RunAsync<SequenceServiceBenchmarks>();
 
-        var verified = Assert.IsType<SequenceServiceBenchmarks>(instance);
         Assert.Equal(BenchmarkCase.Invocations, verified.VerifiedRuns);
         Assert.True(verified.VerifiedCompletion);
     }
