@@ -1,7 +1,6 @@
 using System.Reflection;
 using Concurrency.Benchmarks.Harness;
 using Concurrency.Benchmarks.Scenarios;
-using Xunit;
 
 namespace Concurrency.Benchmarks.Tests;
 

@@ -1,7 +1,6 @@
 using System.Globalization;
 using System.Reflection;
 using BenchmarkDotNet.Attributes;
-using Xunit;
 
 namespace Concurrency.Benchmarks.Tests;
 

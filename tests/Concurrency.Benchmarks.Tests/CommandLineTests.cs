@@ -1,7 +1,6 @@
 using System.CommandLine;
 using System.Diagnostics;
 using Concurrency.Benchmarks.Cli;
-using Xunit;
 
 namespace Concurrency.Benchmarks.Tests;
 

@@ -2,7 +2,6 @@ using Concurrency.Benchmarks.Cli;
 using Concurrency.Benchmarks.Compare;
 using Concurrency.Benchmarks.Contenders;
 using Concurrency.Benchmarks.Runs;
-using Xunit;
 
 namespace Concurrency.Benchmarks.Tests;
 

@@ -3,7 +3,6 @@ using Concurrency.Benchmarks.Contenders;
 using Concurrency.Benchmarks.Harness;
 using Concurrency.Benchmarks.Reporting;
 using Concurrency.Benchmarks.Scenarios;
-using Xunit;
 
 namespace Concurrency.Benchmarks.Tests;
 

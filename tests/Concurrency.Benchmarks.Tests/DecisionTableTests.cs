@@ -1,7 +1,6 @@
 using Concurrency.Benchmarks.Contenders;
 using Concurrency.Benchmarks.Reporting;
 using Concurrency.Benchmarks.Runs;
-using Xunit;
 
 namespace Concurrency.Benchmarks.Tests;
 

@@ -4,7 +4,6 @@ using Concurrency.Benchmarks.Paths;
 using Concurrency.Benchmarks.Runs;
 using Concurrency.Messaging.Grpc;
 using Concurrency.Messaging.Pipes;
-using Xunit;
 
 namespace Concurrency.Benchmarks.Tests;
 

@@ -1,6 +1,5 @@
 using Concurrency.Benchmarks.Contenders;
 using Concurrency.Benchmarks.PlainLoop.Shapes;
-using Xunit;
 
 namespace Concurrency.Benchmarks.Tests;
 

@@ -1,5 +1,4 @@
 using Concurrency.Benchmarks.Scenarios;
-using Xunit;
 
 namespace Concurrency.Benchmarks.Tests;
 

@@ -4,7 +4,6 @@ using Google.Protobuf;
 using Grpc.Core;
 using Microsoft.Extensions.Logging.Abstractions;
 using Microsoft.Extensions.Time.Testing;
-using Xunit;
 using static Concurrency.Messaging.Grpc.Tests.RawStream;
 
 namespace Concurrency.Messaging.Grpc.Tests;

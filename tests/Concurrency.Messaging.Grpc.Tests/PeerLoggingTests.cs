@@ -5,7 +5,6 @@ using Microsoft.AspNetCore.Builder;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Time.Testing;
-using Xunit;
 using static Concurrency.Messaging.Grpc.Tests.RawStream;
 
 namespace Concurrency.Messaging.Grpc.Tests;

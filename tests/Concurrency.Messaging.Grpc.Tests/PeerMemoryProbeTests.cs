@@ -2,7 +2,6 @@ using System.Diagnostics;
 using System.Globalization;
 using Concurrency.Messaging.Grpc.Protocol;
 using Grpc.Core;
-using Xunit;
 using static Concurrency.Messaging.Grpc.Tests.RawStream;
 
 namespace Concurrency.Messaging.Grpc.Tests;

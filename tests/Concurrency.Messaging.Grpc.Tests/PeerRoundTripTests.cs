@@ -1,6 +1,5 @@
 using Concurrency.Messaging.Actors;
 using Concurrency.Messaging.Pipes;
-using Xunit;
 
 namespace Concurrency.Messaging.Grpc.Tests;
 

@@ -1,6 +1,5 @@
 using System.Security.Cryptography;
 using System.Security.Cryptography.X509Certificates;
-using Xunit;
 
 namespace Concurrency.Messaging.Grpc.Tests;
 

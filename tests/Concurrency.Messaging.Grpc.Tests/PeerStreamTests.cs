@@ -3,7 +3,6 @@ using Google.Protobuf;
 using Google.Protobuf.Reflection;
 using Grpc.Core;
 using Microsoft.Extensions.Logging.Abstractions;
-using Xunit;
 
 namespace Concurrency.Messaging.Grpc.Tests;
 

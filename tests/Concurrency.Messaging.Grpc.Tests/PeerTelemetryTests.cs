@@ -5,7 +5,6 @@ using Concurrency.Messaging.Grpc.Protocol;
 using Google.Protobuf;
 using Grpc.Core;
 using Microsoft.Extensions.DependencyInjection;
-using Xunit;
 using static Concurrency.Messaging.Grpc.Tests.RawStream;
 
 namespace Concurrency.Messaging.Grpc.Tests;

@@ -3,7 +3,6 @@ using Concurrency.Messaging.Grpc;
 using Concurrency.Messaging.Grpc.Protocol;
 using Google.Protobuf;
 using Grpc.Core;
-using Xunit;
 
 namespace Concurrency.Messaging.Grpc.Tests;
 

@@ -1,7 +1,6 @@
 using Concurrency.Messaging.Grpc.Protocol;
 using Grpc.Core;
 using Grpc.Net.Client;
-using Xunit;
 
 namespace Concurrency.Messaging.Grpc.Tests;
 

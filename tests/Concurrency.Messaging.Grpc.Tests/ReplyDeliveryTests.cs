@@ -1,5 +1,3 @@
-using Xunit;
-
 namespace Concurrency.Messaging.Grpc.Tests;
 
 /// <summary>Async mode completes a batch of callers on one pool work item; a continuation that blocks must not hold the rest forever.</summary>

@@ -1,4 +1,3 @@
-using Xunit;
 namespace Concurrency.Messaging.Tests;
 
 /// <summary>Bounds for every wait in the tests, so a bug fails fast instead of hanging CI.</summary>

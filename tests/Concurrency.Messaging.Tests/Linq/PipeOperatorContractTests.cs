@@ -2,7 +2,6 @@ using System.Reactive.Concurrency;
 using System.Reactive.Linq;
 using System.Reactive.Subjects;
 using Concurrency.Messaging.Linq;
-using Xunit;
 
 namespace Concurrency.Messaging.Tests.Linq;
 

@@ -1,7 +1,6 @@
 using System.Buffers.Binary;
 using System.Globalization;
 using Concurrency.Messaging.Logs;
-using Xunit;
 
 namespace Concurrency.Messaging.Tests.Logs;
 

@@ -1,5 +1,4 @@
 using Concurrency.Messaging.Logs;
-using Xunit;
 
 namespace Concurrency.Messaging.Tests.Logs;
 

@@ -1,6 +1,5 @@
 using Concurrency.Messaging.Logs;
 using Concurrency.Messaging.RocksDb;
-using Xunit;
 
 namespace Concurrency.Messaging.Tests.Logs;
 
