@@ -72,12 +72,9 @@ public sealed class CommandLineTests
     [Fact]
     public void Run_CoresAboveTheMachine_RefusedNotCapped()
     {
-        var error = new StringWriter();
+        var error = CommandRun.UsageErrorOf("--cores", "1,99");
 
-        var exit = Program.Run(["--cores", "1,99"], new StringWriter(), error);
-
-        Assert.Equal(UsageException.ExitCode, exit);
-        Assert.StartsWith("--cores: 99 is not a core count of this machine; each must be from 1 to ", error.ToString(), StringComparison.Ordinal);
+        Assert.StartsWith("--cores: 99 is not a core count of this machine; each must be from 1 to ", error, StringComparison.Ordinal);
     }
 
     [Fact]
@@ -113,25 +110,21 @@ public sealed class CommandLineTests
     [Fact]
     public void Run_RootHelp_ListsOurOptionsAndCommands()
     {
-        var output = new StringWriter();
+        var output = CommandRun.OutputOf("--help");
 
-        Assert.Equal(0, Program.Run(["--help"], output, new StringWriter()));
-
-        Assert.Contains("--cores <LIST>", output.ToString(), StringComparison.Ordinal);
-        Assert.Contains("-j, --job <NAME>", output.ToString(), StringComparison.Ordinal);
-        Assert.All(CommandNames, c => Assert.Contains($"  {c.Data}", output.ToString(), StringComparison.Ordinal));
+        Assert.Contains("--cores <LIST>", output, StringComparison.Ordinal);
+        Assert.Contains("-j, --job <NAME>", output, StringComparison.Ordinal);
+        Assert.All(CommandNames, c => Assert.Contains($"  {c.Data}", output, StringComparison.Ordinal));
     }
 
     [Fact]
     public void Run_ReportHelp_ListsItsOptionsWithDefaults()
     {
-        var output = new StringWriter();
-
-        Assert.Equal(0, Program.Run(["report", "--help"], output, new StringWriter()));
-        Assert.Contains("--out <DIR>", output.ToString(), StringComparison.Ordinal);
-        Assert.Contains("results/runs/report/", output.ToString(), StringComparison.Ordinal);
-        Assert.Contains("[default: BenchmarkDotNet.Artifacts/results]", output.ToString(), StringComparison.Ordinal);
-        Assert.Contains("--allow-mixed-commits", output.ToString(), StringComparison.Ordinal);
+        var output = CommandRun.OutputOf("report", "--help");
+        Assert.Contains("--out <DIR>", output, StringComparison.Ordinal);
+        Assert.Contains("results/runs/report/", output, StringComparison.Ordinal);
+        Assert.Contains("[default: BenchmarkDotNet.Artifacts/results]", output, StringComparison.Ordinal);
+        Assert.Contains("--allow-mixed-commits", output, StringComparison.Ordinal);
     }
 
     [Fact]

@@ -3,7 +3,8 @@ namespace Concurrency.Benchmarks.Tests;
 /// <summary>
 /// One run of the benchmark program's command line in the test's process, as a smoke test does it: the command writes into
 /// an output folder of its own (passed as <c>--out</c>, deleted on dispose), its console is captured, and the run is
-/// bounded by a time limit.
+/// bounded by a time limit. <see cref="OutputOf"/> and <see cref="UsageErrorOf"/> run a command that returns at once and
+/// writes no file (a help, a listing, a refusal).
 /// </summary>
 internal sealed class CommandRun : IDisposable
 {
@@ -37,6 +38,22 @@ internal sealed class CommandRun : IDisposable
             Directory.Delete(folder, recursive: true);
             throw;
         }
+    }
+
+    /// <summary>Runs <paramref name="args"/>, checks that the program exited with 0, and returns what it wrote to its output.</summary>
+    public static string OutputOf(params string[] args)
+    {
+        var (output, error) = (new StringWriter(), new StringWriter());
+        Assert.True(Program.Run(args, output, error) == 0, error.ToString());
+        return output.ToString();
+    }
+
+    /// <summary>Runs <paramref name="args"/>, checks that the program refused them as a usage error, and returns what it wrote to its error output.</summary>
+    public static string UsageErrorOf(params string[] args)
+    {
+        var error = new StringWriter();
+        Assert.Equal(Cli.UsageException.ExitCode, Program.Run(args, new StringWriter(), error));
+        return error.ToString();
     }
 
     /// <summary>Checks that the program exited with 0, failing with its error output if not.</summary>

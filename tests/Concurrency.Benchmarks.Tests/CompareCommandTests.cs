@@ -1,4 +1,3 @@
-using Concurrency.Benchmarks.Cli;
 using Concurrency.Benchmarks.Compare;
 using Concurrency.Benchmarks.Contenders;
 using Concurrency.Benchmarks.Runs;
@@ -73,12 +72,9 @@ public sealed class CompareCommandTests : IDisposable
         var good = Write("good", new string('a', 40), Rate(100, 101, 102));
         var bare = Path.Combine(_results.Results, "bare.json");
         File.WriteAllText(bare, """{ "Command": "loop", "Measurements": [] }""");
-        var (output, error) = (new StringWriter(), new StringWriter());
+        var error = CommandRun.UsageErrorOf("compare", bare, good, "--out", _results.Output);
 
-        var exit = Program.Run(["compare", bare, good, "--out", _results.Output], output, error);
-
-        Assert.Equal(UsageException.ExitCode, exit);
-        var line = Assert.Single(error.ToString().Split('\n', StringSplitOptions.RemoveEmptyEntries));
+        var line = Assert.Single(error.Split('\n', StringSplitOptions.RemoveEmptyEntries));
         Assert.Contains("carries no command, provenance or measurements", line, StringComparison.Ordinal);
         Assert.False(Directory.Exists(_results.Output));
     }
@@ -89,13 +85,10 @@ public sealed class CompareCommandTests : IDisposable
         var good = Write("good", new string('a', 40), Rate(100, 101, 102));
         var empty = Directory.CreateDirectory(Path.Combine(_results.Results, "old")).FullName;
         File.WriteAllText(Path.Combine(empty, "LOOP-2.md"), "# a table from before result sets");
-        var error = new StringWriter();
+        var error = CommandRun.UsageErrorOf("compare", good, empty);
 
-        var exit = Program.Run(["compare", good, empty], new StringWriter(), error);
-
-        Assert.Equal(UsageException.ExitCode, exit);
-        Assert.StartsWith("compare: B: ", error.ToString(), StringComparison.Ordinal);
-        Assert.Contains("holds no result set", error.ToString(), StringComparison.Ordinal);
+        Assert.StartsWith("compare: B: ", error, StringComparison.Ordinal);
+        Assert.Contains("holds no result set", error, StringComparison.Ordinal);
     }
 
     private string Write(string folder, string commit, params Measurement[] measurements)

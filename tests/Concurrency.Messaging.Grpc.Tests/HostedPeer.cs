@@ -1,9 +1,6 @@
 using Microsoft.AspNetCore.Builder;
 using Microsoft.AspNetCore.Hosting;
-using Microsoft.AspNetCore.Hosting.Server;
-using Microsoft.AspNetCore.Hosting.Server.Features;
 using Microsoft.AspNetCore.Server.Kestrel.Core;
-using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Logging;
 
 namespace Concurrency.Messaging.Grpc.Tests;
@@ -48,7 +45,6 @@ internal static class HostedPeer
         }
     }
 
-    /// <summary>The address the started app listens on.</summary>
-    public static Uri Address(WebApplication app)
-        => new(app.Services.GetRequiredService<IServer>().Features.Get<IServerAddressesFeature>()!.Addresses.First());
+    /// <summary>The address the started app listens on (its server's, with the port the system chose).</summary>
+    public static Uri Address(WebApplication app) => new(app.Urls.First());
 }

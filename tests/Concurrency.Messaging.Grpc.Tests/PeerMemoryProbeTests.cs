@@ -162,15 +162,8 @@ public sealed class PeerMemoryProbeTests
 
         public static async Task<MemoryProbe> StartAsync()
         {
-            var probe = Path.Combine(AppContext.BaseDirectory, "Concurrency.Messaging.Grpc.MemoryProbe.dll");
-            Assert.True(File.Exists(probe), $"the memory probe was not built next to the tests: {probe}");
-            var start = new ProcessStartInfo(DotnetHost.Path)
-            {
-                RedirectStandardInput = true,
-                RedirectStandardOutput = true,
-                UseShellExecute = false,
-            };
-            start.ArgumentList.Add(probe);
+            var start = DotnetHost.Probe("Concurrency.Messaging.Grpc.MemoryProbe.dll");
+            start.RedirectStandardInput = true;
             var process = Process.Start(start)!;
             try
             {
