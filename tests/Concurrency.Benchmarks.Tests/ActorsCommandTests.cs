@@ -1,6 +1,6 @@
 using Concurrency.Benchmarks.Actors;
+using Concurrency.Benchmarks.Contenders;
 using Concurrency.Benchmarks.Runs;
-using Xunit;
 
 namespace Concurrency.Benchmarks.Tests;
 
@@ -15,26 +15,19 @@ public sealed class ActorsCommandTests
     [Fact]
     public async Task Run_Quick_EveryContenderPlaysEveryGameColdAndSteady_AndTheResultsAreWritten()
     {
-        var directory = Directory.CreateTempSubdirectory("actors-quick-");
-        try
-        {
-            var (output, error) = (new StringWriter(), new StringWriter());
+        using var run = await CommandRun.RunAsync(Limit, "actors", "--quick", "--steady-seconds", "0.1");
 
-            var exit = await Task.Run(() => Program.Run(["actors", "--quick", "--steady-seconds", "0.1", "--out", directory.FullName], output, error), TestContext.Current.CancellationToken)
-                .WaitAsync(Limit, TestContext.Current.CancellationToken);
-
-            Assert.True(exit == 0, error.ToString());
-            var table = File.ReadAllText(Assert.Single(Directory.GetFiles(directory.FullName, "ACTORS-*.md")));
-            Assert.Contains("Quick run (--quick)", table, StringComparison.Ordinal);
-            Assert.All(ActorContenders.Names, name => Assert.Contains(name, table, StringComparison.Ordinal));
-            var results = ResultSet.Read(Assert.Single(Directory.GetFiles(directory.FullName, "ACTORS-*.json")));
-            // Six games, every contender, cold and steady.
-            Assert.Equal(6 * ActorContenders.Names.Count() * 2, results.Measurements.Count);
-            Assert.All(results.Measurements, m => Assert.True(m.Median > 0, m.ToString()));
-        }
-        finally
-        {
-            directory.Delete(recursive: true);
-        }
+        run.AssertSucceeded();
+        var table = File.ReadAllText(run.Single("ACTORS-*.md"));
+        Assert.Contains("Quick run (--quick)", table, StringComparison.Ordinal);
+        Assert.All(ActorContenders.Names, name => Assert.Contains(name, table, StringComparison.Ordinal));
+        var results = ResultSet.Read(run.Single("ACTORS-*.json"));
+        // Six games, every contender, cold and steady: each of those once, and nothing else.
+        Assert.Equal(6 * ActorContenders.Names.Count() * 2, results.Measurements.Count);
+        Assert.Equal(6, results.Measurements.Select(m => m.Conditions).Distinct().Count());
+        Assert.All(ActorContenders.Names, name => Assert.Equal(
+            6 * 2, results.Measurements.Where(m => m.Contender == name).Select(m => (m.Conditions, m.Phase)).Distinct().Count()));
+        Assert.Equal(new[] { Phase.Cold, Phase.Steady }, results.Measurements.Select(m => m.Phase).Distinct().Order());
+        Assert.All(results.Measurements, m => Assert.True(m.Median > 0, m.ToString()));
     }
 }

@@ -24,6 +24,17 @@ public sealed record BenchmarkCase(Type Type, MethodInfo Method, IReadOnlyList<(
         => $"{Type.Name}.{Method.Name}({string.Join(", ", Parameters.Select(p => string.Create(CultureInfo.InvariantCulture, $"{p.Property.Name}={p.Value}")))})";
 
     /// <summary>
+    /// Runs the case (<see cref="Run"/>) on a pool thread within a minute, and returns the benchmark instance, checked to
+    /// be a <typeparamref name="T"/>, so that the test can ask it what it verified.
+    /// </summary>
+    public async Task<T> RunAsync<T>()
+    {
+        var ct = TestContext.Current.CancellationToken;
+        var instance = await Task.Run(Run, ct).WaitAsync(TimeSpan.FromMinutes(1), ct);
+        return Assert.IsAssignableFrom<T>(instance);
+    }
+
+    /// <summary>
     /// Runs the case for <see cref="Invocations"/> blocks of <see cref="SmallMessageCount"/> messages; the benchmark's own
     /// verification throws on a mismatch, and its global cleanup on a bad completion.
     /// </summary>

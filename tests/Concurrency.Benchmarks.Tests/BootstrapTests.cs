@@ -1,5 +1,4 @@
 using Concurrency.Benchmarks.Reporting;
-using Xunit;
 
 namespace Concurrency.Benchmarks.Tests;
 

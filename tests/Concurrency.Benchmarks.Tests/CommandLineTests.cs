@@ -1,7 +1,6 @@
 using System.CommandLine;
 using System.Diagnostics;
 using Concurrency.Benchmarks.Cli;
-using Xunit;
 
 namespace Concurrency.Benchmarks.Tests;
 
@@ -73,12 +72,9 @@ public sealed class CommandLineTests
     [Fact]
     public void Run_CoresAboveTheMachine_RefusedNotCapped()
     {
-        var error = new StringWriter();
+        var error = CommandRun.UsageErrorOf("--cores", "1,99");
 
-        var exit = Program.Run(["--cores", "1,99"], new StringWriter(), error);
-
-        Assert.Equal(UsageException.ExitCode, exit);
-        Assert.StartsWith("--cores: 99 is not a core count of this machine; each must be from 1 to ", error.ToString(), StringComparison.Ordinal);
+        Assert.StartsWith("--cores: 99 is not a core count of this machine; each must be from 1 to ", error, StringComparison.Ordinal);
     }
 
     [Fact]
@@ -114,25 +110,21 @@ public sealed class CommandLineTests
     [Fact]
     public void Run_RootHelp_ListsOurOptionsAndCommands()
     {
-        var output = new StringWriter();
+        var output = CommandRun.OutputOf("--help");
 
-        Assert.Equal(0, Program.Run(["--help"], output, new StringWriter()));
-
-        Assert.Contains("--cores <LIST>", output.ToString(), StringComparison.Ordinal);
-        Assert.Contains("-j, --job <NAME>", output.ToString(), StringComparison.Ordinal);
-        Assert.All(CommandNames, c => Assert.Contains($"  {c.Data}", output.ToString(), StringComparison.Ordinal));
+        Assert.Contains("--cores <LIST>", output, StringComparison.Ordinal);
+        Assert.Contains("-j, --job <NAME>", output, StringComparison.Ordinal);
+        Assert.All(CommandNames, c => Assert.Contains($"  {c.Data}", output, StringComparison.Ordinal));
     }
 
     [Fact]
     public void Run_ReportHelp_ListsItsOptionsWithDefaults()
     {
-        var output = new StringWriter();
-
-        Assert.Equal(0, Program.Run(["report", "--help"], output, new StringWriter()));
-        Assert.Contains("--out <DIR>", output.ToString(), StringComparison.Ordinal);
-        Assert.Contains("results/runs/report/", output.ToString(), StringComparison.Ordinal);
-        Assert.Contains("[default: BenchmarkDotNet.Artifacts/results]", output.ToString(), StringComparison.Ordinal);
-        Assert.Contains("--allow-mixed-commits", output.ToString(), StringComparison.Ordinal);
+        var output = CommandRun.OutputOf("report", "--help");
+        Assert.Contains("--out <DIR>", output, StringComparison.Ordinal);
+        Assert.Contains("results/runs/report/", output, StringComparison.Ordinal);
+        Assert.Contains("[default: BenchmarkDotNet.Artifacts/results]", output, StringComparison.Ordinal);
+        Assert.Contains("--allow-mixed-commits", output, StringComparison.Ordinal);
     }
 
     [Fact]
@@ -168,31 +160,25 @@ public sealed class CommandLineTests
     [Fact]
     public void Run_ReportDecide_WritesTheTableFromTheResultSetsIntoTheReadmesMarkedBlock()
     {
-        var place = Directory.CreateTempSubdirectory("decide-").FullName;
-        try
-        {
-            var provenance = new Runs.RunProvenance(new string('b', 40), false, ".NET 10", "Linux", "cpu", 2, DateTime.UnixEpoch, DateTime.UnixEpoch, "loop");
-            new Runs.ResultSet("loop", provenance,
+        using var results = new ResultsFixture();
+        var place = results.WriteSet("decide", ResultsFixture.Set(
+            "loop",
             [
                 new("loop", "BatchDrainQueue", Contenders.ContenderFamily.Ours, string.Empty, Contenders.Phase.Steady, 2, Runs.Measurement.MessagesPerSecond, 2e8, 1.9e8, 2.1e8),
                 new("loop", "DataflowActionBlock", Contenders.ContenderFamily.Dataflow, string.Empty, Contenders.Phase.Steady, 2, Runs.Measurement.MessagesPerSecond, 1e8, 0.9e8, 1.1e8),
-            ]).WriteBeside(Path.Combine(place, "LOOP-2.md"));
-            var readme = Path.Combine(place, "README.md");
-            File.WriteAllText(readme, "intro\n<!-- decision-table:start -->\nplaceholder\n<!-- decision-table:end -->\nrest\n");
-            var (output, error) = (new StringWriter(), new StringWriter());
+            ],
+            ResultsFixture.Commit('b')));
+        var readme = Path.Combine(place, "README.md");
+        File.WriteAllText(readme, "intro\n<!-- decision-table:start -->\nplaceholder\n<!-- decision-table:end -->\nrest\n");
+        var (output, error) = (new StringWriter(), new StringWriter());
 
-            var exit = Program.Run(["report", "decide", "--from", place, "--readme", readme], output, error);
+        var exit = Program.Run(["report", "decide", "--from", place, "--readme", readme], output, error);
 
-            Assert.Equal(0, exit);
-            Assert.Empty(error.ToString());
-            var written = File.ReadAllText(readme);
-            Assert.DoesNotContain("placeholder", written, StringComparison.Ordinal);
-            Assert.Contains("| One producer → one consumer (small objects, verifying handler, a long-lived pipe), 2 cores | **BatchDrainQueue**", written, StringComparison.Ordinal);
-            Assert.EndsWith("<!-- decision-table:end -->\nrest\n", written, StringComparison.Ordinal);
-        }
-        finally
-        {
-            Directory.Delete(place, recursive: true);
-        }
+        Assert.Equal(0, exit);
+        Assert.Empty(error.ToString());
+        var written = File.ReadAllText(readme);
+        Assert.DoesNotContain("placeholder", written, StringComparison.Ordinal);
+        Assert.Contains("| One producer → one consumer (small objects, verifying handler, a long-lived pipe), 2 cores | **BatchDrainQueue**", written, StringComparison.Ordinal);
+        Assert.EndsWith("<!-- decision-table:end -->\nrest\n", written, StringComparison.Ordinal);
     }
 }

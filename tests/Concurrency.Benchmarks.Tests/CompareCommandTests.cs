@@ -1,19 +1,15 @@
-using Concurrency.Benchmarks.Cli;
 using Concurrency.Benchmarks.Compare;
 using Concurrency.Benchmarks.Contenders;
 using Concurrency.Benchmarks.Runs;
-using Xunit;
 
 namespace Concurrency.Benchmarks.Tests;
 
 /// <summary>compare: B ÷ A per figure with a verdict on the noise, and refusals of results without their provenance.</summary>
 public sealed class CompareCommandTests : IDisposable
 {
-    private static readonly DateTime Day = new(2026, 11, 26, 12, 0, 0, DateTimeKind.Utc);
+    private readonly ResultsFixture _results = new();
 
-    private readonly string _place = Directory.CreateTempSubdirectory("compare-").FullName;
-
-    public void Dispose() => Directory.Delete(_place, recursive: true);
+    public void Dispose() => _results.Dispose();
 
     [Fact]
     public void Compare_RatesWhoseLaunchesDoNotOverlap_BeyondNoiseAndBetter()
@@ -59,55 +55,44 @@ public sealed class CompareCommandTests : IDisposable
         var b = Write("b", "2222222222222222222222222222222222222222", Rate(150, 151, 152));
         var (output, error) = (new StringWriter(), new StringWriter());
 
-        var exit = Program.Run(["compare", a, b, "--out", Path.Combine(_place, "out")], output, error);
+        var exit = Program.Run(["compare", a, b, "--out", _results.Output], output, error);
 
         Assert.True(exit == 0, error.ToString());
-        var text = File.ReadAllText(Path.Combine(_place, "out", "COMPARE.md"));
+        var text = File.ReadAllText(Path.Combine(_results.Output, "COMPARE.md"));
         Assert.Contains("| commit | 1111111111111111111111111111111111111111 | 2222222222222222222222222222222222222222 |", text, StringComparison.Ordinal);
         Assert.Contains("| loop | 2 | msg/s | Ring |", text, StringComparison.Ordinal);
         Assert.Contains("beyond noise: B better", text, StringComparison.Ordinal);
         Assert.Contains("1 only in A, 0 only in B", text, StringComparison.Ordinal);
-        Assert.True(File.Exists(Path.Combine(_place, "out", "compare.png")));
+        Assert.True(File.Exists(Path.Combine(_results.Output, "compare.png")));
     }
 
     [Fact]
     public void Run_AFileWithoutProvenance_RefusedWithOneLineAndExitCode2()
     {
         var good = Write("good", new string('a', 40), Rate(100, 101, 102));
-        var bare = Path.Combine(_place, "bare.json");
+        var bare = Path.Combine(_results.Results, "bare.json");
         File.WriteAllText(bare, """{ "Command": "loop", "Measurements": [] }""");
-        var (output, error) = (new StringWriter(), new StringWriter());
+        var error = CommandRun.UsageErrorOf("compare", bare, good, "--out", _results.Output);
 
-        var exit = Program.Run(["compare", bare, good, "--out", Path.Combine(_place, "out")], output, error);
-
-        Assert.Equal(UsageException.ExitCode, exit);
-        var line = Assert.Single(error.ToString().Split('\n', StringSplitOptions.RemoveEmptyEntries));
+        var line = Assert.Single(error.Split('\n', StringSplitOptions.RemoveEmptyEntries));
         Assert.Contains("carries no command, provenance or measurements", line, StringComparison.Ordinal);
-        Assert.False(Directory.Exists(Path.Combine(_place, "out")));
+        Assert.False(Directory.Exists(_results.Output));
     }
 
     [Fact]
     public void Run_AFolderWithNoResultSet_RefusedWithOneLine()
     {
         var good = Write("good", new string('a', 40), Rate(100, 101, 102));
-        var empty = Directory.CreateDirectory(Path.Combine(_place, "old")).FullName;
+        var empty = Directory.CreateDirectory(Path.Combine(_results.Results, "old")).FullName;
         File.WriteAllText(Path.Combine(empty, "LOOP-2.md"), "# a table from before result sets");
-        var error = new StringWriter();
+        var error = CommandRun.UsageErrorOf("compare", good, empty);
 
-        var exit = Program.Run(["compare", good, empty], new StringWriter(), error);
-
-        Assert.Equal(UsageException.ExitCode, exit);
-        Assert.StartsWith("compare: B: ", error.ToString(), StringComparison.Ordinal);
-        Assert.Contains("holds no result set", error.ToString(), StringComparison.Ordinal);
+        Assert.StartsWith("compare: B: ", error, StringComparison.Ordinal);
+        Assert.Contains("holds no result set", error, StringComparison.Ordinal);
     }
 
     private string Write(string folder, string commit, params Measurement[] measurements)
-    {
-        var directory = Directory.CreateDirectory(Path.Combine(_place, folder)).FullName;
-        var provenance = new RunProvenance(commit, false, ".NET 10", "Linux", "cpu", 2, Day, Day, "loop");
-        new ResultSet("loop", provenance, measurements).WriteBeside(Path.Combine(directory, "LOOP-2.md"));
-        return directory;
-    }
+        => _results.WriteSet(folder, ResultsFixture.Set("loop", measurements, commit));
 
     private static Measurement Rate(params double[] launches)
         => Measurement.Of("loop", "Ring", ContenderFamily.Ours, string.Empty, Phase.Steady, 2, Measurement.MessagesPerSecond, launches);

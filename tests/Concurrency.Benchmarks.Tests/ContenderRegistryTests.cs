@@ -3,7 +3,6 @@ using Concurrency.Benchmarks.Contenders;
 using Concurrency.Benchmarks.Harness;
 using Concurrency.Benchmarks.Reporting;
 using Concurrency.Benchmarks.Scenarios;
-using Xunit;
 
 namespace Concurrency.Benchmarks.Tests;
 
@@ -25,10 +24,8 @@ public class ContenderRegistryTests
     {
         var headline = BenchmarkCase.All().Single(c => c.Type == typeof(HeadlineBenchmarks) && c.Parameters.Any(p => Equals(p.Value, "SampleLockedQueue")));
 
-        var instance = await Task.Run(headline.Run, TestContext.Current.CancellationToken)
-            .WaitAsync(TimeSpan.FromMinutes(1), TestContext.Current.CancellationToken);
+        var verified = await headline.RunAsync<PathBenchmark>();
 
-        var verified = Assert.IsAssignableFrom<PathBenchmark>(instance);
         Assert.Equal(BenchmarkCase.Invocations, verified.VerifiedRuns);
         Assert.True(verified.VerifiedCompletion);
     }

@@ -1,5 +1,4 @@
 using Concurrency.Benchmarks.Harness;
-using Xunit;
 
 namespace Concurrency.Benchmarks.Tests;
 

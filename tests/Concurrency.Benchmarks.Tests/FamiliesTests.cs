@@ -1,6 +1,5 @@
 using Concurrency.Benchmarks.Contenders;
 using Concurrency.Benchmarks.Reporting;
-using Xunit;
 
 namespace Concurrency.Benchmarks.Tests;
 

@@ -1,5 +1,4 @@
 using Concurrency.Benchmarks.Contenders;
-using Xunit;
 
 namespace Concurrency.Benchmarks.Tests;
 

@@ -1,5 +1,4 @@
 using Concurrency.Benchmarks.Lab;
-using Xunit;
 
 namespace Concurrency.Benchmarks.Tests;
 

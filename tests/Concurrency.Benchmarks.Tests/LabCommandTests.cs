@@ -1,5 +1,4 @@
 using Concurrency.Benchmarks.Lab;
-using Xunit;
 
 namespace Concurrency.Benchmarks.Tests;
 
@@ -9,11 +8,9 @@ public sealed class LabCommandTests
     [Fact]
     public void Run_List_OneLinePerExperiment()
     {
-        var output = new StringWriter();
+        var output = CommandRun.OutputOf("lab", "--list");
 
-        Assert.Equal(0, Program.Run(["lab", "--list"], output, new StringWriter()));
-
-        var lines = output.ToString().Split('\n', StringSplitOptions.RemoveEmptyEntries);
+        var lines = output.Split('\n', StringSplitOptions.RemoveEmptyEntries);
         Assert.Equal(LabExperiments.All.Count, lines.Length);
         Assert.All(LabExperiments.All, e => Assert.Contains(lines, l => l.StartsWith(e.Name + " ", StringComparison.Ordinal)));
     }
@@ -21,21 +18,19 @@ public sealed class LabCommandTests
     [Fact]
     public void Run_Help_ListsTheLabOptions()
     {
-        var output = new StringWriter();
+        var output = CommandRun.OutputOf("lab", "--help");
 
-        Assert.Equal(0, Program.Run(["lab", "--help"], output, new StringWriter()));
-
-        Assert.Contains("--quick", output.ToString(), StringComparison.Ordinal);
-        Assert.Contains("--cores <LIST>", output.ToString(), StringComparison.Ordinal);
-        Assert.Contains("--launches <N>", output.ToString(), StringComparison.Ordinal);
-        Assert.Contains("--in-process", output.ToString(), StringComparison.Ordinal);
-        Assert.Contains("--gc <MODE>", output.ToString(), StringComparison.Ordinal);
+        Assert.Contains("--quick", output, StringComparison.Ordinal);
+        Assert.Contains("--cores <LIST>", output, StringComparison.Ordinal);
+        Assert.Contains("--launches <N>", output, StringComparison.Ordinal);
+        Assert.Contains("--in-process", output, StringComparison.Ordinal);
+        Assert.Contains("--gc <MODE>", output, StringComparison.Ordinal);
     }
 
     [Fact]
-    public void Run_QuickExperiment_RunsInAChildProcessAndWritesItsSection()
+    public async Task Run_QuickExperiment_RunsInAChildProcessAndWritesItsSection()
     {
-        var (section, lab) = RunQuickPoolShrink();
+        var (section, lab) = await RunQuickPoolShrinkAsync();
 
         Assert.Contains("not for publishing", section, StringComparison.Ordinal);
         Assert.Contains("Garbage collector: workstation", section, StringComparison.Ordinal);
@@ -43,19 +38,19 @@ public sealed class LabCommandTests
     }
 
     [Fact]
-    public void Run_QuickExperimentTwoLaunches_RunsTwoChildrenAndSaysTheSectionIsTheirMedian()
+    public async Task Run_QuickExperimentTwoLaunches_RunsTwoChildrenAndSaysTheSectionIsTheirMedian()
     {
-        var (section, _) = RunQuickPoolShrink("--launches", "2");
+        var (section, _) = await RunQuickPoolShrinkAsync("--launches", "2");
 
         Assert.Contains("Launches: 2, each a fresh process.", section, StringComparison.Ordinal);
         Assert.Contains("--launches 2", section, StringComparison.Ordinal); // the recorded command re-runs it
     }
 
     [Fact]
-    public void Run_QuickExperimentServerGc_TheChildRunsTheServerCollectorAndTheSectionSaysSo()
+    public async Task Run_QuickExperimentServerGc_TheChildRunsTheServerCollectorAndTheSectionSaysSo()
     {
         // The child checks that the runtime runs the collector it was asked for, and fails if not.
-        var (section, _) = RunQuickPoolShrink("--gc", "server");
+        var (section, _) = await RunQuickPoolShrinkAsync("--gc", "server");
 
         Assert.Contains("Garbage collector: server (--gc server)", section, StringComparison.Ordinal);
     }
@@ -175,21 +170,11 @@ public sealed class LabCommandTests
     }
 
     // Runs "lab pool-shrink --quick" with the options into a folder of its own; returns its section and LAB.md.
-    private static (string Section, string Lab) RunQuickPoolShrink(params string[] options)
+    private static async Task<(string Section, string Lab)> RunQuickPoolShrinkAsync(params string[] options)
     {
-        var directory = Directory.CreateTempSubdirectory("lab-run-");
-        try
-        {
-            var (output, error) = (new StringWriter(), new StringWriter());
+        using var run = await CommandRun.RunAsync(TimeSpan.FromMinutes(4), ["lab", "pool-shrink", "--quick", .. options]);
 
-            var exit = Program.Run(["lab", "pool-shrink", "--quick", .. options, "--out", directory.FullName], output, error);
-
-            Assert.True(exit == 0, error.ToString());
-            return (File.ReadAllText(Path.Combine(directory.FullName, "pool-shrink.md")), File.ReadAllText(Path.Combine(directory.FullName, LabReport.FileName)));
-        }
-        finally
-        {
-            directory.Delete(recursive: true);
-        }
+        run.AssertSucceeded();
+        return (File.ReadAllText(Path.Combine(run.Folder, "pool-shrink.md")), File.ReadAllText(Path.Combine(run.Folder, LabReport.FileName)));
     }
 }

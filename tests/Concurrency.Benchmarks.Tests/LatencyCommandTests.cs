@@ -4,7 +4,6 @@ using Concurrency.Benchmarks.Paths;
 using Concurrency.Benchmarks.Runs;
 using Concurrency.Messaging.Grpc;
 using Concurrency.Messaging.Pipes;
-using Xunit;
 
 namespace Concurrency.Benchmarks.Tests;
 
@@ -16,38 +15,25 @@ public sealed class LatencyCommandTests
     [Fact]
     public async Task Run_Quick_OneShortLaunchWritesTheTableTheResultSetAndTheCharts()
     {
-        var directory = Directory.CreateTempSubdirectory("latency-quick-");
-        try
-        {
-            var (output, error) = (new StringWriter(), new StringWriter());
+        using var run = await CommandRun.RunAsync(Limit, "latency", "--quick", "--seconds", "0.1", "--idle", "0.05", "--contenders", "Ring", "BatchDrainMailbox", "PeerClient, async");
 
-            var exit = await Task.Run(
-                    () => Program.Run(["latency", "--quick", "--seconds", "0.1", "--idle", "0.05", "--contenders", "Ring", "BatchDrainMailbox", "PeerClient, async", "--out", directory.FullName], output, error),
-                    TestContext.Current.CancellationToken)
-                .WaitAsync(Limit, TestContext.Current.CancellationToken);
-
-            Assert.True(exit == 0, error.ToString());
-            var table = File.ReadAllText(Assert.Single(Directory.GetFiles(directory.FullName, "LATENCY-*.md")));
-            Assert.Contains("Quick run (--quick)", table, StringComparison.Ordinal);
-            Assert.Contains("| Ring | 50% |", table, StringComparison.Ordinal);
-            Assert.Contains("| BatchDrainMailbox | 90% |", table, StringComparison.Ordinal);
-            Assert.Contains("| PeerClient, async | 50% |", table, StringComparison.Ordinal);
-            Assert.Contains("## Idle to first message", table, StringComparison.Ordinal);
-            Assert.Contains("| PeerClient, async | ", table[table.IndexOf("## Idle to first message", StringComparison.Ordinal)..], StringComparison.Ordinal);
-            var set = ResultSet.Read(Assert.Single(Directory.GetFiles(directory.FullName, "LATENCY-*.json")));
-            Assert.Contains(set.Measurements, m => m.Scenario == LatencyCommand.HandOffScenario && m.Contender == "Ring" && m.Metric == "p99 µs at 50%");
-            Assert.Contains(set.Measurements, m => m.Scenario == LatencyCommand.RequestReplyScenario && m.Contender == "BatchDrainMailbox" && m.Metric == "p99.99 µs at 10%");
-            Assert.Contains(set.Measurements, m => m.Scenario == LatencyCommand.GrpcScenario && m.Contender == "PeerClient, async" && m.Metric == "p99 µs at 90%");
-            Assert.Contains(set.Measurements, m => m.Scenario == LatencyCommand.GrpcScenario && m.Contender == "PeerClient, async" && m.Metric == Measurement.MessagesPerSecond);
-            Assert.Contains(set.Measurements, m => m.Scenario == LatencyCommand.IdleScenario && m.Contender == "Ring");
-            Assert.Contains(set.Measurements, m => m.Scenario == LatencyCommand.IdleScenario && m.Contender == "PeerClient, async");
-            Assert.NotEmpty(Directory.GetFiles(directory.FullName, "latency-*-hand-off-50.png"));
-            Assert.NotEmpty(Directory.GetFiles(directory.FullName, "latency-*-grpc-request-reply-50.png"));
-        }
-        finally
-        {
-            directory.Delete(recursive: true);
-        }
+        run.AssertSucceeded();
+        var table = File.ReadAllText(run.Single("LATENCY-*.md"));
+        Assert.Contains("Quick run (--quick)", table, StringComparison.Ordinal);
+        Assert.Contains("| Ring | 50% |", table, StringComparison.Ordinal);
+        Assert.Contains("| BatchDrainMailbox | 90% |", table, StringComparison.Ordinal);
+        Assert.Contains("| PeerClient, async | 50% |", table, StringComparison.Ordinal);
+        Assert.Contains("## Idle to first message", table, StringComparison.Ordinal);
+        Assert.Contains("| PeerClient, async | ", table[table.IndexOf("## Idle to first message", StringComparison.Ordinal)..], StringComparison.Ordinal);
+        var set = ResultSet.Read(run.Single("LATENCY-*.json"));
+        Assert.Contains(set.Measurements, m => m.Scenario == LatencyCommand.HandOffScenario && m.Contender == "Ring" && m.Metric == "p99 µs at 50%");
+        Assert.Contains(set.Measurements, m => m.Scenario == LatencyCommand.RequestReplyScenario && m.Contender == "BatchDrainMailbox" && m.Metric == "p99.99 µs at 10%");
+        Assert.Contains(set.Measurements, m => m.Scenario == LatencyCommand.GrpcScenario && m.Contender == "PeerClient, async" && m.Metric == "p99 µs at 90%");
+        Assert.Contains(set.Measurements, m => m.Scenario == LatencyCommand.GrpcScenario && m.Contender == "PeerClient, async" && m.Metric == Measurement.MessagesPerSecond);
+        Assert.Contains(set.Measurements, m => m.Scenario == LatencyCommand.IdleScenario && m.Contender == "Ring");
+        Assert.Contains(set.Measurements, m => m.Scenario == LatencyCommand.IdleScenario && m.Contender == "PeerClient, async");
+        Assert.NotEmpty(Directory.GetFiles(run.Folder, "latency-*-hand-off-50.png"));
+        Assert.NotEmpty(Directory.GetFiles(run.Folder, "latency-*-grpc-request-reply-50.png"));
     }
 
     [Fact]

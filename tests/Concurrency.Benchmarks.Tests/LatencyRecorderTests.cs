@@ -1,7 +1,6 @@
 using System.Diagnostics;
 using Concurrency.Benchmarks.Latency;
 using HdrHistogram;
-using Xunit;
 
 namespace Concurrency.Benchmarks.Tests;
 

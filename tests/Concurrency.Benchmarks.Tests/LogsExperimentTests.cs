@@ -1,7 +1,6 @@
 using Concurrency.Benchmarks.Contenders;
 using Concurrency.Benchmarks.Lab;
 using Concurrency.Benchmarks.Lab.Logs;
-using Xunit;
 
 namespace Concurrency.Benchmarks.Tests;
 

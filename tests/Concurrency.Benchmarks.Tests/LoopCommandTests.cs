@@ -1,6 +1,5 @@
 using Concurrency.Benchmarks.Contenders;
 using Concurrency.Benchmarks.PlainLoop.Shapes;
-using Xunit;
 
 namespace Concurrency.Benchmarks.Tests;
 
@@ -12,91 +11,58 @@ public sealed class LoopCommandTests
     [Fact]
     public async Task Run_Quick_OneShortLaunchWritesTheTableAndExitsZero()
     {
-        var directory = Directory.CreateTempSubdirectory("loop-quick-");
-        try
-        {
-            var (output, error) = (new StringWriter(), new StringWriter());
+        using var run = await CommandRun.RunAsync(Limit, "loop", "--quick");
 
-            var exit = await Task.Run(() => Program.Run(["loop", "--quick", "--out", directory.FullName], output, error), TestContext.Current.CancellationToken)
-                .WaitAsync(Limit, TestContext.Current.CancellationToken);
-
-            Assert.True(exit == 0, error.ToString());
-            Assert.Contains("Launch 1 of 1:", output.ToString(), StringComparison.Ordinal);
-            var table = File.ReadAllText(Assert.Single(Directory.GetFiles(directory.FullName, "LOOP-*.md")));
-            Assert.Contains("Quick run (--quick)", table, StringComparison.Ordinal);
-            Assert.Contains("100,000 preallocated messages", table, StringComparison.Ordinal);
-        }
-        finally
-        {
-            directory.Delete(recursive: true);
-        }
+        run.AssertSucceeded();
+        Assert.Contains("Launch 1 of 1:", run.Output, StringComparison.Ordinal);
+        var table = File.ReadAllText(run.Single("LOOP-*.md"));
+        Assert.Contains("Quick run (--quick)", table, StringComparison.Ordinal);
+        Assert.Contains("100,000 preallocated messages", table, StringComparison.Ordinal);
     }
 
     [Fact]
     public async Task Run_ShapesQuick_EveryPathShapeAndPhaseInTheTableAndExitsZero()
     {
-        var directory = Directory.CreateTempSubdirectory("loop-shapes-quick-");
-        try
+        using var run = await CommandRun.RunAsync(ShapesLimit, "loop", "--shapes", "--quick");
+
+        run.AssertSucceeded();
+        var table = File.ReadAllText(run.Single("LOOP-SHAPES-*.md"));
+        Assert.Contains("Quick run (--quick)", table, StringComparison.Ordinal);
+        foreach (var path in LoopShapes.PathsOf(Phase.Cold))
         {
-            var (output, error) = (new StringWriter(), new StringWriter());
-
-            var exit = await Task.Run(() => Program.Run(["loop", "--shapes", "--quick", "--out", directory.FullName], output, error), TestContext.Current.CancellationToken)
-                .WaitAsync(ShapesLimit, TestContext.Current.CancellationToken);
-
-            Assert.True(exit == 0, error.ToString());
-            var table = File.ReadAllText(Assert.Single(Directory.GetFiles(directory.FullName, "LOOP-SHAPES-*.md")));
-            Assert.Contains("Quick run (--quick)", table, StringComparison.Ordinal);
-            foreach (var path in LoopShapes.PathsOf(Phase.Cold))
-            {
-                Assert.Contains($"| {path} |", table, StringComparison.Ordinal);
-            }
-
-            Assert.DoesNotContain($"| {ShapePath.RingPoolRunner} |", table, StringComparison.Ordinal);
-
-            foreach (var shape in LoopShape.All)
-            {
-                Assert.Contains($" {shape.Name}, cold |", table, StringComparison.Ordinal);
-                Assert.Contains($"| {shape.Name} | steady | best pipe", table, StringComparison.Ordinal);
-            }
-
-            Assert.Single(Directory.GetFiles(directory.FullName, "LOOP-SHAPES-*.json"));
+            Assert.Contains($"| {path} |", table, StringComparison.Ordinal);
         }
-        finally
+
+        Assert.DoesNotContain($"| {ShapePath.RingPoolRunner} |", table, StringComparison.Ordinal);
+
+        foreach (var shape in LoopShape.All)
         {
-            directory.Delete(recursive: true);
+            Assert.Contains($" {shape.Name}, cold |", table, StringComparison.Ordinal);
+            Assert.Contains($"| {shape.Name} | steady | best pipe", table, StringComparison.Ordinal);
         }
+
+        run.Single("LOOP-SHAPES-*.json");
     }
 
     [Fact]
     public async Task Run_ShapesQuickBurstOfOneShape_PoolRunnerRowsAndBurstGoalsInTheTable()
     {
-        var directory = Directory.CreateTempSubdirectory("loop-shapes-burst-");
-        try
+        using var run = await CommandRun.RunAsync(ShapesLimit, "loop", "--shapes", "--quick", "--phases", "burst", "--shape", "value,trivial", "--warm-seconds", "0.01");
+
+        run.AssertSucceeded();
+        var table = File.ReadAllText(run.Single("LOOP-SHAPES-*.md"));
+        foreach (var path in Enum.GetNames<ShapePath>())
         {
-            var (output, error) = (new StringWriter(), new StringWriter());
-
-            var exit = await Task.Run(() => Program.Run(["loop", "--shapes", "--quick", "--phases", "burst", "--shape", "value,trivial", "--warm-seconds", "0.01", "--out", directory.FullName], output, error), TestContext.Current.CancellationToken)
-                .WaitAsync(ShapesLimit, TestContext.Current.CancellationToken);
-
-            Assert.True(exit == 0, error.ToString());
-            var table = File.ReadAllText(Assert.Single(Directory.GetFiles(directory.FullName, "LOOP-SHAPES-*.md")));
-            foreach (var path in Enum.GetNames<ShapePath>())
-            {
-                Assert.Contains($"| {path} |", table, StringComparison.Ordinal);
-            }
-
-            Assert.Contains(" value, trivial, burst |", table, StringComparison.Ordinal);
-            Assert.DoesNotContain("reference, verifying", table, StringComparison.Ordinal);
-            Assert.Contains("| value, trivial | burst | Ring ÷ ActionBlock |", table, StringComparison.Ordinal);
-            Assert.Contains("| value, trivial | burst | BatchDrainQueue ÷ ActionBlock |", table, StringComparison.Ordinal);
-            Assert.Equal(Environment.ProcessorCount == 2, table.Contains("| value, trivial | burst | Ring, pool runner ÷ Ring |", StringComparison.Ordinal));
-            var json = File.ReadAllText(Assert.Single(Directory.GetFiles(directory.FullName, "LOOP-SHAPES-*.json")));
-            Assert.Contains(nameof(ShapePath.BatchDrainQueuePoolRunner), json, StringComparison.Ordinal);
+            Assert.Contains($"| {path} |", table, StringComparison.Ordinal);
         }
-        finally
-        {
-            directory.Delete(recursive: true);
-        }
+
+        Assert.Contains(" value, trivial, burst |", table, StringComparison.Ordinal);
+        Assert.DoesNotContain("reference, verifying", table, StringComparison.Ordinal);
+        Assert.Contains("| value, trivial | burst | Ring ÷ ActionBlock |", table, StringComparison.Ordinal);
+        Assert.Contains("| value, trivial | burst | BatchDrainQueue ÷ ActionBlock |", table, StringComparison.Ordinal);
+        Assert.Equal(Environment.ProcessorCount == 2, table.Contains("| value, trivial | burst | Ring, pool runner ÷ Ring |", StringComparison.Ordinal));
+        var json = File.ReadAllText(run.Single("LOOP-SHAPES-*.json"));
+        Assert.Contains(nameof(ShapePath.BatchDrainQueuePoolRunner), json, StringComparison.Ordinal);
     }
 
     [Theory]
@@ -105,23 +71,17 @@ public sealed class LoopCommandTests
     [InlineData("bytes,trivial")]
     public void Run_ShapesUnknownShape_UsageErrorBeforeAnyLaunch(string shape)
     {
-        var (output, error) = (new StringWriter(), new StringWriter());
+        var error = CommandRun.UsageErrorOf("loop", "--shapes", "--shape", shape);
 
-        var exit = Program.Run(["loop", "--shapes", "--shape", shape], output, error);
-
-        Assert.Equal(Cli.UsageException.ExitCode, exit);
-        Assert.Contains($"'{shape}' is not a shape", error.ToString(), StringComparison.Ordinal);
+        Assert.Contains($"'{shape}' is not a shape", error, StringComparison.Ordinal);
     }
 
     [Fact]
     public void Run_ShapesUnknownPhase_UsageErrorBeforeAnyLaunch()
     {
-        var (output, error) = (new StringWriter(), new StringWriter());
+        var error = CommandRun.UsageErrorOf("loop", "--shapes", "--phases", "cold,lukewarm");
 
-        var exit = Program.Run(["loop", "--shapes", "--phases", "cold,lukewarm"], output, error);
-
-        Assert.Equal(Cli.UsageException.ExitCode, exit);
-        Assert.Contains("'lukewarm' is not a phase", error.ToString(), StringComparison.Ordinal);
+        Assert.Contains("'lukewarm' is not a phase", error, StringComparison.Ordinal);
     }
 
     public static TheoryData<ShapePath, ShapeMessage, ShapeHandler> PathsAndShapes()

@@ -1,6 +1,5 @@
 using System.Text.Json;
 using Concurrency.Benchmarks.PlainLoop;
-using Xunit;
 
 namespace Concurrency.Benchmarks.Tests;
 

@@ -1,6 +1,5 @@
 using Concurrency.Benchmarks.Lab;
 using Concurrency.Benchmarks.Lab.Pool;
-using Xunit;
 
 namespace Concurrency.Benchmarks.Tests;
 

@@ -1,5 +1,3 @@
-using Xunit;
-
 namespace Concurrency.Benchmarks.Tests;
 
 /// <summary>The report merges only what it can stand behind, and says what it merged.</summary>

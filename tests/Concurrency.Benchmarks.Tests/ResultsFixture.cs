@@ -4,11 +4,16 @@ using Concurrency.Benchmarks.Runs;
 namespace Concurrency.Benchmarks.Tests;
 
 /// <summary>
-/// A results directory in the shape a run leaves (BenchmarkDotNet's full JSON, our provenance side file), written from a few
-/// made-up measurements, so the report can be tested without running a benchmark. Deleted on dispose.
+/// A results directory in the shape a run leaves, written from a few made-up measurements, so that the commands that read
+/// results (report, compare, decide) can be tested without running a benchmark: BenchmarkDotNet's full JSON with our
+/// provenance side file (<see cref="AddHeadline"/>), or our own result sets (<see cref="Set"/>, <see cref="WriteSet"/>).
+/// Deleted on dispose.
 /// </summary>
 public sealed class ResultsFixture : IDisposable
 {
+    /// <summary>The day every made-up run finished, unless a test says otherwise.</summary>
+    public static readonly DateTime Day = new(2026, 11, 26, 12, 0, 0, DateTimeKind.Utc);
+
     private readonly DirectoryInfo _root = Directory.CreateTempSubdirectory("concurrency-report-");
 
     public ResultsFixture()
@@ -47,6 +52,24 @@ public sealed class ResultsFixture : IDisposable
         var date = new DateTime(2026, 1, 2, 3, 4, 5, DateTimeKind.Utc).AddMinutes(runStart);
         new RunProvenance(commit, dirty, ".NET test", "Test OS", "Test CPU", 2, date, date, string.Empty)
             .Write(ResultFiles.SideFile(path, ResultFiles.ProvenanceSuffix));
+    }
+
+    /// <summary>
+    /// A result set of <paramref name="command"/> holding <paramref name="measurements"/>, from a run of a 40-digit
+    /// <paramref name="commit"/> (all 'a' if null) that finished at <paramref name="finished"/> (<see cref="Day"/> if null).
+    /// </summary>
+    public static ResultSet Set(string command, IReadOnlyList<Measurement> measurements, string? commit = null, DateTime? finished = null)
+    {
+        var day = finished ?? Day;
+        return new ResultSet(command, new RunProvenance(commit ?? Commit('a'), false, ".NET 10", "Linux", "cpu", 2, day, day, command), measurements);
+    }
+
+    /// <summary>Writes <paramref name="set"/> beside a table <c>LOOP-2.md</c> in <paramref name="folder"/> of <see cref="Results"/>; returns the folder.</summary>
+    public string WriteSet(string folder, ResultSet set)
+    {
+        var directory = Directory.CreateDirectory(Path.Combine(Results, folder)).FullName;
+        set.WriteBeside(Path.Combine(directory, "LOOP-2.md"));
+        return directory;
     }
 
     public void Dispose() => _root.Delete(recursive: true);

@@ -1,5 +1,4 @@
 using Concurrency.Benchmarks.Scenarios;
-using Xunit;
 
 namespace Concurrency.Benchmarks.Tests;
 
@@ -17,10 +16,8 @@ public sealed class SequenceServiceBenchmarkTests
     {
         var benchmark = SequenceCases().Single(c => c.ToString() == name);
 
-        var instance = await Task.Run(benchmark.Run, TestContext.Current.CancellationToken)
-            .WaitAsync(TimeSpan.FromMinutes(1), TestContext.Current.CancellationToken);
+        var verified = await benchmark.RunAsync<SequenceServiceBenchmarks>();
 
-        var verified = Assert.IsType<SequenceServiceBenchmarks>(instance);
         Assert.Equal(BenchmarkCase.Invocations, verified.VerifiedRuns);
         Assert.True(verified.VerifiedCompletion);
     }

@@ -1,6 +1,5 @@
 using Concurrency.Benchmarks.Lab;
 using Concurrency.Benchmarks.Lab.Workloads;
-using Xunit;
 
 namespace Concurrency.Benchmarks.Tests;
 

@@ -1,8 +1,6 @@
 using Concurrency.Messaging.Grpc.Protocol;
-using Google.Protobuf;
 using Grpc.Core;
 using Grpc.Net.Client;
-using Xunit;
 using static Concurrency.Messaging.Grpc.Tests.RawStream;
 
 namespace Concurrency.Messaging.Grpc.Tests;
@@ -16,38 +14,32 @@ namespace Concurrency.Messaging.Grpc.Tests;
 /// </summary>
 public sealed class PeerAbuseTests
 {
-    private const string SessionHeader = "concurrency-peer-session";
-
     [Fact]
     public async Task NeverAcknowledges_RememberedRepliesStayBoundedAndAnEvictedResendIsAnsweredForgotten()
     {
-        var ct = TestContext.Current.CancellationToken;
         var options = new PeerServerOptions { MaxRememberedPerSession = 100, MaxRememberedBytesPerSession = 64 * 1024 };
-        await using var server = await PeerServer.StartAsync(options, ct).DefaultTimeout();
-        using var channel = GrpcChannel.ForAddress(server.Address);
-        var raw = new Peer.PeerClient(channel);
+        await using var server = await PeerServer.StartAsync(options, TestContext.Current.CancellationToken).DefaultTimeout();
+        using var raw = new RawPeer(server.Address);
 
         // Reset, not completed, at the end: a clean close would end the session.
         string session;
-        using (var first = raw.Exchange(cancellationToken: ct))
+        using (var first = raw.Exchange())
         {
-            session = (await first.ResponseHeadersAsync.DefaultTimeout()).GetValue(SessionHeader)!;
+            session = await SessionOfAsync(first);
             await ReadAsync(first); // the greeting
             for (var batch = 0; batch < 20; batch++)
             {
-                await first.RequestStream.WriteAsync(Requests(1 + (ulong)(batch * 100), 100, 1024), ct).DefaultTimeout();
+                await WriteAsync(first, Requests(1 + (ulong)(batch * 100), 100, 1024));
                 Assert.Equal(100, await CountRepliesAsync(first, 100));
                 Assert.InRange(server.RememberedBytes, 1, 64 * 1024);
             }
         }
 
         var handled = server.HandledCount;
-        using var second = raw.Exchange(new Metadata { { SessionHeader, session } }, cancellationToken: ct);
-        Assert.Equal(session, (await second.ResponseHeadersAsync.DefaultTimeout()).GetValue(SessionHeader));
-        await ReadAsync(second);
+        using var second = await raw.ResumeAsync(session);
         var old = Requests(5, 1, 1024);
         old.Envelopes.Add(Requests(2000, 1, 1024).Envelopes[0]);
-        await second.RequestStream.WriteAsync(old, ct).DefaultTimeout();
+        await WriteAsync(second, old);
         var answers = await ReadAsync(second);
 
         Assert.True(answers.Envelopes[0].Forgotten);
@@ -62,36 +54,26 @@ public sealed class PeerAbuseTests
     [Fact]
     public async Task ServerWideBudget_ManySessionsNeverAcknowledging_StayWithinIt()
     {
-        var ct = TestContext.Current.CancellationToken;
         var options = new PeerServerOptions { MaxRememberedBytes = 100 * 1024 };
-        await using var server = await PeerServer.StartAsync(options, ct).DefaultTimeout();
-        using var channel = GrpcChannel.ForAddress(server.Address);
-        var raw = new Peer.PeerClient(channel);
+        await using var server = await PeerServer.StartAsync(options, TestContext.Current.CancellationToken).DefaultTimeout();
+        using var raw = new RawPeer(server.Address);
         var calls = new List<AsyncDuplexStreamingCall<PeerBatch, PeerBatch>>();
-        try
+        for (var i = 0; i < 5; i++)
         {
-            for (var i = 0; i < 5; i++)
-            {
-                var call = raw.Exchange(cancellationToken: ct);
-                calls.Add(call);
-                await ReadAsync(call);
-                await call.RequestStream.WriteAsync(Requests(1, 100, 1024), ct).DefaultTimeout();
-                Assert.Equal(100, await CountRepliesAsync(call, 100));
-                Assert.InRange(server.RememberedBytes, 1, 100 * 1024);
-            }
+            var call = await raw.OpenAsync();
+            calls.Add(call);
+            await WriteAsync(call, Requests(1, 100, 1024));
+            Assert.Equal(100, await CountRepliesAsync(call, 100));
+            Assert.InRange(server.RememberedBytes, 1, 100 * 1024);
+        }
 
-            // Seen from the clients: the first session could not keep all of its 100 replies of 1 KiB within the server's
-            // 100 KiB, and the last could keep none of them, though its own bound (16 MiB) had room: the budget is the server's.
-            var handled = server.HandledCount;
-            Assert.True(await ResendAsync(calls[0], 1), "the first session's oldest reply was remembered beyond the server's budget");
-            Assert.True(await ResendAsync(calls[^1], 100), "the last session's newest reply was remembered beyond the server's budget");
-            Assert.Equal(handled, server.HandledCount);
-            await WellBehavedClient.AssertNewClientServedAsync(server);
-        }
-        finally
-        {
-            calls.ForEach(call => call.Dispose());
-        }
+        // Seen from the clients: the first session could not keep all of its 100 replies of 1 KiB within the server's
+        // 100 KiB, and the last could keep none of them, though its own bound (16 MiB) had room: the budget is the server's.
+        var handled = server.HandledCount;
+        Assert.True(await ResendAsync(calls[0], 1), "the first session's oldest reply was remembered beyond the server's budget");
+        Assert.True(await ResendAsync(calls[^1], 100), "the last session's newest reply was remembered beyond the server's budget");
+        Assert.Equal(handled, server.HandledCount);
+        await WellBehavedClient.AssertNewClientServedAsync(server);
     }
 
     [Fact]
@@ -100,9 +82,8 @@ public sealed class PeerAbuseTests
         var ct = TestContext.Current.CancellationToken;
         var options = new PeerServerOptions { MaxQueuedBatches = 2 };
         await using var server = await PeerServer.StartAsync(options, ct).DefaultTimeout();
-        using var channel = GrpcChannel.ForAddress(server.Address);
-        using var flood = new Peer.PeerClient(channel).Exchange(cancellationToken: ct);
-        await ReadAsync(flood);
+        using var raw = new RawPeer(server.Address);
+        using var flood = await raw.OpenAsync();
 
         // Writes 64 KiB batches and never reads: back-pressure must stop it long before 2,000 batches (128 MiB).
         var written = 0;
@@ -137,49 +118,35 @@ public sealed class PeerAbuseTests
     [Fact]
     public async Task HugeBatch_EndsTheStreamWithResourceExhaustedAndAReason()
     {
-        var ct = TestContext.Current.CancellationToken;
-        var abuse = new AbuseCounter();
-        await using var server = await PeerServer.StartAsync(abuse.Options(), ct).DefaultTimeout();
-        await using var bystander = await WellBehavedClient.ConnectAsync(server);
-        using var channel = GrpcChannel.ForAddress(server.Address, new GrpcChannelOptions { MaxSendMessageSize = null });
-        using var call = new Peer.PeerClient(channel).Exchange(cancellationToken: ct);
-        await ReadAsync(call);
+        await using var attack = await Attack.StartAsync(channel: new GrpcChannelOptions { MaxSendMessageSize = null });
 
-        await call.RequestStream.WriteAsync(Requests(1, 5, 1024 * 1024), ct).DefaultTimeout();
-        var error = await Assert.ThrowsAsync<RpcException>(() => ReadAsync(call)).DefaultTimeout();
+        await WriteAsync(attack.Call, Requests(1, 5, 1024 * 1024));
+        var error = await Assert.ThrowsAsync<RpcException>(() => ReadAsync(attack.Call)).DefaultTimeout();
 
         Assert.Equal(StatusCode.ResourceExhausted, error.StatusCode);
         Assert.NotEmpty(error.Status.Detail);
-        Assert.Equal(0, abuse.Handled);
-        await bystander.AssertServedAsync();
+        await attack.AssertHandledAndBystanderServedAsync(0);
     }
 
     [Fact]
     public async Task TooManyRequestsInOneBatch_EndsTheStreamWithResourceExhaustedNamingTheLimit()
     {
-        var ct = TestContext.Current.CancellationToken;
-        var abuse = new AbuseCounter();
-        await using var server = await PeerServer.StartAsync(abuse.Options(new PeerServerOptions { MaxRequestBatchCount = 10 }), ct).DefaultTimeout();
-        await using var bystander = await WellBehavedClient.ConnectAsync(server, Messages.Steady() with { MaxBatchCount = 10 });
-        using var channel = GrpcChannel.ForAddress(server.Address);
-        using var call = new Peer.PeerClient(channel).Exchange(cancellationToken: ct);
-        await ReadAsync(call);
+        await using var attack = await Attack.StartAsync(new PeerServerOptions { MaxRequestBatchCount = 10 }, Messages.Steady() with { MaxBatchCount = 10 });
 
-        await call.RequestStream.WriteAsync(Requests(1, 11, 8), ct).DefaultTimeout();
-        var error = await Assert.ThrowsAsync<RpcException>(() => ReadAsync(call)).DefaultTimeout();
+        await WriteAsync(attack.Call, Requests(1, 11, 8));
+        var error = await Assert.ThrowsAsync<RpcException>(() => ReadAsync(attack.Call)).DefaultTimeout();
 
         Assert.Equal(StatusCode.ResourceExhausted, error.StatusCode);
         Assert.Contains("MaxRequestBatchCount", error.Status.Detail, StringComparison.Ordinal);
-        Assert.Equal(0, abuse.Handled);
-        await bystander.AssertServedAsync();
+        await attack.AssertHandledAndBystanderServedAsync(0);
     }
 
     [Fact]
     public async Task ClientBatchesOverTheServersLimit_FailRefusedAtOnceNotResentUntilExhausted()
     {
         var ct = TestContext.Current.CancellationToken;
-        await using var server = await PeerServer.StartAsync(new PeerServerOptions { MaxRequestBatchCount = 10 }, ct).DefaultTimeout();
-        await using var client = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick() with { MaxBatchCount = 64 }, ct).DefaultTimeout();
+        await using var peers = await PeerPair.StartAsync(new PeerServerOptions { MaxRequestBatchCount = 10 }, Messages.Quick() with { MaxBatchCount = 64 });
+        var (server, client) = peers;
 
         var sends = Enumerable.Range(0, 64).Select(i => client.SendAsync(Messages.Numbered(i), ct)).ToArray();
         var error = await Assert.ThrowsAsync<PeerDeliveryException>(() => Task.WhenAll(sends)).DefaultTimeout();
@@ -193,43 +160,36 @@ public sealed class PeerAbuseTests
     [Fact]
     public async Task RepeatsSequenceNumbers_AnsweredFromMemoryNotHandledTwice()
     {
-        var ct = TestContext.Current.CancellationToken;
-        var abuse = new AbuseCounter();
-        await using var server = await PeerServer.StartAsync(abuse.Options(), ct).DefaultTimeout();
-        await using var bystander = await WellBehavedClient.ConnectAsync(server);
-        using var channel = GrpcChannel.ForAddress(server.Address);
-        using var call = new Peer.PeerClient(channel).Exchange(cancellationToken: ct);
-        await ReadAsync(call);
+        await using var attack = await Attack.StartAsync();
 
-        await call.RequestStream.WriteAsync(Requests(1, 3, 8), ct).DefaultTimeout();
-        Assert.Equal(3, await CountRepliesAsync(call, 3));
-        await call.RequestStream.WriteAsync(Requests(1, 3, 8), ct).DefaultTimeout();
-        Assert.Equal(3, await CountRepliesAsync(call, 3));
+        await WriteAsync(attack.Call, Requests(1, 3, 8));
+        Assert.Equal(3, await CountRepliesAsync(attack.Call, 3));
+        await WriteAsync(attack.Call, Requests(1, 3, 8));
+        Assert.Equal(3, await CountRepliesAsync(attack.Call, 3));
 
-        Assert.Equal(3, abuse.Handled);
-        Assert.Equal(3, server.DuplicateCount);
-        await bystander.AssertServedAsync();
+        Assert.Equal(3, attack.Server.DuplicateCount);
+        await attack.AssertHandledAndBystanderServedAsync(3);
     }
 
     [Fact]
     public async Task PresentsAnIdItWasNeverGiven_GetsASessionOfItsOwnAndTheRealClientIsUntouched()
     {
         var ct = TestContext.Current.CancellationToken;
-        await using var server = await PeerServer.StartAsync(cancellationToken: ct).DefaultTimeout();
-        await using var client = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick(), ct).DefaultTimeout();
+        await using var peers = await PeerPair.StartAsync();
+        var (server, client) = peers;
         Assert.Equal(1, Messages.Number(await client.SendAsync(Messages.Numbered(1), ct).DefaultTimeout()));
-        using var channel = GrpcChannel.ForAddress(server.Address);
+        using var raw = new RawPeer(server.Address);
 
         foreach (var guess in new[] { "0", "00000000000000000000000000000000", new string('f', 32) })
         {
-            using var call = new Peer.PeerClient(channel).Exchange(new Metadata { { SessionHeader, guess } }, cancellationToken: ct);
-            var issued = (await call.ResponseHeadersAsync.DefaultTimeout()).GetValue(SessionHeader);
+            using var call = raw.Exchange(new Metadata { { SessionHeader, guess } });
+            var issued = await SessionOfAsync(call);
             Assert.NotEqual(guess, issued);
-            Assert.Equal(32, issued!.Length);
+            Assert.Equal(32, issued.Length);
             await ReadAsync(call);
             var poison = new PeerBatch { Acknowledged = ulong.MaxValue };
             poison.Envelopes.Add(new Envelope { Sequence = ulong.MaxValue, Type = "poison" });
-            await call.RequestStream.WriteAsync(poison, ct).DefaultTimeout();
+            await WriteAsync(call, poison);
             Assert.Equal(1, await CountRepliesAsync(call, 1));
         }
 
@@ -244,52 +204,34 @@ public sealed class PeerAbuseTests
     [Fact]
     public async Task SequenceFarBeyondTheSession_IsRefusedWithOutOfRange()
     {
-        var ct = TestContext.Current.CancellationToken;
-        var abuse = new AbuseCounter();
-        await using var server = await PeerServer.StartAsync(abuse.Options(new PeerServerOptions { MaxSequenceGap = 1000 }), ct).DefaultTimeout();
-        await using var bystander = await WellBehavedClient.ConnectAsync(server);
-        using var channel = GrpcChannel.ForAddress(server.Address);
-        using var call = new Peer.PeerClient(channel).Exchange(cancellationToken: ct);
-        await ReadAsync(call);
-        await call.RequestStream.WriteAsync(Requests(1, 2, 8), ct).DefaultTimeout();
-        Assert.Equal(2, await CountRepliesAsync(call, 2));
+        await using var attack = await Attack.StartAsync(new PeerServerOptions { MaxSequenceGap = 1000 });
+        await WriteAsync(attack.Call, Requests(1, 2, 8));
+        Assert.Equal(2, await CountRepliesAsync(attack.Call, 2));
 
-        await call.RequestStream.WriteAsync(Requests(2 + 1001, 1, 8), ct).DefaultTimeout();
-        var error = await Assert.ThrowsAsync<RpcException>(() => ReadAsync(call)).DefaultTimeout();
+        await WriteAsync(attack.Call, Requests(2 + 1001, 1, 8));
 
-        Assert.Equal(StatusCode.OutOfRange, error.StatusCode);
-        Assert.Contains("MaxSequenceGap", error.Status.Detail, StringComparison.Ordinal);
-        Assert.Equal(2, abuse.Handled);
-        await bystander.AssertServedAsync();
+        await attack.AssertRefusedAsync(StatusCode.OutOfRange, "MaxSequenceGap");
+        await attack.AssertHandledAndBystanderServedAsync(2);
     }
 
     [Fact]
     public async Task SequenceWalkedForwardInStepsOfTheGap_IsRefusedWithOutOfRangeAndAWellBehavedClientIsServed()
     {
-        var ct = TestContext.Current.CancellationToken;
-        var abuse = new AbuseCounter();
-        await using var server = await PeerServer.StartAsync(abuse.Options(new PeerServerOptions { MaxSequenceGap = 1000 }), ct).DefaultTimeout();
-        await using var bystander = await WellBehavedClient.ConnectAsync(server);
-        using var channel = GrpcChannel.ForAddress(server.Address);
-        using var call = new Peer.PeerClient(channel).Exchange(cancellationToken: ct);
-        await ReadAsync(call);
+        await using var attack = await Attack.StartAsync(new PeerServerOptions { MaxSequenceGap = 1000 });
 
         // Numbers passed over as a client's dropped sends leave them (a few between batches) are taken.
-        await call.RequestStream.WriteAsync(Requests(1, 10, 8), ct).DefaultTimeout();
-        Assert.Equal(10, await CountRepliesAsync(call, 10));
-        await call.RequestStream.WriteAsync(Requests(20, 10, 8), ct).DefaultTimeout();
-        Assert.Equal(10, await CountRepliesAsync(call, 10));
+        await WriteAsync(attack.Call, Requests(1, 10, 8));
+        Assert.Equal(10, await CountRepliesAsync(attack.Call, 10));
+        await WriteAsync(attack.Call, Requests(20, 10, 8));
+        Assert.Equal(10, await CountRepliesAsync(attack.Call, 10));
 
         // One step of the gap is taken; the next, which would walk the mark on by another, is refused.
-        await call.RequestStream.WriteAsync(Requests(29 + 1000, 1, 8), ct).DefaultTimeout();
-        Assert.Equal(1, await CountRepliesAsync(call, 1));
-        await call.RequestStream.WriteAsync(Requests(29 + 2000, 1, 8), ct).DefaultTimeout();
-        var error = await Assert.ThrowsAsync<RpcException>(() => ReadAsync(call)).DefaultTimeout();
+        await WriteAsync(attack.Call, Requests(29 + 1000, 1, 8));
+        Assert.Equal(1, await CountRepliesAsync(attack.Call, 1));
+        await WriteAsync(attack.Call, Requests(29 + 2000, 1, 8));
 
-        Assert.Equal(StatusCode.OutOfRange, error.StatusCode);
-        Assert.Contains("MaxSequenceGap", error.Status.Detail, StringComparison.Ordinal);
-        Assert.Equal(21, abuse.Handled);
-        await bystander.AssertServedAsync();
+        await attack.AssertRefusedAsync(StatusCode.OutOfRange, "MaxSequenceGap");
+        await attack.AssertHandledAndBystanderServedAsync(21);
     }
 
     [Theory]
@@ -297,113 +239,75 @@ public sealed class PeerAbuseTests
     [InlineData(new ulong[] { 1, 3, 2 })]
     public async Task SequencesNotIncreasingInOneBatch_AreRefusedWithInvalidArgumentUnhandledAndAWellBehavedClientIsServed(ulong[] sequences)
     {
-        var ct = TestContext.Current.CancellationToken;
-        var abuse = new AbuseCounter();
-        await using var server = await PeerServer.StartAsync(abuse.Options(), ct).DefaultTimeout();
-        await using var client = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick(), ct).DefaultTimeout();
-        using var channel = GrpcChannel.ForAddress(server.Address);
-        using var call = new Peer.PeerClient(channel).Exchange(cancellationToken: ct);
-        await ReadAsync(call);
+        await using var attack = await Attack.StartAsync();
         var batch = new PeerBatch();
         foreach (var sequence in sequences)
         {
             batch.Envelopes.Add(new Envelope { Sequence = sequence, Type = "abuse", Source = "raw" });
         }
 
-        await call.RequestStream.WriteAsync(batch, ct).DefaultTimeout();
-        var error = await Assert.ThrowsAsync<RpcException>(() => ReadAsync(call)).DefaultTimeout();
+        await WriteAsync(attack.Call, batch);
 
-        Assert.Equal(StatusCode.InvalidArgument, error.StatusCode);
-        Assert.Contains("increasing", error.Status.Detail, StringComparison.Ordinal);
-        Assert.Equal(0, abuse.Handled);
-        Assert.Equal(7, Messages.Number(await client.SendAsync(Messages.Numbered(7), ct).DefaultTimeout()));
+        await attack.AssertRefusedAsync(StatusCode.InvalidArgument, "increasing");
+        await attack.AssertHandledAndBystanderServedAsync(0);
     }
 
     [Fact]
     public async Task FirstSequenceFarBeyondWhatTheClientAcknowledged_IsRefusedWithOutOfRangeAndAWellBehavedClientIsServed()
     {
-        var ct = TestContext.Current.CancellationToken;
-        var abuse = new AbuseCounter();
-        await using var server = await PeerServer.StartAsync(abuse.Options(new PeerServerOptions { MaxSequenceGap = 1000 }), ct).DefaultTimeout();
-        await using var client = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick(), ct).DefaultTimeout();
-        using var channel = GrpcChannel.ForAddress(server.Address);
-        using var call = new Peer.PeerClient(channel).Exchange(cancellationToken: ct);
-        await ReadAsync(call);
+        await using var attack = await Attack.StartAsync(new PeerServerOptions { MaxSequenceGap = 1000 });
 
-        await call.RequestStream.WriteAsync(Requests(1001, 1, 8), ct).DefaultTimeout();
-        var error = await Assert.ThrowsAsync<RpcException>(() => ReadAsync(call)).DefaultTimeout();
+        await WriteAsync(attack.Call, Requests(1001, 1, 8));
 
-        Assert.Equal(StatusCode.OutOfRange, error.StatusCode);
-        Assert.Contains("MaxSequenceGap", error.Status.Detail, StringComparison.Ordinal);
-        Assert.Equal(0, abuse.Handled);
-        Assert.Equal(7, Messages.Number(await client.SendAsync(Messages.Numbered(7), ct).DefaultTimeout()));
+        await attack.AssertRefusedAsync(StatusCode.OutOfRange, "MaxSequenceGap");
+        await attack.AssertHandledAndBystanderServedAsync(0);
     }
 
     [Fact]
     public async Task FirstSequenceWithinTheGapOfWhatTheClientAcknowledged_IsHandledAsAfterAForgottenSession()
     {
-        var ct = TestContext.Current.CancellationToken;
-        var abuse = new AbuseCounter();
-        await using var server = await PeerServer.StartAsync(abuse.Options(new PeerServerOptions { MaxSequenceGap = 1000 }), ct).DefaultTimeout();
-        await using var bystander = await WellBehavedClient.ConnectAsync(server);
-        using var channel = GrpcChannel.ForAddress(server.Address);
-        using var call = new Peer.PeerClient(channel).Exchange(cancellationToken: ct);
-        await ReadAsync(call);
+        await using var attack = await Attack.StartAsync(new PeerServerOptions { MaxSequenceGap = 1000 });
 
         // A client whose session the server forgot keeps numbering where it was: its acknowledged mark says where that is.
         var resumed = Requests(5001, 2, 8);
         resumed.Acknowledged = 5000;
-        await call.RequestStream.WriteAsync(resumed, ct).DefaultTimeout();
+        await WriteAsync(attack.Call, resumed);
 
-        Assert.Equal(2, await CountRepliesAsync(call, 2));
-        Assert.Equal(2, abuse.Handled);
-        await bystander.AssertServedAsync();
+        Assert.Equal(2, await CountRepliesAsync(attack.Call, 2));
+        await attack.AssertHandledAndBystanderServedAsync(2);
     }
 
     [Fact]
     public async Task MoreSessionsThanTheServerKeeps_IdleOnesForgottenFirstThenNewStreamsRefusedAndAConnectedClientServed()
     {
-        var ct = TestContext.Current.CancellationToken;
-        await using var server = await PeerServer.StartAsync(new PeerServerOptions { MaxSessions = 4 }, ct).DefaultTimeout();
+        await using var server = await PeerServer.StartAsync(new PeerServerOptions { MaxSessions = 4 }, TestContext.Current.CancellationToken).DefaultTimeout();
         await using var bystander = await WellBehavedClient.ConnectAsync(server);
-        using var channel = GrpcChannel.ForAddress(server.Address);
-        var raw = new Peer.PeerClient(channel);
+        using var raw = new RawPeer(server.Address);
 
         // Churn: open, one message, reset. The sessions stay (a reset is not a clean close) up to the bound, no further,
         // and the connected client's session (a stream open) is never the one forgotten.
         for (var i = 0; i < 20; i++)
         {
-            await WaitUntilAsync(() => server.Sessions.IdleCount == server.SessionCount - 1); // the last reset has reached the server
-            using var churn = raw.Exchange(cancellationToken: ct);
-            await ReadAsync(churn);
-            await churn.RequestStream.WriteAsync(Requests(1, 1, 8), ct).DefaultTimeout();
+            await TestTimeouts.WaitUntilAsync(() => server.Sessions.IdleCount == server.SessionCount - 1); // the last reset has reached the server
+            using var churn = await raw.OpenAsync();
+            await WriteAsync(churn, Requests(1, 1, 8));
             Assert.Equal(1, await CountRepliesAsync(churn, 1));
         }
 
-        await WaitUntilAsync(() => server.Sessions.IdleCount == server.SessionCount - 1);
+        await TestTimeouts.WaitUntilAsync(() => server.Sessions.IdleCount == server.SessionCount - 1);
         Assert.Equal(4, server.SessionCount);
         await bystander.AssertServedAsync();
-        var open = new List<AsyncDuplexStreamingCall<PeerBatch, PeerBatch>>();
-        try
+        for (var i = 0; i < 3; i++)
         {
-            for (var i = 0; i < 3; i++)
-            {
-                var call = raw.Exchange(cancellationToken: ct);
-                open.Add(call);
-                await ReadAsync(call);
-            }
+            await raw.OpenAsync(); // open until the raw peer is disposed
+        }
 
-            using var refused = raw.Exchange(cancellationToken: ct);
-            var error = await Assert.ThrowsAsync<RpcException>(() => ReadAsync(refused)).DefaultTimeout();
-            Assert.Equal(StatusCode.ResourceExhausted, error.StatusCode);
-            Assert.Contains("MaxSessions", error.Status.Detail, StringComparison.Ordinal);
-            Assert.Equal(4, server.SessionCount);
-            await bystander.AssertServedAsync();
-        }
-        finally
-        {
-            open.ForEach(call => call.Dispose());
-        }
+        using var refused = raw.Exchange();
+        var error = await Assert.ThrowsAsync<RpcException>(() => ReadAsync(refused)).DefaultTimeout();
+        Assert.Equal(StatusCode.ResourceExhausted, error.StatusCode);
+        Assert.Contains("MaxSessions", error.Status.Detail, StringComparison.Ordinal);
+        Assert.Equal(4, server.SessionCount);
+        await bystander.AssertServedAsync();
     }
 
     [Fact]
@@ -438,10 +342,93 @@ public sealed class PeerAbuseTests
         Assert.Equal(0, client.ReconnectCount);
     }
 
+    // Writes request `sequence` again and returns whether the server answered it "forgotten" (not from memory).
+    private static async Task<bool> ResendAsync(AsyncDuplexStreamingCall<PeerBatch, PeerBatch> call, ulong sequence)
+    {
+        await WriteAsync(call, Requests(sequence, 1, 1024));
+        PeerBatch answer;
+        do
+        {
+            answer = await ReadAsync(call);
+        }
+        while (answer.Envelopes.Count == 0);
+
+        var reply = Assert.Single(answer.Envelopes);
+        Assert.Equal(sequence, reply.Sequence);
+        return reply.Forgotten;
+    }
+
+    /// <summary>
+    /// The start of most attacks: a server that echoes and counts the attacker's requests, a well-behaved client connected
+    /// and served before the attack, and the attacker's raw stream, greeted. Disposed in the reverse order.
+    /// </summary>
+    private sealed class Attack : IAsyncDisposable
+    {
+        private readonly AbuseCounter _abuse;
+        private readonly RawPeer _raw;
+
+        private Attack(AbuseCounter abuse, PeerServer server, WellBehavedClient bystander, RawPeer raw, AsyncDuplexStreamingCall<PeerBatch, PeerBatch> call)
+            => (_abuse, Server, Bystander, _raw, Call) = (abuse, server, bystander, raw, call);
+
+        public PeerServer Server { get; }
+
+        public WellBehavedClient Bystander { get; }
+
+        public AsyncDuplexStreamingCall<PeerBatch, PeerBatch> Call { get; }
+
+        public static async Task<Attack> StartAsync(PeerServerOptions? options = null, PeerClientOptions? bystander = null, GrpcChannelOptions? channel = null)
+        {
+            var abuse = new AbuseCounter();
+            var server = await PeerServer.StartAsync(abuse.Options(options), TestContext.Current.CancellationToken).DefaultTimeout();
+            WellBehavedClient? client = null;
+            RawPeer? raw = null;
+            try
+            {
+                client = await WellBehavedClient.ConnectAsync(server, bystander);
+                raw = new RawPeer(server.Address, channel);
+                return new Attack(abuse, server, client, raw, await raw.OpenAsync());
+            }
+            catch
+            {
+                raw?.Dispose();
+                if (client is not null)
+                {
+                    await client.DisposeAsync();
+                }
+
+                await server.DisposeAsync();
+                throw;
+            }
+        }
+
+        /// <summary>Reads the stream's end and checks it is the refusal <paramref name="status"/> naming <paramref name="reason"/>.</summary>
+        public async Task AssertRefusedAsync(StatusCode status, string reason)
+        {
+            var error = await Assert.ThrowsAsync<RpcException>(() => ReadAsync(Call)).DefaultTimeout();
+            Assert.Equal(status, error.StatusCode);
+            Assert.Contains(reason, error.Status.Detail, StringComparison.Ordinal);
+        }
+
+        /// <summary>Checks that the handler saw <paramref name="handled"/> of the attacker's requests, and that the bystander is still served.</summary>
+        public async Task AssertHandledAndBystanderServedAsync(int handled)
+        {
+            Assert.Equal(handled, _abuse.Handled);
+            await Bystander.AssertServedAsync();
+        }
+
+        public async ValueTask DisposeAsync()
+        {
+            Call.Dispose();
+            _raw.Dispose();
+            await Bystander.DisposeAsync();
+            await Server.DisposeAsync();
+        }
+    }
+
     // Echoes every request and counts the attacker's (type "abuse"): what a test reads instead of the server's own counters.
     private sealed class AbuseCounter
     {
-        private int _handled;
+        private int _handled; // the handler's threads increment, the test's reads
 
         public int Handled => Volatile.Read(ref _handled);
 
@@ -457,21 +444,4 @@ public sealed class PeerAbuseTests
             return new ValueTask<PeerMessage>(request);
         }
     }
-
-    // Writes request `sequence` again and returns whether the server answered it "forgotten" (not from memory).
-    private static async Task<bool> ResendAsync(AsyncDuplexStreamingCall<PeerBatch, PeerBatch> call, ulong sequence)
-    {
-        await call.RequestStream.WriteAsync(Requests(sequence, 1, 1024), TestContext.Current.CancellationToken).DefaultTimeout();
-        PeerBatch answer;
-        do
-        {
-            answer = await ReadAsync(call);
-        }
-        while (answer.Envelopes.Count == 0);
-
-        var reply = Assert.Single(answer.Envelopes);
-        Assert.Equal(sequence, reply.Sequence);
-        return reply.Forgotten;
-    }
-
 }

@@ -2,10 +2,8 @@ using System.Collections.Concurrent;
 using Concurrency.Messaging.Grpc.Protocol;
 using Google.Protobuf;
 using Grpc.Core;
-using Grpc.Net.Client;
 using Microsoft.Extensions.Logging.Abstractions;
 using Microsoft.Extensions.Time.Testing;
-using Xunit;
 using static Concurrency.Messaging.Grpc.Tests.RawStream;
 
 namespace Concurrency.Messaging.Grpc.Tests;
@@ -18,8 +16,6 @@ namespace Concurrency.Messaging.Grpc.Tests;
 /// </summary>
 public sealed class PeerAdmissionTests
 {
-    private const string SessionHeader = "concurrency-peer-session";
-
     [Fact]
     public async Task IdleStreamsAtMaxStreams_KeepANewClientOutNoLongerThanStreamIdleTimeout()
     {
@@ -36,43 +32,33 @@ public sealed class PeerAdmissionTests
         time.Advance(TimeSpan.FromSeconds(10));
 
         // The holder: the other seven streams, each greeted, then silent.
-        using var channel = GrpcChannel.ForAddress(server.Address);
-        var raw = new Peer.PeerClient(channel);
+        using var raw = new RawPeer(server.Address);
         var held = new List<AsyncDuplexStreamingCall<PeerBatch, PeerBatch>>();
-        try
+        for (var i = 0; i < 7; i++)
         {
-            for (var i = 0; i < 7; i++)
-            {
-                var call = raw.Exchange(cancellationToken: ct);
-                held.Add(call);
-                await ReadAsync(call);
-            }
-
-            var endings = held.Select(EndingAsync).ToList();
-
-            // Full, and no stream idle long enough: a new client is kept out.
-            var refused = await Assert.ThrowsAsync<PeerDeliveryException>(() => PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick(), ct)).DefaultTimeout();
-            Assert.Contains("MaxStreams", refused.Message, StringComparison.Ordinal);
-
-            // The quiet client: 35 s without a request; the holder's streams: 25 s. The quiet client's stream gives way.
-            time.Advance(TimeSpan.FromSeconds(25));
-            await using var newcomer = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Steady(), ct).DefaultTimeout();
-            Assert.Equal(2, Messages.Number(await newcomer.SendAsync(Messages.Numbered(2), ct).DefaultTimeout()));
-
-            // The quiet client sends: it gets back in once one of the holder's streams has been idle long enough.
-            var later = quiet.SendAsync(Messages.Numbered(3), ct);
-            time.Advance(TimeSpan.FromSeconds(10));
-            Assert.Equal(3, Messages.Number(await later.DefaultTimeout()));
-            Assert.InRange(quiet.ReconnectCount, 1, long.MaxValue);
-            Assert.Equal(StatusCode.Unavailable, await (await Task.WhenAny(endings).DefaultTimeout()).DefaultTimeout());
-            Assert.Equal(4, Messages.Number(await newcomer.SendAsync(Messages.Numbered(4), ct).DefaultTimeout()));
-            Assert.All(handled, pair => Assert.Equal(1, pair.Value));
-            Assert.Equal(3, handled.Count);
+            held.Add(await raw.OpenAsync());
         }
-        finally
-        {
-            held.ForEach(call => call.Dispose());
-        }
+
+        var endings = held.Select(EndingAsync).ToList();
+
+        // Full, and no stream idle long enough: a new client is kept out.
+        var refused = await Assert.ThrowsAsync<PeerDeliveryException>(() => PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick(), ct)).DefaultTimeout();
+        Assert.Contains("MaxStreams", refused.Message, StringComparison.Ordinal);
+
+        // The quiet client: 35 s without a request; the holder's streams: 25 s. The quiet client's stream gives way.
+        time.Advance(TimeSpan.FromSeconds(25));
+        await using var newcomer = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Steady(), ct).DefaultTimeout();
+        Assert.Equal(2, Messages.Number(await newcomer.SendAsync(Messages.Numbered(2), ct).DefaultTimeout()));
+
+        // The quiet client sends: it gets back in once one of the holder's streams has been idle long enough.
+        var later = quiet.SendAsync(Messages.Numbered(3), ct);
+        time.Advance(TimeSpan.FromSeconds(10));
+        Assert.Equal(3, Messages.Number(await later.DefaultTimeout()));
+        Assert.InRange(quiet.ReconnectCount, 1, long.MaxValue);
+        Assert.Equal(StatusCode.Unavailable, await (await Task.WhenAny(endings).DefaultTimeout()).DefaultTimeout());
+        Assert.Equal(4, Messages.Number(await newcomer.SendAsync(Messages.Numbered(4), ct).DefaultTimeout()));
+        Assert.All(handled, pair => Assert.Equal(1, pair.Value));
+        Assert.Equal(3, handled.Count);
     }
 
     [Fact]
@@ -82,55 +68,46 @@ public sealed class PeerAdmissionTests
         var handled = new ConcurrentDictionary<long, int>();
         var options = new PeerServerOptions { BearerTokens = Tokens, MaxStreams = 8, MaxSessions = 8, Handler = Counting(handled) };
         await using var server = await PeerServer.StartAsync(options, ct).DefaultTimeout();
-        using var channel = GrpcChannel.ForAddress(server.Address);
-        var raw = new Peer.PeerClient(channel);
+        using var raw = new RawPeer(server.Address);
 
         // Alice churns sessions, then opens streams until she is refused.
         for (var i = 0; i < 20; i++)
         {
-            await WaitUntilAsync(() => server.Sessions.IdleCount == server.SessionCount);
-            using var churn = raw.Exchange(Alice(), cancellationToken: ct);
-            await ReadAsync(churn);
-            await churn.RequestStream.WriteAsync(Request(1, 1000 + i), ct).DefaultTimeout();
+            await TestTimeouts.WaitUntilAsync(() => server.Sessions.IdleCount == server.SessionCount);
+            using var churn = await raw.OpenAsync(Alice());
+            await WriteAsync(churn, Request(1, 1000 + i));
             Assert.Single((await ReadAsync(churn)).Envelopes);
         }
 
-        await WaitUntilAsync(() => server.Sessions.IdleCount == server.SessionCount);
+        await TestTimeouts.WaitUntilAsync(() => server.Sessions.IdleCount == server.SessionCount);
         Assert.InRange(server.SessionCount, 1, 4);
         var held = new List<AsyncDuplexStreamingCall<PeerBatch, PeerBatch>>();
-        try
+        RpcException? refusal = null;
+        while (refusal is null && held.Count < 8)
         {
-            RpcException? refusal = null;
-            while (refusal is null && held.Count < 8)
+            var call = raw.Exchange(Alice());
+            held.Add(call);
+            try
             {
-                var call = raw.Exchange(Alice(), cancellationToken: ct);
-                held.Add(call);
-                try
-                {
-                    await ReadAsync(call);
-                }
-                catch (RpcException error)
-                {
-                    refusal = error;
-                }
+                await ReadAsync(call);
             }
-
-            Assert.NotNull(refusal);
-            Assert.Equal(StatusCode.ResourceExhausted, refusal.StatusCode);
-            Assert.Contains("MaxStreamsPerIdentity", refusal.Status.Detail, StringComparison.Ordinal);
-            Assert.Equal(5, held.Count);
-
-            // Bob, beside her, gets in and is answered, each request once.
-            await using var bob = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick() with { BearerToken = "token-bob" }, ct).DefaultTimeout();
-            var replies = await Task.WhenAll(Enumerable.Range(0, 50).Select(i => bob.SendAsync(Messages.Numbered(i), ct))).DefaultTimeout();
-            Assert.Equal(Enumerable.Range(0, 50).Sum(i => (long)i), replies.Sum(Messages.Number));
-            Assert.All(Enumerable.Range(0, 50), i => Assert.Equal(1, handled[i]));
-            Assert.InRange(server.SessionCount, 2, 8);
+            catch (RpcException error)
+            {
+                refusal = error;
+            }
         }
-        finally
-        {
-            held.ForEach(call => call.Dispose());
-        }
+
+        Assert.NotNull(refusal);
+        Assert.Equal(StatusCode.ResourceExhausted, refusal.StatusCode);
+        Assert.Contains("MaxStreamsPerIdentity", refusal.Status.Detail, StringComparison.Ordinal);
+        Assert.Equal(5, held.Count);
+
+        // Bob, beside her, gets in and is answered, each request once.
+        await using var bob = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick() with { BearerToken = "token-bob" }, ct).DefaultTimeout();
+        var replies = await Task.WhenAll(Enumerable.Range(0, 50).Select(i => bob.SendAsync(Messages.Numbered(i), ct))).DefaultTimeout();
+        Assert.Equal(Enumerable.Range(0, 50).Sum(i => (long)i), replies.Sum(Messages.Number));
+        Assert.All(Enumerable.Range(0, 50), i => Assert.Equal(1, handled[i]));
+        Assert.InRange(server.SessionCount, 2, 8);
     }
 
     [Fact]
@@ -168,18 +145,16 @@ public sealed class PeerAdmissionTests
         proxy.Refusing = true;
         proxy.Reset();
         release.SetResult();
-        await WaitUntilAsync(() => server.SessionCount == 1 && server.Sessions.IdleCount == 1);
+        await TestTimeouts.WaitUntilAsync(() => server.SessionCount == 1 && server.Sessions.IdleCount == 1);
 
         // Meanwhile a raw client churns three times as many sessions as the server keeps.
-        using (var channel = GrpcChannel.ForAddress(server.Address))
+        using (var raw = new RawPeer(server.Address))
         {
-            var raw = new Peer.PeerClient(channel);
             for (var i = 0; i < 60; i++)
             {
-                await WaitUntilAsync(() => server.Sessions.IdleCount == server.SessionCount);
-                using var churn = raw.Exchange(cancellationToken: ct);
-                await ReadAsync(churn);
-                await churn.RequestStream.WriteAsync(Request(1, 1000 + i), ct).DefaultTimeout();
+                await TestTimeouts.WaitUntilAsync(() => server.Sessions.IdleCount == server.SessionCount);
+                using var churn = await raw.OpenAsync();
+                await WriteAsync(churn, Request(1, 1000 + i));
                 Assert.Single((await ReadAsync(churn)).Envelopes);
             }
         }
@@ -199,36 +174,35 @@ public sealed class PeerAdmissionTests
         var handled = new ConcurrentDictionary<long, int>();
         var options = new PeerServerOptions { BearerTokens = Tokens, Handler = Counting(handled) };
         await using var server = await PeerServer.StartAsync(options, ct).DefaultTimeout();
-        using var channel = GrpcChannel.ForAddress(server.Address);
-        var raw = new Peer.PeerClient(channel);
+        using var raw = new RawPeer(server.Address);
 
         // Alice's request is answered and, unacknowledged, remembered; her stream is reset (her session kept).
         string aliceSession;
-        using (var alice = raw.Exchange(Alice(), cancellationToken: ct))
+        using (var alice = raw.Exchange(Alice()))
         {
-            aliceSession = (await alice.ResponseHeadersAsync.DefaultTimeout()).GetValue(SessionHeader)!;
+            aliceSession = await SessionOfAsync(alice);
             await ReadAsync(alice);
-            await alice.RequestStream.WriteAsync(Request(1, 7), ct).DefaultTimeout();
+            await WriteAsync(alice, Request(1, 7));
             Assert.Equal(7, Number((await ReadAsync(alice)).Envelopes[0]));
         }
 
-        await WaitUntilAsync(() => server.Sessions.IdleCount == 1);
+        await TestTimeouts.WaitUntilAsync(() => server.Sessions.IdleCount == 1);
 
         // Bob presents her id and "resends" her sequence number: he gets a session of his own, and his request is handled.
-        using (var bob = raw.Exchange(new Metadata { { "authorization", "Bearer token-bob" }, { SessionHeader, aliceSession } }, cancellationToken: ct))
+        using (var bob = raw.Exchange(new Metadata { { "authorization", "Bearer token-bob" }, { SessionHeader, aliceSession } }))
         {
-            Assert.NotEqual(aliceSession, (await bob.ResponseHeadersAsync.DefaultTimeout()).GetValue(SessionHeader));
+            Assert.NotEqual(aliceSession, await SessionOfAsync(bob));
             await ReadAsync(bob);
-            await bob.RequestStream.WriteAsync(Request(1, 8), ct).DefaultTimeout();
+            await WriteAsync(bob, Request(1, 8));
             Assert.Equal(8, Number((await ReadAsync(bob)).Envelopes[0]));
         }
 
         // Alice's session is still hers: her resend is answered from memory, not handled again.
-        using (var again = raw.Exchange(new Metadata { { "authorization", "Bearer token-alice" }, { SessionHeader, aliceSession } }, cancellationToken: ct))
+        using (var again = raw.Exchange(new Metadata { { "authorization", "Bearer token-alice" }, { SessionHeader, aliceSession } }))
         {
-            Assert.Equal(aliceSession, (await again.ResponseHeadersAsync.DefaultTimeout()).GetValue(SessionHeader));
+            Assert.Equal(aliceSession, await SessionOfAsync(again));
             await ReadAsync(again);
-            await again.RequestStream.WriteAsync(Request(1, 7), ct).DefaultTimeout();
+            await WriteAsync(again, Request(1, 7));
             Assert.Equal(7, Number((await ReadAsync(again)).Envelopes[0]));
         }
 

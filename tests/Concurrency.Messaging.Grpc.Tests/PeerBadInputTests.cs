@@ -1,7 +1,5 @@
 using Concurrency.Messaging.Grpc.Protocol;
 using Google.Protobuf;
-using Grpc.Net.Client;
-using Xunit;
 
 namespace Concurrency.Messaging.Grpc.Tests;
 
@@ -11,8 +9,8 @@ public sealed class PeerBadInputTests
     public async Task SendAsync_MessageOverTheLimit_IsRefusedBeforeWritingAndTheStreamStaysUsable()
     {
         var ct = TestContext.Current.CancellationToken;
-        await using var server = await PeerServer.StartAsync(cancellationToken: ct).DefaultTimeout();
-        await using var client = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick() with { MaxMessageBytes = 64 * 1024 }, ct).DefaultTimeout();
+        await using var peers = await PeerPair.StartAsync(client: Messages.Quick() with { MaxMessageBytes = 64 * 1024 });
+        var (server, client) = peers;
 
         var error = Assert.Throws<PeerMessageTooLargeException>(() => { _ = client.SendAsync(new PeerMessage("big", "test", new byte[64 * 1024]), ct); });
         var reply = await client.SendAsync(Messages.Numbered(7), ct).DefaultTimeout();
@@ -26,9 +24,8 @@ public sealed class PeerBadInputTests
     [Fact]
     public async Task SendAsync_LargestMessageAllowed_GoesThroughInOneBatch()
     {
-        var ct = TestContext.Current.CancellationToken;
-        await using var server = await PeerServer.StartAsync(cancellationToken: ct).DefaultTimeout();
-        await using var client = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick(), ct).DefaultTimeout();
+        await using var peers = await PeerPair.StartAsync();
+        var client = peers.Client;
         var payload = new byte[(1024 * 1024) - 64];
         Random.Shared.NextBytes(payload);
 
@@ -43,9 +40,8 @@ public sealed class PeerBadInputTests
         var ct = TestContext.Current.CancellationToken;
         await using var server = await PeerServer.StartAsync(cancellationToken: ct).DefaultTimeout();
         await using var bystander = await WellBehavedClient.ConnectAsync(server);
-        using var channel = GrpcChannel.ForAddress(server.Address);
-        using var call = new Peer.PeerClient(channel).Exchange(cancellationToken: ct);
-        Assert.True(await call.ResponseStream.MoveNext(ct).DefaultTimeout(), "the greeting");
+        using var raw = new RawPeer(server.Address);
+        using var call = await raw.OpenAsync();
         var known = new Envelope { Sequence = 1, Type = "echo", Source = "raw", Payload = ByteString.CopyFromUtf8("hi") };
         var padded = Envelope.Parser.ParseFrom([.. known.ToByteArray(), 15 << 3, 1]); // field 15, a varint this server does not know
         padded.Error = "not mine";
@@ -74,8 +70,8 @@ public sealed class PeerBadInputTests
             EnableDetailedErrors = true,
             Handler = (request, _) => request.Type == "bad" ? throw new FormatException("cannot parse") : new ValueTask<PeerMessage>(request),
         };
-        await using var server = await PeerServer.StartAsync(options, ct).DefaultTimeout();
-        await using var client = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick(), ct).DefaultTimeout();
+        await using var peers = await PeerPair.StartAsync(options);
+        var (server, client) = peers;
 
         var bad = client.SendAsync(Messages.Numbered(1, "bad"), ct);
         var good = client.SendAsync(Messages.Numbered(2), ct);
@@ -91,8 +87,8 @@ public sealed class PeerBadInputTests
     {
         var ct = TestContext.Current.CancellationToken;
         var options = new PeerServerOptions { Handler = (_, _) => throw new FormatException("secret connection string") };
-        await using var server = await PeerServer.StartAsync(options, ct).DefaultTimeout();
-        await using var client = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick(), ct).DefaultTimeout();
+        await using var peers = await PeerPair.StartAsync(options);
+        var (server, client) = peers;
 
         var error = await Assert.ThrowsAsync<PeerRemoteException>(() => client.SendAsync(Messages.Numbered(1, "bad"), ct)).DefaultTimeout();
 
@@ -111,8 +107,8 @@ public sealed class PeerBadInputTests
             MaxMessageBytes = 1024,
             Handler = (request, _) => new ValueTask<PeerMessage>(request.Type == "grow" ? request with { Payload = new byte[4096] } : request),
         };
-        await using var server = await PeerServer.StartAsync(options, ct).DefaultTimeout();
-        await using var client = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick(), ct).DefaultTimeout();
+        await using var peers = await PeerPair.StartAsync(options);
+        var client = peers.Client;
 
         var error = await Assert.ThrowsAsync<PeerRemoteException>(() => client.SendAsync(Messages.Numbered(1, "grow"), ct)).DefaultTimeout();
         var reply = await client.SendAsync(Messages.Numbered(2), ct).DefaultTimeout();
@@ -135,8 +131,8 @@ public sealed class PeerBadInputTests
                 return new ValueTask<PeerMessage>(request);
             },
         };
-        await using var server = await PeerServer.StartAsync(options, ct).DefaultTimeout();
-        await using var client = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick(), ct).DefaultTimeout();
+        await using var peers = await PeerPair.StartAsync(options);
+        var client = peers.Client;
 
         var error = await Assert.ThrowsAsync<PeerRemoteException>(() => client.SendAsync(new PeerMessage("big", "test", new byte[2048]), ct)).DefaultTimeout();
         var reply = await client.SendAsync(Messages.Numbered(2), ct).DefaultTimeout();
@@ -151,8 +147,8 @@ public sealed class PeerBadInputTests
     {
         var ct = TestContext.Current.CancellationToken;
         const int limit = 1000;
-        await using var server = await PeerServer.StartAsync(new PeerServerOptions { MaxMessageBytes = limit }, ct).DefaultTimeout();
-        await using var client = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick() with { MaxMessageBytes = limit }, ct).DefaultTimeout();
+        await using var peers = await PeerPair.StartAsync(new PeerServerOptions { MaxMessageBytes = limit }, Messages.Quick() with { MaxMessageBytes = limit });
+        var (server, client) = peers;
         var atLimit = new PeerMessage("t", "s", new byte[limit - new PeerMessage("t", "s", default).WireSize - 1]);
         while (atLimit.WireSize < limit)
         {

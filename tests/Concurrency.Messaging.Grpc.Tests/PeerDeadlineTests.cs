@@ -1,5 +1,4 @@
 using Microsoft.Extensions.Time.Testing;
-using Xunit;
 
 namespace Concurrency.Messaging.Grpc.Tests;
 

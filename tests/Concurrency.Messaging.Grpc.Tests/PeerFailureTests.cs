@@ -1,4 +1,4 @@
-using Xunit;
+using System.Collections.Concurrent;
 
 namespace Concurrency.Messaging.Grpc.Tests;
 
@@ -53,7 +53,16 @@ public sealed class PeerFailureTests
     public async Task SendAsync_ConnectionResetRepeatedly_ServerHandlesEachMessageExactlyOnce()
     {
         var ct = TestContext.Current.CancellationToken;
-        var options = new PeerServerOptions { Handler = async (request, token) => { await Task.Yield(); return request; } };
+        var handled = new ConcurrentDictionary<long, int>(); // request number -> times its handler ran
+        var options = new PeerServerOptions
+        {
+            Handler = async (request, token) =>
+            {
+                handled.AddOrUpdate(Messages.Number(request), 1, (_, times) => times + 1);
+                await Task.Yield();
+                return request;
+            },
+        };
         await using var server = await PeerServer.StartAsync(options, ct).DefaultTimeout();
         await using var proxy = new LoopbackProxy(server.Address);
         await using var client = await PeerClient.ConnectAsync(proxy.Address.ToString(), Messages.Quick() with { BufferSize = 64, MaxBatchCount = 16 }, ct).DefaultTimeout();
@@ -72,6 +81,8 @@ public sealed class PeerFailureTests
 
         Assert.Equal((long)N * (N + 1) / 2, numbers.Select(Messages.Number).Sum());
         Assert.Equal(N, server.HandledCount);
+        Assert.Equal(N, handled.Count); // every message handled, and none of them twice
+        Assert.DoesNotContain(handled, pair => pair.Value != 1);
         Assert.True(client.ReconnectCount >= 1, $"no reconnect after {resets} resets");
     }
 

@@ -4,10 +4,8 @@ using Microsoft.AspNetCore.Hosting;
 using Microsoft.AspNetCore.Hosting.Server;
 using Microsoft.AspNetCore.Hosting.Server.Features;
 using Microsoft.AspNetCore.Http.Features;
-using Microsoft.AspNetCore.Server.Kestrel.Core;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Logging;
-using Xunit;
 
 namespace Concurrency.Messaging.Grpc.Tests;
 
@@ -153,17 +151,11 @@ public sealed class PeerHostedLimitsTests
             return new Running(server.Address, server.DisposeAsync);
         }
 
-        var builder = WebApplication.CreateSlimBuilder();
-        builder.Logging.ClearProviders();
-        builder.WebHost.UseUrls("http://127.0.0.1:0");
-        builder.WebHost.ConfigureKestrel(kestrel => kestrel.ConfigureEndpointDefaults(endpoint => endpoint.Protocols = HttpProtocols.Http2));
+        var builder = HostedPeer.Builder();
         builder.WebHost.UsePeerServerLimits();
         builder.Services.AddPeerService(options);
-        var app = builder.Build();
-        app.MapPeerService();
-        await app.StartAsync(ct).DefaultTimeout();
-        var address = app.Services.GetRequiredService<IServer>().Features.Get<IServerAddressesFeature>()!.Addresses.First();
-        return new Running(new Uri(address), async () =>
+        var app = await HostedPeer.StartAsync(builder);
+        return new Running(HostedPeer.Address(app), async () =>
         {
             await app.StopAsync(CancellationToken.None).ConfigureAwait(false);
             await app.DisposeAsync().ConfigureAwait(false);

@@ -1,13 +1,8 @@
 using Microsoft.AspNetCore.Builder;
-using Microsoft.AspNetCore.Hosting;
-using Microsoft.AspNetCore.Hosting.Server;
-using Microsoft.AspNetCore.Hosting.Server.Features;
-using Microsoft.AspNetCore.Server.Kestrel.Core;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Options;
-using Xunit;
 
 namespace Concurrency.Messaging.Grpc.Tests;
 
@@ -19,11 +14,7 @@ public sealed class PeerHostingTests
     {
         var ct = TestContext.Current.CancellationToken;
         var logs = new RecordingLoggerProvider();
-        var builder = WebApplication.CreateSlimBuilder();
-        builder.WebHost.UseUrls("http://127.0.0.1:0");
-        builder.WebHost.ConfigureKestrel(kestrel => kestrel.ConfigureEndpointDefaults(endpoint => endpoint.Protocols = HttpProtocols.Http2));
-        builder.Logging.ClearProviders(); // the test's choice, not the library's: no console output, one recording provider
-        builder.Logging.AddProvider(logs);
+        var builder = HostedPeer.Builder(logs);
         builder.Configuration.AddInMemoryCollection(new Dictionary<string, string?>
         {
             ["Peer:MaxSessions"] = "7",
@@ -31,12 +22,10 @@ public sealed class PeerHostingTests
             ["Peer:BearerToken"] = "s3cret",
         });
         builder.Services.AddPeerService(builder.Configuration.GetSection("Peer"), (request, _) => ValueTask.FromResult(request with { Source = "hosted" }));
-        await using var app = builder.Build();
-        app.MapPeerService();
-        await app.StartAsync(ct).DefaultTimeout();
+        await using var app = await HostedPeer.StartAsync(builder);
         try
         {
-            var address = app.Services.GetRequiredService<IServer>().Features.Get<IServerAddressesFeature>()!.Addresses.First();
+            var address = HostedPeer.Address(app).ToString();
 
             await using (var client = await PeerClient.ConnectAsync(address, Messages.Quick() with { BearerToken = "s3cret" }, ct).DefaultTimeout())
             {

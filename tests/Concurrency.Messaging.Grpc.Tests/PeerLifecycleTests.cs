@@ -1,5 +1,3 @@
-using Xunit;
-
 namespace Concurrency.Messaging.Grpc.Tests;
 
 public sealed class PeerLifecycleTests
@@ -21,8 +19,8 @@ public sealed class PeerLifecycleTests
                 return request;
             },
         };
-        await using var server = await PeerServer.StartAsync(options, ct).DefaultTimeout();
-        await using var client = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick(), ct).DefaultTimeout();
+        await using var peers = await PeerPair.StartAsync(options);
+        var client = peers.Client;
         using var cancel = new CancellationTokenSource();
 
         var slow = client.SendAsync(Messages.Numbered(1, "slow"), cancel.Token);
@@ -56,8 +54,8 @@ public sealed class PeerLifecycleTests
     {
         var ct = TestContext.Current.CancellationToken;
         var never = new TaskCompletionSource();
-        await using var server = await PeerServer.StartAsync(new PeerServerOptions { Handler = async (request, token) => { await never.Task.WaitAsync(token); return request; } }, ct).DefaultTimeout();
-        await using var client = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick(), ct).DefaultTimeout();
+        await using var peers = await PeerPair.StartAsync(new PeerServerOptions { Handler = async (request, token) => { await never.Task.WaitAsync(token); return request; } });
+        var client = peers.Client;
         var send = client.SendAsync(Messages.Numbered(1), ct);
         using var cancel = new CancellationTokenSource(TimeSpan.FromMilliseconds(200));
 
@@ -72,8 +70,8 @@ public sealed class PeerLifecycleTests
     {
         var ct = TestContext.Current.CancellationToken;
         var release = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-        await using var server = await PeerServer.StartAsync(new PeerServerOptions { Handler = async (request, token) => { await release.Task.WaitAsync(token); return request; } }, ct).DefaultTimeout();
-        await using var client = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick(PeerMode.Sync) with { BufferSize = 1 }, ct).DefaultTimeout();
+        await using var peers = await PeerPair.StartAsync(new PeerServerOptions { Handler = async (request, token) => { await release.Task.WaitAsync(token); return request; } }, Messages.Quick(PeerMode.Sync) with { BufferSize = 1 });
+        var (server, client) = peers;
         var first = client.SendAsync(Messages.Numbered(1), ct);
         var sends = Enumerable.Range(2, 5).Select(i => client.SendAsync(Messages.Numbered(i), ct)).ToList();
 
@@ -101,8 +99,8 @@ public sealed class PeerLifecycleTests
     public async Task SendAsync_AfterCompleteAsync_FailsClosed()
     {
         var ct = TestContext.Current.CancellationToken;
-        await using var server = await PeerServer.StartAsync(cancellationToken: ct).DefaultTimeout();
-        await using var client = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick(), ct).DefaultTimeout();
+        await using var peers = await PeerPair.StartAsync();
+        var client = peers.Client;
         await client.CompleteAsync(ct).DefaultTimeout();
 
         var error = await Assert.ThrowsAsync<PeerDeliveryException>(() => client.SendAsync(Messages.Numbered(1), ct)).DefaultTimeout();

@@ -1,16 +1,10 @@
 using Concurrency.Messaging.Grpc.Protocol;
 using Google.Protobuf;
 using Grpc.Core;
-using Grpc.Net.Client;
 using Microsoft.AspNetCore.Builder;
-using Microsoft.AspNetCore.Hosting;
-using Microsoft.AspNetCore.Hosting.Server;
-using Microsoft.AspNetCore.Hosting.Server.Features;
-using Microsoft.AspNetCore.Server.Kestrel.Core;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Time.Testing;
-using Xunit;
 using static Concurrency.Messaging.Grpc.Tests.RawStream;
 
 namespace Concurrency.Messaging.Grpc.Tests;
@@ -21,7 +15,6 @@ namespace Concurrency.Messaging.Grpc.Tests;
 /// </summary>
 public sealed class PeerLoggingTests
 {
-    private const string SessionHeader = "concurrency-peer-session";
     private const string PeerCategory = "Concurrency.Messaging.Grpc.PeerService";
 
     [Fact]
@@ -30,14 +23,13 @@ public sealed class PeerLoggingTests
         var ct = TestContext.Current.CancellationToken;
         var logs = new RecordingLoggerProvider();
         await using var app = await StartHostedAsync(logs, new PeerServerOptions());
-        using var channel = GrpcChannel.ForAddress(Address(app));
-        var raw = new Peer.PeerClient(channel);
+        using var raw = new RawPeer(HostedPeer.Address(app));
 
         string session;
-        using (var call = raw.Exchange(cancellationToken: ct))
+        using (var call = raw.Exchange())
         {
-            session = (await call.ResponseHeadersAsync.DefaultTimeout()).GetValue(SessionHeader)!;
-            await call.RequestStream.WriteAsync(new PeerBatch { Envelopes = { new Envelope { Sequence = 1, Type = "t", Payload = ByteString.CopyFrom(1, 2) } } }, ct).DefaultTimeout();
+            session = await SessionOfAsync(call);
+            await WriteAsync(call, new PeerBatch { Envelopes = { new Envelope { Sequence = 1, Type = "t", Payload = ByteString.CopyFrom(1, 2) } } });
             await call.RequestStream.CompleteAsync().DefaultTimeout();
             while (await call.ResponseStream.MoveNext(ct).DefaultTimeout())
             {
@@ -45,7 +37,7 @@ public sealed class PeerLoggingTests
         }
 
         // The stream's end is logged once the server is done with it, after the client has read the last reply.
-        await WaitUntilAsync(() => logs.Records.Any(record => record.Category == PeerCategory && record.Message.Contains("ended", StringComparison.Ordinal)));
+        await TestTimeouts.WaitUntilAsync(() => logs.Records.Any(record => record.Category == PeerCategory && record.Message.Contains("ended", StringComparison.Ordinal)));
         Assert.False(string.IsNullOrEmpty(session));
         Assert.Contains(logs.Records, record => record.Category == PeerCategory && record.Message.Contains("opened", StringComparison.Ordinal));
         Assert.DoesNotContain(logs.Records, record => record.Message.Contains(session, StringComparison.Ordinal));
@@ -79,8 +71,7 @@ public sealed class PeerLoggingTests
         var options = new PeerServerOptions { BearerToken = "s3cret", LoggerFactory = factory, TimeProvider = clock, MaxStreamsPerConnection = 1000 };
         await using var server = await PeerServer.StartAsync(options, ct).DefaultTimeout();
         await using var bystander = await WellBehavedClient.ConnectAsync(server, Messages.Steady() with { BearerToken = "s3cret" });
-        using var channel = GrpcChannel.ForAddress(server.Address);
-        var raw = new Peer.PeerClient(channel);
+        using var raw = new RawPeer(server.Address);
         var wrong = new Metadata { { "authorization", "Bearer guess" } };
 
         for (var i = 0; i < 100; i++)
@@ -101,9 +92,9 @@ public sealed class PeerLoggingTests
     private static List<string> Warnings(RecordingLoggerProvider logs)
         => [.. logs.Records.Where(record => record.Level == LogLevel.Warning && record.Category == PeerCategory).Select(record => record.Message)];
 
-    private static async Task RefusedAsync(Peer.PeerClient raw, Metadata headers)
+    private static async Task RefusedAsync(RawPeer raw, Metadata headers)
     {
-        using var call = raw.Exchange(headers, cancellationToken: TestContext.Current.CancellationToken);
+        using var call = raw.Exchange(headers);
         var error = await Assert.ThrowsAsync<RpcException>(() => call.ResponseStream.MoveNext(TestContext.Current.CancellationToken)).DefaultTimeout();
         Assert.Equal(StatusCode.Unauthenticated, error.StatusCode);
     }
@@ -111,20 +102,10 @@ public sealed class PeerLoggingTests
     // The peer service in an app of the test's own, logging at every level into the recorder.
     private static async Task<WebApplication> StartHostedAsync(RecordingLoggerProvider logs, PeerServerOptions options)
     {
-        var builder = WebApplication.CreateSlimBuilder();
-        builder.WebHost.UseUrls("http://127.0.0.1:0");
-        builder.WebHost.ConfigureKestrel(kestrel => kestrel.ConfigureEndpointDefaults(endpoint => endpoint.Protocols = HttpProtocols.Http2));
-        builder.Logging.ClearProviders();
-        builder.Logging.AddProvider(logs);
+        var builder = HostedPeer.Builder(logs);
         builder.Logging.SetMinimumLevel(LogLevel.Debug);
         builder.Services.AddPeerService(options);
-        var app = builder.Build();
-        app.MapPeerService();
-        await app.StartAsync(TestContext.Current.CancellationToken).DefaultTimeout();
-        return app;
+        return await HostedPeer.StartAsync(builder);
     }
-
-    private static Uri Address(WebApplication app)
-        => new(app.Services.GetRequiredService<IServer>().Features.Get<IServerAddressesFeature>()!.Addresses.First());
 
 }

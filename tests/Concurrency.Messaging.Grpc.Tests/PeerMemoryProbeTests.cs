@@ -1,10 +1,7 @@
 using System.Diagnostics;
 using System.Globalization;
 using Concurrency.Messaging.Grpc.Protocol;
-using Google.Protobuf;
 using Grpc.Core;
-using Grpc.Net.Client;
-using Xunit;
 using static Concurrency.Messaging.Grpc.Tests.RawStream;
 
 namespace Concurrency.Messaging.Grpc.Tests;
@@ -30,8 +27,7 @@ public sealed class PeerMemoryProbeTests
     {
         var ct = TestContext.Current.CancellationToken;
         await using var probe = await MemoryProbe.StartAsync();
-        using var channel = GrpcChannel.ForAddress(probe.Address);
-        var raw = new Peer.PeerClient(channel);
+        using var raw = new RawPeer(probe.Address);
         await AssertServedAsync(probe.Address, ct); // every path run once before the idle reading
         var idle = await probe.MeasureAsync();
         var output = TestContext.Current.TestOutputHelper;
@@ -42,10 +38,9 @@ public sealed class PeerMemoryProbeTests
         // open, the formula's other terms are the sessions' objects (64 KiB) and Kestrel's idle buffers (in the allowance).
         for (var session = 0; session < 12; session++)
         {
-            using var call = raw.Exchange(cancellationToken: ct);
-            await ReadAsync(call);
-            await call.RequestStream.WriteAsync(Batch(1, 65, "echo", payloadBytes: 16 * 1024), ct).DefaultTimeout();
-            await ReadRepliesAsync(call, 65);
+            using var call = await raw.OpenAsync();
+            await WriteAsync(call, Batch(1, 65, "echo", payloadBytes: 16 * 1024));
+            await CountRepliesAsync(call, 65);
         }
 
         await WaitUntilIdleAsync(probe);
@@ -63,10 +58,9 @@ public sealed class PeerMemoryProbeTests
         {
             for (var stream = 0; stream < Streams; stream++)
             {
-                var call = raw.Exchange(cancellationToken: ct);
+                var call = await raw.OpenAsync();
                 unread.Add(call);
-                await ReadAsync(call);
-                await call.RequestStream.WriteAsync(Batch(1, 1024, "large"), ct).DefaultTimeout();
+                await WriteAsync(call, Batch(1, 1024, "large"));
             }
 
             // Each stream makes MaxQueuedBatches + 3 replies (5): queued, being written, waiting for room, and the one after.
@@ -86,7 +80,7 @@ public sealed class PeerMemoryProbeTests
         // the handler does not answer: each stream stops reading after MaxQueuedBatches + 2. A connection each: on one,
         // the streams would share its 1 MiB receive window, and the first to stop reading would stop them all.
         await WaitUntilIdleAsync(probe);
-        var flood = new List<(GrpcChannel Channel, AsyncDuplexStreamingCall<PeerBatch, PeerBatch> Call)>();
+        var flood = new List<(RawPeer Connection, AsyncDuplexStreamingCall<PeerBatch, PeerBatch> Call)>();
         using var stopFlood = CancellationTokenSource.CreateLinkedTokenSource(ct);
         var written = 0;
         try
@@ -94,15 +88,15 @@ public sealed class PeerMemoryProbeTests
             var writers = new List<Task>();
             for (var stream = 0; stream < Streams; stream++)
             {
-                var connection = GrpcChannel.ForAddress(probe.Address);
-                var call = new Peer.PeerClient(connection).Exchange(cancellationToken: ct);
+                var connection = new RawPeer(probe.Address);
+                var call = connection.Exchange();
                 flood.Add((connection, call));
                 await ReadAsync(call);
 
                 // A first request answered later rather than at once: from then on the stream answers on its loop, and
                 // its reader queues what comes next instead of waiting for each answer.
-                await call.RequestStream.WriteAsync(Batch(1, 1, "yield"), ct).DefaultTimeout();
-                await ReadRepliesAsync(call, 1);
+                await WriteAsync(call, Batch(1, 1, "yield"));
+                await CountRepliesAsync(call, 1);
                 writers.Add(Task.Run(
                     async () =>
                     {
@@ -116,7 +110,7 @@ public sealed class PeerMemoryProbeTests
             }
 
             // Each stream takes MaxQueuedBatches + 2 batches (4): answering, queued, and one the reader holds.
-            var stalled = await WaitForStallAsync(() => Task.FromResult((long)Volatile.Read(ref written)), Streams * 3);
+            var stalled = await WaitForStallAsync(() => Volatile.Read(ref written), Streams * 3);
             Assert.DoesNotContain(writers, writer => writer.IsCompleted);
             var flooded = await probe.MeasureAsync();
             output?.WriteLine($"flood: heap +{flooded.Heap - idle.Heap:N0}, batches written {stalled}");
@@ -145,49 +139,9 @@ public sealed class PeerMemoryProbeTests
 
     private static PeerBatch Batch(ulong first, int count, string type, int payloadBytes = 0) => RawStream.Requests(first, count, payloadBytes, type);
 
-    private static async Task ReadRepliesAsync(AsyncDuplexStreamingCall<PeerBatch, PeerBatch> call, int count)
-    {
-        var replies = 0;
-        while (replies < count)
-        {
-            replies += (await ReadAsync(call)).Envelopes.Count;
-        }
-    }
-
     // Every stream the cases opened has ended on the server (each session is idle): their resets have reached it.
-    private static async Task WaitUntilIdleAsync(MemoryProbe probe)
-    {
-        var deadline = DateTime.UtcNow + TestTimeouts.Default;
-        while (await probe.StatusAsync() is var status && status.Idle != status.Sessions)
-        {
-            Assert.True(DateTime.UtcNow < deadline, "the streams never ended on the server");
-            await Task.Delay(20, TestContext.Current.CancellationToken);
-        }
-    }
-
-    // Returns the counter once it reached at least floor (what the case must reach, however slow the machine) and then did
-    // not move for a second. Fails if it never stalls.
-    private static async Task<long> WaitForStallAsync(Func<Task<long>> counter, long floor)
-    {
-        var deadline = DateTime.UtcNow + TestTimeouts.Default;
-        var last = -1L;
-        var since = DateTime.UtcNow;
-        while (true)
-        {
-            Assert.True(DateTime.UtcNow < deadline, "the case never stalled");
-            var now = await counter();
-            if (now != last)
-            {
-                (last, since) = (now, DateTime.UtcNow);
-            }
-            else if (now >= floor && DateTime.UtcNow - since > TimeSpan.FromSeconds(1))
-            {
-                return now;
-            }
-
-            await Task.Delay(50, TestContext.Current.CancellationToken);
-        }
-    }
+    private static Task WaitUntilIdleAsync(MemoryProbe probe)
+        => TestTimeouts.WaitUntilAsync(async () => await probe.StatusAsync() is var status && status.Idle == status.Sessions, "the streams never ended on the server");
 
     /// <summary>The probe's process: the server's address and bound, and its commands, each answered within the default timeout.</summary>
     private sealed class MemoryProbe : IAsyncDisposable
@@ -208,15 +162,8 @@ public sealed class PeerMemoryProbeTests
 
         public static async Task<MemoryProbe> StartAsync()
         {
-            var probe = Path.Combine(AppContext.BaseDirectory, "Concurrency.Messaging.Grpc.MemoryProbe.dll");
-            Assert.True(File.Exists(probe), $"the memory probe was not built next to the tests: {probe}");
-            var start = new ProcessStartInfo(DotnetHost.Path)
-            {
-                RedirectStandardInput = true,
-                RedirectStandardOutput = true,
-                UseShellExecute = false,
-            };
-            start.ArgumentList.Add(probe);
+            var start = DotnetHost.Probe("Concurrency.Messaging.Grpc.MemoryProbe.dll");
+            start.RedirectStandardInput = true;
             var process = Process.Start(start)!;
             try
             {

@@ -1,9 +1,6 @@
 using Concurrency.Messaging.Grpc.Protocol;
-using Google.Protobuf;
 using Grpc.Core;
-using Grpc.Net.Client;
 using Microsoft.Extensions.Logging.Abstractions;
-using Xunit;
 using static Concurrency.Messaging.Grpc.Tests.RawStream;
 
 namespace Concurrency.Messaging.Grpc.Tests;
@@ -17,7 +14,6 @@ namespace Concurrency.Messaging.Grpc.Tests;
 /// </summary>
 public sealed class PeerMemoryTests
 {
-    private const string SessionHeader = "concurrency-peer-session";
     private const int ReplyBytes = 60 * 1024;
     private const int Requests = 512;
 
@@ -45,12 +41,11 @@ public sealed class PeerMemoryTests
         var ct = TestContext.Current.CancellationToken;
         var handled = new Counter();
         await using var server = await PeerServer.StartAsync(LargeReplies(handled), ct).DefaultTimeout();
-        using var channel = GrpcChannel.ForAddress(server.Address);
-        using var call = new Peer.PeerClient(channel).Exchange(cancellationToken: ct);
-        await ReadAsync(call); // the greeting
+        using var raw = new RawPeer(server.Address);
+        using var call = await raw.OpenAsync();
 
         // One batch of 512 small requests, each answered with 60 KiB (30 MiB in all), and no reads.
-        await call.RequestStream.WriteAsync(Batch(1, Requests), ct).DefaultTimeout();
+        await WriteAsync(call, Batch(1, Requests));
         await WaitForStallAsync(() => handled.Value, 4);
 
         // The stream holds MaxQueuedBatches + 2 reply batches (4 here: queued, being written, waiting for room) and the reply
@@ -71,21 +66,18 @@ public sealed class PeerMemoryTests
         var ct = TestContext.Current.CancellationToken;
         var handled = new Counter();
         await using var server = await PeerServer.StartAsync(LargeReplies(handled), ct).DefaultTimeout();
-        using var channel = GrpcChannel.ForAddress(server.Address);
-        var raw = new Peer.PeerClient(channel);
-        using var first = raw.Exchange(cancellationToken: ct);
-        var session = (await first.ResponseHeadersAsync.DefaultTimeout()).GetValue(SessionHeader)!;
+        using var raw = new RawPeer(server.Address);
+        using var first = raw.Exchange();
+        var session = await SessionOfAsync(first);
         await ReadAsync(first);
-        await first.RequestStream.WriteAsync(Batch(1, Requests), ct).DefaultTimeout();
+        await WriteAsync(first, Batch(1, Requests));
         await WaitForStallAsync(() => handled.Value, 4);
         var before = handled.Value;
 
         // The client gives up on the first stream without closing it, and resends everything on its next one: the first
         // stream, waiting for room while it holds the session, must let the second have it.
-        using var second = raw.Exchange(new Metadata { { SessionHeader, session } }, cancellationToken: ct);
-        Assert.Equal(session, (await second.ResponseHeadersAsync.DefaultTimeout()).GetValue(SessionHeader));
-        await ReadAsync(second);
-        await second.RequestStream.WriteAsync(Batch(1, Requests), ct).DefaultTimeout();
+        using var second = await raw.ResumeAsync(session);
+        await WriteAsync(second, Batch(1, Requests));
         var replies = await ReadEnvelopesAsync(second, Requests);
 
         Assert.Equal(Enumerable.Range(1, Requests).Select(i => (ulong)i), replies.Select(reply => reply.Sequence));
@@ -146,37 +138,28 @@ public sealed class PeerMemoryTests
         var ct = TestContext.Current.CancellationToken;
         var options = new PeerServerOptions { MaxRememberedBytes = 1024 * 1024 };
         await using var server = await PeerServer.StartAsync(options, ct).DefaultTimeout();
-        using var channel = GrpcChannel.ForAddress(server.Address);
-        var raw = new Peer.PeerClient(channel);
+        using var raw = new RawPeer(server.Address);
         var calls = new List<AsyncDuplexStreamingCall<PeerBatch, PeerBatch>>();
-        try
+        // Eight sessions of 300 replies of 1 KiB each, never acknowledged: 2.4 MiB of replies for a 1 MiB budget.
+        for (var i = 0; i < 8; i++)
         {
-            // Eight sessions of 300 replies of 1 KiB each, never acknowledged: 2.4 MiB of replies for a 1 MiB budget.
-            for (var i = 0; i < 8; i++)
+            var call = await raw.OpenAsync();
+            calls.Add(call);
+            for (ulong first = 1; first <= 300; first += 100)
             {
-                var call = raw.Exchange(cancellationToken: ct);
-                calls.Add(call);
-                await ReadAsync(call);
-                for (ulong first = 1; first <= 300; first += 100)
-                {
-                    await call.RequestStream.WriteAsync(Batch(first, 100, payloadBytes: 1024), ct).DefaultTimeout();
-                    Assert.Equal(100, (await ReadEnvelopesAsync(call, 100)).Count);
-                    Assert.InRange(server.RememberedBytes, 1, options.MaxRememberedBytes);
-                }
+                await WriteAsync(call, Batch(first, 100, payloadBytes: 1024));
+                Assert.Equal(100, (await ReadEnvelopesAsync(call, 100)).Count);
+                Assert.InRange(server.RememberedBytes, 1, options.MaxRememberedBytes);
             }
+        }
 
-            // The first session's newest reply is still answered from memory: resent, it is not handled again.
-            var handled = server.HandledCount;
-            await calls[0].RequestStream.WriteAsync(Batch(300, 1, payloadBytes: 1024), ct).DefaultTimeout();
-            var resent = (await ReadEnvelopesAsync(calls[0], 1))[0];
-            Assert.Equal((300UL, false, 1024), (resent.Sequence, resent.Forgotten, resent.Payload.Length));
-            Assert.Equal(handled, server.HandledCount);
-            await AssertServedAsync(server, ct);
-        }
-        finally
-        {
-            calls.ForEach(call => call.Dispose());
-        }
+        // The first session's newest reply is still answered from memory: resent, it is not handled again.
+        var handled = server.HandledCount;
+        await calls[0].RequestStream.WriteAsync(Batch(300, 1, payloadBytes: 1024), ct).DefaultTimeout();
+        var resent = (await ReadEnvelopesAsync(calls[0], 1))[0];
+        Assert.Equal((300UL, false, 1024), (resent.Sequence, resent.Forgotten, resent.Payload.Length));
+        Assert.Equal(handled, server.HandledCount);
+        await AssertServedAsync(server, ct);
     }
 
     private static async Task AssertServedAsync(PeerServer server, CancellationToken ct)

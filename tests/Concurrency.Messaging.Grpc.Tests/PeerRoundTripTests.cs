@@ -1,6 +1,5 @@
 using Concurrency.Messaging.Actors;
 using Concurrency.Messaging.Pipes;
-using Xunit;
 
 namespace Concurrency.Messaging.Grpc.Tests;
 
@@ -12,8 +11,8 @@ public sealed class PeerRoundTripTests
     [InlineData(PeerMode.InOrder)]
     public async Task SendAsync_EchoServer_EveryReplyCarriesItsOwnPayload(PeerMode mode)
     {
-        await using var server = await PeerServer.StartAsync(cancellationToken: TestContext.Current.CancellationToken).DefaultTimeout();
-        await using var client = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick(mode), TestContext.Current.CancellationToken).DefaultTimeout();
+        await using var peers = await PeerPair.StartAsync(client: Messages.Quick(mode));
+        var (server, client) = peers;
 
         var replies = await Task.WhenAll(Enumerable.Range(0, 500).Select(i => client.SendAsync(Messages.Numbered(i)))).DefaultTimeout();
 
@@ -62,8 +61,8 @@ public sealed class PeerRoundTripTests
     [Fact]
     public async Task SendAsync_FiveThousandConcurrentSenders_AllRepliesArriveOnceAndSumMatches()
     {
-        await using var server = await PeerServer.StartAsync(cancellationToken: TestContext.Current.CancellationToken).DefaultTimeout();
-        await using var client = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick(), TestContext.Current.CancellationToken).DefaultTimeout();
+        await using var peers = await PeerPair.StartAsync();
+        var (server, client) = peers;
 
         var senders = Enumerable.Range(1, 5000).Select(i => Task.Run(async () => Messages.Number(await client.SendAsync(Messages.Numbered(i)))));
         var numbers = await Task.WhenAll(senders).DefaultTimeout();
@@ -84,8 +83,8 @@ public sealed class PeerRoundTripTests
             Interlocked.Add(ref sum, Messages.Number(message));
             Interlocked.Increment(ref received);
         });
-        await using var server = await PeerServer.StartAsync(new PeerServerOptions { Handler = PeerHandlers.PostTo(pipe) }, TestContext.Current.CancellationToken).DefaultTimeout();
-        await using var client = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick(), TestContext.Current.CancellationToken).DefaultTimeout();
+        await using var peers = await PeerPair.StartAsync(new PeerServerOptions { Handler = PeerHandlers.PostTo(pipe) });
+        var client = peers.Client;
 
         var replies = await Task.WhenAll(Enumerable.Range(1, 1000).Select(i => client.SendAsync(Messages.Numbered(i)))).DefaultTimeout();
         pipe.Complete();
@@ -99,11 +98,10 @@ public sealed class PeerRoundTripTests
     [Fact]
     public async Task AskActor_ActorHandler_RepliesComeFromTheActorAndItsStateNeedsNoLock()
     {
-        var ct = TestContext.Current.CancellationToken;
         await using var system = new ActorSystem();
         var tally = system.Spawn(() => new Tally());
-        await using var server = await PeerServer.StartAsync(new PeerServerOptions { Handler = PeerHandlers.AskActor(tally, TimeSpan.FromSeconds(10)) }, ct).DefaultTimeout();
-        await using var client = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick(), ct).DefaultTimeout();
+        await using var peers = await PeerPair.StartAsync(new PeerServerOptions { Handler = PeerHandlers.AskActor(tally, TimeSpan.FromSeconds(10)) });
+        var client = peers.Client;
 
         var replies = await Task.WhenAll(Enumerable.Range(1, 500).Select(i => client.SendAsync(Messages.Numbered(i)))).DefaultTimeout();
 

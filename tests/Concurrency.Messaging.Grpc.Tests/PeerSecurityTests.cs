@@ -1,6 +1,5 @@
 using System.Security.Cryptography;
 using System.Security.Cryptography.X509Certificates;
-using Xunit;
 
 namespace Concurrency.Messaging.Grpc.Tests;
 
@@ -41,8 +40,8 @@ public sealed class PeerSecurityTests
     public async Task SendAsync_RightToken_IsAnswered()
     {
         var ct = TestContext.Current.CancellationToken;
-        await using var server = await PeerServer.StartAsync(new PeerServerOptions { BearerToken = "s3cret" }, ct).DefaultTimeout();
-        await using var client = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick() with { BearerToken = "s3cret" }, ct).DefaultTimeout();
+        await using var peers = await PeerPair.StartAsync(new PeerServerOptions { BearerToken = "s3cret" }, Messages.Quick() with { BearerToken = "s3cret" });
+        var client = peers.Client;
 
         Assert.Equal(5, Messages.Number(await client.SendAsync(Messages.Numbered(5), ct).DefaultTimeout()));
     }

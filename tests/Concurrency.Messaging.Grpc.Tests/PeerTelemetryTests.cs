@@ -4,15 +4,7 @@ using System.Diagnostics.Metrics;
 using Concurrency.Messaging.Grpc.Protocol;
 using Google.Protobuf;
 using Grpc.Core;
-using Grpc.Net.Client;
-using Microsoft.AspNetCore.Builder;
-using Microsoft.AspNetCore.Hosting;
-using Microsoft.AspNetCore.Hosting.Server;
-using Microsoft.AspNetCore.Hosting.Server.Features;
-using Microsoft.AspNetCore.Server.Kestrel.Core;
 using Microsoft.Extensions.DependencyInjection;
-using Microsoft.Extensions.Logging;
-using Xunit;
 using static Concurrency.Messaging.Grpc.Tests.RawStream;
 
 namespace Concurrency.Messaging.Grpc.Tests;
@@ -46,29 +38,36 @@ public sealed class PeerTelemetryTests
         var ct = TestContext.Current.CancellationToken;
         using var recorder = new MeasurementRecorder();
         var name = Unique("server");
-        var published = new ConcurrentDictionary<string, Instrument>();
+        var published = new ConcurrentDictionary<Instrument, bool>();
         using var names = InstrumentNames(published);
-        await using var server = await PeerServer.StartAsync(new PeerServerOptions { Name = name }, ct).DefaultTimeout();
-        await using var client = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Steady(), ct).DefaultTimeout();
+        await using var peers = await PeerPair.StartAsync(new PeerServerOptions { Name = name }, Messages.Steady());
+        var (server, client) = peers;
 
         var replies = await Task.WhenAll(Enumerable.Range(0, 100).Select(i => client.SendAsync(Messages.Numbered(i), ct))).DefaultTimeout();
 
         Assert.Equal(99L * 100 / 2, replies.Sum(Messages.Number));
-        Assert.All(PeerInstruments, instrument => Assert.Contains(instrument, published.Keys));
-        Assert.DoesNotContain("concurrency.peer.server.sessions", published.Keys); // up-down counters are not pluralized
-        Assert.DoesNotContain("concurrency.peer.server.streams", published.Keys);
 
         // A writer counts a batch once its write completes, and the replies can be back before it resumes to count them:
         // the counters catch up with the replies, not before them.
-        await WaitUntilAsync(() => recorder.Total("concurrency.peer.server.messages.sent", ServerName, name) >= 100);
+        await TestTimeouts.WaitUntilAsync(() => recorder.Total("concurrency.peer.server.messages.sent", ServerName, name) >= 100);
         Assert.True(recorder.Total("concurrency.peer.server.messages.received", ServerName, name) >= 100);
         Assert.True(recorder.Total("concurrency.peer.server.batches.received", ServerName, name) >= 1);
         Assert.True(recorder.Total("concurrency.peer.server.batches.sent", ServerName, name) >= 1);
         var observed = recorder.Observe().Where(measured => Equals(measured.Tag(ServerName), name)).ToList();
         Assert.Equal(1, Assert.Single(observed, measured => measured.Instrument.Name == "concurrency.peer.server.session.count").Value);
         Assert.Equal(1, Assert.Single(observed, measured => measured.Instrument.Name == "concurrency.peer.server.stream.count").Value);
-        Assert.Equal("{session}", published["concurrency.peer.server.session.count"].Unit);
-        Assert.Equal("s", published["concurrency.peer.server.request.duration"].Unit);
+
+        // Other tests' servers publish instruments of the same names: this server's are those on the meter its own
+        // measurements came on, and each of the server's names is published there. The client's instruments are on the
+        // library's one static meter; its sends, told apart by this server's port, were measured, one each.
+        var own = Assert.Single(recorder.Of("concurrency.peer.server.messages.received", ServerName, name).Select(measured => measured.Instrument.Meter).Distinct());
+        var ours = published.Keys.Where(instrument => instrument.Meter == own).ToDictionary(instrument => instrument.Name);
+        Assert.All(PeerInstruments.Where(instrument => instrument.StartsWith("concurrency.peer.server.", StringComparison.Ordinal)), instrument => Assert.Contains(instrument, ours.Keys));
+        Assert.All(PeerInstruments.Where(instrument => instrument.StartsWith("concurrency.peer.client.", StringComparison.Ordinal)), instrument => Assert.Contains(published.Keys, p => p.Name == instrument));
+        Assert.Equal(100, recorder.Of("concurrency.peer.client.send.duration", "server.port", server.Address.Port).Count(measured => measured.Tag(ErrorType) is null));
+        Assert.DoesNotContain(published.Keys, instrument => instrument.Name is "concurrency.peer.server.sessions" or "concurrency.peer.server.streams"); // up-down counters are not pluralized
+        Assert.Equal("{session}", ours["concurrency.peer.server.session.count"].Unit);
+        Assert.Equal("s", ours["concurrency.peer.server.request.duration"].Unit);
     }
 
     [Fact]
@@ -95,11 +94,10 @@ public sealed class PeerTelemetryTests
         using var recorder = new MeasurementRecorder();
         var name = Unique("abused");
         await using var server = await PeerServer.StartAsync(new PeerServerOptions { Name = name }, ct).DefaultTimeout();
-        using var channel = GrpcChannel.ForAddress(server.Address);
-        using var raw = new Peer.PeerClient(channel).Exchange(cancellationToken: ct);
-        await ReadAsync(raw); // the greeting
+        using var peer = new RawPeer(server.Address);
+        using var raw = await peer.OpenAsync();
 
-        await raw.RequestStream.WriteAsync(Requests("abuse", 2, 1), ct).DefaultTimeout();
+        await WriteAsync(raw, Requests("abuse", 2, 1));
         var refused = await Assert.ThrowsAsync<RpcException>(() => ReadAsync(raw));
         await using var client = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick(), ct).DefaultTimeout();
 
@@ -121,8 +119,8 @@ public sealed class PeerTelemetryTests
             Name = name,
             Handler = (request, _) => request.Type == "fail" ? throw new InvalidOperationException("no") : ValueTask.FromResult(request),
         };
-        await using var server = await PeerServer.StartAsync(options, ct).DefaultTimeout();
-        await using var client = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Steady(), ct).DefaultTimeout();
+        await using var peers = await PeerPair.StartAsync(options, Messages.Steady());
+        var (server, client) = peers;
 
         await Task.WhenAll(Enumerable.Range(0, 10).Select(i => client.SendAsync(Messages.Numbered(i), ct))).DefaultTimeout();
         await Assert.ThrowsAsync<PeerRemoteException>(() => client.SendAsync(Messages.Numbered(0, "fail"), ct)).DefaultTimeout();
@@ -173,20 +171,13 @@ public sealed class PeerTelemetryTests
         var ct = TestContext.Current.CancellationToken;
         using var recorder = new MeasurementRecorder();
         var name = Unique("hosted");
-        var builder = WebApplication.CreateSlimBuilder();
-        builder.WebHost.UseUrls("http://127.0.0.1:0");
-        builder.WebHost.ConfigureKestrel(kestrel => kestrel.ConfigureEndpointDefaults(endpoint => endpoint.Protocols = HttpProtocols.Http2));
-        builder.Logging.ClearProviders();
+        var builder = HostedPeer.Builder();
         builder.Services.AddPeerService(new PeerServerOptions { Name = name });
-        var app = builder.Build();
         IMeterFactory factory;
-        await using (app)
+        await using (var app = await HostedPeer.StartAsync(builder))
         {
-            app.MapPeerService();
-            await app.StartAsync(ct).DefaultTimeout();
             factory = app.Services.GetRequiredService<IMeterFactory>();
-            var address = app.Services.GetRequiredService<IServer>().Features.Get<IServerAddressesFeature>()!.Addresses.First();
-            await using (var client = await PeerClient.ConnectAsync(address, Messages.Quick(), ct).DefaultTimeout())
+            await using (var client = await PeerClient.ConnectAsync(HostedPeer.Address(app).ToString(), Messages.Quick(), ct).DefaultTimeout())
             {
                 Assert.Equal(3, Messages.Number(await client.SendAsync(Messages.Numbered(3), ct).DefaultTimeout()));
             }
@@ -216,8 +207,8 @@ public sealed class PeerTelemetryTests
         var type = Unique("traced");
         using var spans = new SpanRecorder();
         using var source = new ActivitySource(nameof(PeerTelemetryTests));
-        await using var server = await PeerServer.StartAsync(cancellationToken: ct).DefaultTimeout();
-        await using var client = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick(), ct).DefaultTimeout();
+        await using var peers = await PeerPair.StartAsync();
+        var (server, client) = peers;
 
         Activity? caller;
         Task<PeerMessage> reply;
@@ -255,8 +246,8 @@ public sealed class PeerTelemetryTests
         using var spans = new SpanRecorder();
         using var recorder = new MeasurementRecorder();
         var started = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-        await using var server = await PeerServer.StartAsync(new PeerServerOptions { Handler = Hanging(type, started) }, ct).DefaultTimeout();
-        await using var client = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick(), ct).DefaultTimeout();
+        await using var peers = await PeerPair.StartAsync(new PeerServerOptions { Handler = Hanging(type, started) });
+        var (server, client) = peers;
         using var cancel = CancellationTokenSource.CreateLinkedTokenSource(ct);
 
         var send = client.SendAsync(Messages.Numbered(1, type), cancel.Token);
@@ -281,8 +272,8 @@ public sealed class PeerTelemetryTests
         var type = Unique("hang");
         using var spans = new SpanRecorder();
         var started = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-        await using var server = await PeerServer.StartAsync(new PeerServerOptions { Handler = Hanging(type, started) }, ct).DefaultTimeout();
-        await using var client = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick() with { DeliveryTimeout = TimeSpan.FromMilliseconds(300) }, ct).DefaultTimeout();
+        await using var peers = await PeerPair.StartAsync(new PeerServerOptions { Handler = Hanging(type, started) }, Messages.Quick() with { DeliveryTimeout = TimeSpan.FromMilliseconds(300) });
+        var (server, client) = peers;
 
         var timedOut = await Assert.ThrowsAsync<PeerDeliveryException>(() => client.SendAsync(Messages.Numbered(1, type), ct)).DefaultTimeout();
 
@@ -304,16 +295,15 @@ public sealed class PeerTelemetryTests
         var name = Unique("reset");
         var started = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
         await using var server = await PeerServer.StartAsync(new PeerServerOptions { Name = name, Handler = Hanging(type, started) }, ct).DefaultTimeout();
-        using var channel = GrpcChannel.ForAddress(server.Address);
-        using (var raw = new Peer.PeerClient(channel).Exchange(cancellationToken: ct))
+        using var peer = new RawPeer(server.Address);
+        using (var raw = await peer.OpenAsync())
         {
-            await ReadAsync(raw); // the greeting
-            await raw.RequestStream.WriteAsync(Requests(type, 1), ct).DefaultTimeout();
+            await WriteAsync(raw, Requests(type, 1));
             await started.Task.DefaultTimeout();
         }
 
         // The reset cancels the handler's token: its span ends then, not never.
-        await WaitUntilAsync(() => spans.Of(type).Any(span => span.Kind == ActivityKind.Server));
+        await TestTimeouts.WaitUntilAsync(() => spans.Of(type).Any(span => span.Kind == ActivityKind.Server));
         var span = Assert.Single(spans.Of(type));
         Assert.Equal(ActivityStatusCode.Error, span.Status);
         Assert.Equal("cancelled", span.GetTagItem(ErrorType));
@@ -336,7 +326,8 @@ public sealed class PeerTelemetryTests
         return request;
     };
 
-    private static MeterListener InstrumentNames(ConcurrentDictionary<string, Instrument> published)
+    // Every instrument of the library's meter name that is published while the listener runs (or was before it started).
+    private static MeterListener InstrumentNames(ConcurrentDictionary<Instrument, bool> published)
     {
         var listener = new MeterListener
         {
@@ -344,7 +335,7 @@ public sealed class PeerTelemetryTests
             {
                 if (instrument.Meter.Name == "Concurrency.Messaging")
                 {
-                    published[instrument.Name] = instrument;
+                    published[instrument] = true;
                 }
             },
         };

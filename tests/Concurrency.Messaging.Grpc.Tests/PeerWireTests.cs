@@ -4,7 +4,6 @@ using Concurrency.Messaging.Grpc;
 using Concurrency.Messaging.Grpc.Protocol;
 using Google.Protobuf;
 using Grpc.Core;
-using Xunit;
 
 namespace Concurrency.Messaging.Grpc.Tests;
 

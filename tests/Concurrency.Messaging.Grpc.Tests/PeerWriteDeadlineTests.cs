@@ -1,9 +1,6 @@
 using Concurrency.Messaging.Grpc.Protocol;
-using Google.Protobuf;
 using Grpc.Core;
-using Grpc.Net.Client;
 using Microsoft.Extensions.Time.Testing;
-using Xunit;
 using static Concurrency.Messaging.Grpc.Tests.RawStream;
 
 namespace Concurrency.Messaging.Grpc.Tests;
@@ -17,109 +14,78 @@ namespace Concurrency.Messaging.Grpc.Tests;
 /// </summary>
 public sealed class PeerWriteDeadlineTests
 {
-    private const string SessionHeader = "concurrency-peer-session";
     private const int Payload = 64 * 1024;
 
     [Fact]
     public async Task Exchange_ClientNeverReadsItsReplies_StreamEndsAfterTheWriteTimeoutAndItsSlotServesANewClient()
     {
-        var ct = TestContext.Current.CancellationToken;
         var clock = new FakeTimeProvider();
         var options = new PeerServerOptions { MaxStreams = 2, MaxQueuedBatches = 2, TimeProvider = clock };
-        await using var server = await PeerServer.StartAsync(options, ct).DefaultTimeout();
-        await using var beside = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Steady(), ct).DefaultTimeout();
-        using var channel = GrpcChannel.ForAddress(server.Address);
-        using var flood = new Peer.PeerClient(channel).Exchange(cancellationToken: ct);
-        await ReadAsync(flood);
-        using var stopFlood = CancellationTokenSource.CreateLinkedTokenSource(ct);
-        var written = 0;
-        var writer = FloodAsync(flood, 1_000, () => Interlocked.Increment(ref written), stopFlood.Token);
-        await WaitForStallAsync(() => Volatile.Read(ref written), writer: writer);
+        await using var peers = await PeerPair.StartAsync(options, Messages.Steady());
+        var (server, beside) = peers;
+        using var raw = new RawPeer(server.Address);
+        using var call = await raw.OpenAsync();
+        using var flood = await Flood.StalledAsync(call);
         Assert.Equal(45, await SumAsync(beside, 10)); // served beside the blocked write
 
         clock.Advance(options.WriteTimeout + TimeSpan.FromSeconds(1));
 
-        await using (var next = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Steady(), ct).DefaultTimeout())
-        {
-            Assert.Equal(45, await SumAsync(next, 10)); // the slot (MaxStreams = 2) was given back, the flood still unread
-        }
+        await WellBehavedClient.AssertNewClientServedAsync(server); // the slot (MaxStreams = 2) was given back, the flood still unread
 
-        await EndedAsync(flood);
+        await EndedAsync(call);
 
         Assert.Equal(45, await SumAsync(beside, 10));
-        await stopFlood.CancelAsync();
-        await Assert.ThrowsAnyAsync<Exception>(() => writer).DefaultTimeout();
+        await flood.StopAsync();
     }
 
     [Fact]
     public async Task Exchange_ClientNeverReadsOnTheLastConnection_ItsConnectionIsClosedAfterTheWriteTimeoutAndANewClientGetsIn()
     {
-        var ct = TestContext.Current.CancellationToken;
         var clock = new FakeTimeProvider();
 
         // Two connections: the client beside, and the flood's. The cut write's stream is reset, so its connection is left
         // with no stream and Kestrel closes it after the idle timeout (a real second: Kestrel's own clock).
         var options = new PeerServerOptions { MaxConnections = 2, MaxQueuedBatches = 2, ConnectionIdleTimeout = TimeSpan.FromSeconds(1), TimeProvider = clock };
-        await using var server = await PeerServer.StartAsync(options, ct).DefaultTimeout();
-        await using var beside = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Steady(), ct).DefaultTimeout();
-        using var channel = GrpcChannel.ForAddress(server.Address);
-        using var flood = new Peer.PeerClient(channel).Exchange(cancellationToken: ct);
-        await ReadAsync(flood);
-        using var stopFlood = CancellationTokenSource.CreateLinkedTokenSource(ct);
-        var written = 0;
-        var writer = FloodAsync(flood, 1_000, () => Interlocked.Increment(ref written), stopFlood.Token);
-        await WaitForStallAsync(() => Volatile.Read(ref written), writer: writer);
+        await using var peers = await PeerPair.StartAsync(options, Messages.Steady());
+        var (server, beside) = peers;
+        using var raw = new RawPeer(server.Address);
+        using var call = await raw.OpenAsync();
+        using var flood = await Flood.StalledAsync(call);
 
         clock.Advance(options.WriteTimeout + TimeSpan.FromSeconds(1));
 
-        await using (var next = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Steady(), ct).DefaultTimeout())
-        {
-            Assert.Equal(45, await SumAsync(next, 10)); // a connection (MaxConnections = 2) was given back, the flood still unread
-        }
+        await WellBehavedClient.AssertNewClientServedAsync(server); // a connection (MaxConnections = 2) was given back, the flood still unread
 
         Assert.Equal(45, await SumAsync(beside, 10));
-        await stopFlood.CancelAsync();
-        await Assert.ThrowsAnyAsync<Exception>(() => writer).DefaultTimeout();
+        await flood.StopAsync();
     }
 
     [Fact]
     public async Task Exchange_SupersededWhileBlockedInAWrite_EndsAtOnceAndTheNewStreamGetsTheRememberedReplies()
     {
-        var ct = TestContext.Current.CancellationToken;
-
         // The fake clock never moves: only the newer stream can end the blocked write.
         var options = new PeerServerOptions { MaxStreams = 3, MaxQueuedBatches = 2, TimeProvider = new FakeTimeProvider() };
-        await using var server = await PeerServer.StartAsync(options, ct).DefaultTimeout();
-        await using var beside = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Steady(), ct).DefaultTimeout();
-        using var channel = GrpcChannel.ForAddress(server.Address);
-        var raw = new Peer.PeerClient(channel);
-        using var old = raw.Exchange(cancellationToken: ct);
-        var session = (await old.ResponseHeadersAsync.DefaultTimeout()).GetValue(SessionHeader)!;
+        await using var peers = await PeerPair.StartAsync(options, Messages.Steady());
+        var (server, beside) = peers;
+        using var raw = new RawPeer(server.Address);
+        using var old = raw.Exchange();
+        var session = await SessionOfAsync(old);
         await ReadAsync(old);
-        using var stopFlood = CancellationTokenSource.CreateLinkedTokenSource(ct);
-        var written = 0;
-        var writer = FloodAsync(old, 1_000, () => Interlocked.Increment(ref written), stopFlood.Token);
-        await WaitForStallAsync(() => Volatile.Read(ref written), writer: writer);
+        using var flood = await Flood.StalledAsync(old);
         var handled = server.HandledCount;
 
-        using var resumed = raw.Exchange(new Metadata { { SessionHeader, session } }, cancellationToken: ct);
-        Assert.Equal(session, (await resumed.ResponseHeadersAsync.DefaultTimeout()).GetValue(SessionHeader));
-        await ReadAsync(resumed);
+        using var resumed = await raw.ResumeAsync(session);
 
-        await resumed.RequestStream.WriteAsync(Requests(1, 1), ct).DefaultTimeout();
+        await WriteAsync(resumed, Requests(1, 1, Payload));
         var again = await ReplyAsync(resumed);
         Assert.Equal(1UL, again.Sequence);
         Assert.Equal(Payload, again.Payload.Length);
         Assert.Equal(handled, server.HandledCount); // answered from memory, not handled twice
-        await using (var next = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Steady(), ct).DefaultTimeout())
-        {
-            Assert.Equal(45, await SumAsync(next, 10)); // the old stream's slot (MaxStreams = 3) was given back, its replies unread
-        }
+        await WellBehavedClient.AssertNewClientServedAsync(server); // the old stream's slot (MaxStreams = 3) was given back, its replies unread
 
         await EndedAsync(old);
         Assert.Equal(45, await SumAsync(beside, 10));
-        await stopFlood.CancelAsync();
-        await Assert.ThrowsAnyAsync<Exception>(() => writer).DefaultTimeout();
+        await flood.StopAsync();
     }
 
     [Fact]
@@ -129,16 +95,15 @@ public sealed class PeerWriteDeadlineTests
         var clock = new FakeTimeProvider();
         var options = new PeerServerOptions { TimeProvider = clock };
         await using var server = await PeerServer.StartAsync(options, ct).DefaultTimeout();
-        using var channel = GrpcChannel.ForAddress(server.Address);
-        using var slow = new Peer.PeerClient(channel).Exchange(cancellationToken: ct);
-        await ReadAsync(slow);
+        using var raw = new RawPeer(server.Address);
+        using var slow = await raw.OpenAsync();
 
         // Each 64 KiB echo is larger than the stream's first HTTP/2 window, so its write waits for the client to read; the
         // clock moves half the timeout per reply, ten timeouts in all, and no one write sees more than half of it.
         const int count = 20;
         for (var sequence = 1; sequence <= count; sequence++)
         {
-            await slow.RequestStream.WriteAsync(Requests((ulong)sequence, 1), ct).DefaultTimeout();
+            await WriteAsync(slow, Requests((ulong)sequence, 1, Payload));
             Assert.Equal((ulong)sequence, (await ReplyAsync(slow)).Sequence);
             clock.Advance(options.WriteTimeout / 2);
         }
@@ -154,15 +119,13 @@ public sealed class PeerWriteDeadlineTests
     [Fact]
     public async Task Exchange_StreamSendsNothing_EndsAfterTheIdleTimeoutAndItsSlotServesANewClient()
     {
-        var ct = TestContext.Current.CancellationToken;
         var clock = new FakeTimeProvider();
         // StreamIdleTimeout far off: the stream ends by sending nothing, not by giving way to the next client.
         var options = new PeerServerOptions { MaxStreams = 2, StreamIdleTimeout = TimeSpan.FromHours(1), TimeProvider = clock };
-        await using var server = await PeerServer.StartAsync(options, ct).DefaultTimeout();
-        await using var beside = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Steady(), ct).DefaultTimeout();
-        using var channel = GrpcChannel.ForAddress(server.Address);
-        using var idle = new Peer.PeerClient(channel).Exchange(cancellationToken: ct);
-        await ReadAsync(idle);
+        await using var peers = await PeerPair.StartAsync(options, Messages.Steady());
+        var (server, beside) = peers;
+        using var raw = new RawPeer(server.Address);
+        using var idle = await raw.OpenAsync();
 
         // Two thirds of the timeout, then a round trip of the client beside, which restarts its stream's wait; then past
         // the idle stream's timeout, and short of the other's.
@@ -170,10 +133,7 @@ public sealed class PeerWriteDeadlineTests
         Assert.Equal(45, await SumAsync(beside, 10));
         clock.Advance((options.ReadIdleTimeout / 3) + TimeSpan.FromSeconds(1));
 
-        await using (var next = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Steady(), ct).DefaultTimeout())
-        {
-            Assert.Equal(45, await SumAsync(next, 10)); // the idle stream's slot (MaxStreams = 2) was given back
-        }
+        await WellBehavedClient.AssertNewClientServedAsync(server); // the idle stream's slot (MaxStreams = 2) was given back
 
         var ended = await Assert.ThrowsAsync<RpcException>(async () => await EndedQuietlyAsync(idle)).DefaultTimeout();
         Assert.Equal(StatusCode.Unavailable, ended.StatusCode);
@@ -198,15 +158,14 @@ public sealed class PeerWriteDeadlineTests
             },
         };
         await using var server = await PeerServer.StartAsync(options, ct).DefaultTimeout();
-        using var channel = GrpcChannel.ForAddress(server.Address);
-        using var call = new Peer.PeerClient(channel).Exchange(cancellationToken: ct);
-        await ReadAsync(call);
+        using var raw = new RawPeer(server.Address);
+        using var call = await raw.OpenAsync();
 
         // Three requests sent at once, answered one by one by a slow handler: the client sends nothing more for twice the
         // idle timeout, while a reply comes every two thirds of it.
         for (ulong sequence = 1; sequence <= 3; sequence++)
         {
-            await call.RequestStream.WriteAsync(Requests(sequence, 1), ct).DefaultTimeout();
+            await WriteAsync(call, Requests(sequence, 1, Payload));
         }
 
         for (ulong sequence = 1; sequence <= 3; sequence++)
@@ -217,7 +176,7 @@ public sealed class PeerWriteDeadlineTests
         }
 
         gate.Release();
-        await call.RequestStream.WriteAsync(Requests(4, 1), ct).DefaultTimeout();
+        await WriteAsync(call, Requests(4, 1, Payload));
         Assert.Equal(4UL, (await ReplyAsync(call)).Sequence);
         Assert.Equal(4, server.HandledCount);
     }
@@ -291,31 +250,6 @@ public sealed class PeerWriteDeadlineTests
         Assert.Equal(name, error.ParamName);
     }
 
-    // Writes count one-request batches of 64 KiB echoes, counting each write, and reads nothing.
-    private static Task FloodAsync(AsyncDuplexStreamingCall<PeerBatch, PeerBatch> call, int count, Func<int> wrote, CancellationToken stop)
-        => Task.Run(
-            async () =>
-            {
-                for (var sequence = 1; sequence <= count; sequence++)
-                {
-                    await call.RequestStream.WriteAsync(Requests((ulong)sequence, 1), stop).ConfigureAwait(false);
-                    wrote();
-                }
-            },
-            stop);
-
-    private static PeerBatch Requests(ulong first, int count)
-    {
-        var batch = new PeerBatch();
-        var payload = ByteString.CopyFrom(new byte[Payload]);
-        for (var i = 0; i < count; i++)
-        {
-            batch.Envelopes.Add(new Envelope { Sequence = first + (ulong)i, Type = "abuse", Source = "raw", Payload = payload });
-        }
-
-        return batch;
-    }
-
     private static async Task<long> SumAsync(PeerClient client, int count)
     {
         var replies = await Task.WhenAll(Enumerable.Range(0, count).Select(i => client.SendAsync(Messages.Numbered(i), TestContext.Current.CancellationToken))).DefaultTimeout();
@@ -356,6 +290,46 @@ public sealed class PeerWriteDeadlineTests
         catch (RpcException)
         {
             // Reset by the server: the ending this test waits for.
+        }
+    }
+
+    // A raw stream that writes one-request batches of 64 KiB echoes and reads none of the replies, started and waited for
+    // until the server holds it back (its writes stall). StopAsync ends it and checks it was still held back then.
+    private sealed class Flood : IDisposable
+    {
+        private readonly CancellationTokenSource _stop = CancellationTokenSource.CreateLinkedTokenSource(TestContext.Current.CancellationToken);
+        private readonly Task _writer;
+        private int _written; // the writer increments, the test's stall wait reads
+
+        private Flood(AsyncDuplexStreamingCall<PeerBatch, PeerBatch> call)
+            => _writer = Task.Run(
+                async () =>
+                {
+                    for (var sequence = 1; sequence <= 1_000; sequence++)
+                    {
+                        await call.RequestStream.WriteAsync(Requests((ulong)sequence, 1, Payload), _stop.Token).ConfigureAwait(false);
+                        Interlocked.Increment(ref _written);
+                    }
+                },
+                _stop.Token);
+
+        public static async Task<Flood> StalledAsync(AsyncDuplexStreamingCall<PeerBatch, PeerBatch> call)
+        {
+            var flood = new Flood(call);
+            await WaitForStallAsync(() => Volatile.Read(ref flood._written), writer: flood._writer);
+            return flood;
+        }
+
+        public async Task StopAsync()
+        {
+            await _stop.CancelAsync();
+            await Assert.ThrowsAnyAsync<Exception>(() => _writer).DefaultTimeout();
+        }
+
+        public void Dispose()
+        {
+            _stop.Cancel();
+            _stop.Dispose();
         }
     }
 

@@ -1,6 +1,5 @@
 using Concurrency.Messaging.Grpc.Protocol;
 using Google.Protobuf;
-using Xunit;
 
 namespace Concurrency.Messaging.Grpc.Tests;
 

@@ -1,5 +1,3 @@
-using Xunit;
-
 namespace Concurrency.Messaging.Grpc.Tests;
 
 /// <summary>Async mode completes a batch of callers on one pool work item; a continuation that blocks must not hold the rest forever.</summary>
@@ -69,8 +67,8 @@ public sealed class ReplyDeliveryTests
         var ct = TestContext.Current.CancellationToken;
         var release = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
         var options = new PeerServerOptions { Handler = async (request, token) => { await release.Task.WaitAsync(token); return request; } };
-        await using var server = await PeerServer.StartAsync(options, ct).DefaultTimeout();
-        await using var client = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick(PeerMode.Async), ct).DefaultTimeout();
+        await using var peers = await PeerPair.StartAsync(options, Messages.Quick(PeerMode.Async));
+        var client = peers.Client;
 
         // Both held by the handler until the continuation is in place; then the first caller's continuation (inline on the
         // delivery's work item) waits synchronously for the second: the sweeper must notice and carry on without it.
@@ -92,11 +90,10 @@ public sealed class ReplyDeliveryTests
     [Fact]
     public async Task AsyncMode_ACancelledCaller_ContinuesOnThePool_NotInsideCancel()
     {
-        var ct = TestContext.Current.CancellationToken;
         var release = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
         var options = new PeerServerOptions { Handler = async (request, token) => { await release.Task.WaitAsync(token); return request; } };
-        await using var server = await PeerServer.StartAsync(options, ct).DefaultTimeout();
-        await using var client = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick(PeerMode.Async), ct).DefaultTimeout();
+        await using var peers = await PeerPair.StartAsync(options, Messages.Quick(PeerMode.Async));
+        var client = peers.Client;
         using var cancel = new CancellationTokenSource();
         var cancellingThread = -1;
         var ranInsideCancel = true;

@@ -1,5 +1,4 @@
 using System.Collections.Concurrent;
-using Xunit;
 
 namespace Concurrency.Messaging.Grpc.Tests;
 
@@ -278,8 +277,8 @@ public sealed class SendBufferTests
                 return request;
             },
         };
-        await using var server = await PeerServer.StartAsync(options, ct).DefaultTimeout();
-        await using var client = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick(PeerMode.Sync) with { BufferSize = 1 }, ct).DefaultTimeout();
+        await using var peers = await PeerPair.StartAsync(options, Messages.Quick(PeerMode.Sync) with { BufferSize = 1 });
+        var (server, client) = peers;
 
         // Sync mode: the first is written and the pump waits for its reply, held by the handler; the second fills the
         // buffer; the third, fourth and fifth wait for room behind it.

@@ -1,5 +1,4 @@
 using System.Diagnostics;
-using Xunit;
 
 namespace Concurrency.Messaging.Tests;
 
@@ -11,20 +10,8 @@ internal static class CrashProbeProcess
 {
     public static async Task<(int ExitCode, string Output, string Errors)> RunAsync(params string[] arguments)
     {
-        var probe = Path.Combine(AppContext.BaseDirectory, "Concurrency.Messaging.CrashProbe.dll");
-        Assert.True(File.Exists(probe), $"the crash probe was not built next to the tests: {probe}");
-        var start = new ProcessStartInfo(DotnetHost.Path)
-        {
-            RedirectStandardError = true,
-            RedirectStandardOutput = true,
-            UseShellExecute = false,
-        };
-        start.ArgumentList.Add(probe);
-        foreach (var argument in arguments)
-        {
-            start.ArgumentList.Add(argument);
-        }
-
+        var start = DotnetHost.Probe("Concurrency.Messaging.CrashProbe.dll", arguments);
+        start.RedirectStandardError = true;
         start.Environment["DOTNET_DbgEnableMiniDump"] = "0"; // a crash is the expected outcome: no dump
 
         using var process = Process.Start(start)!;

@@ -5,8 +5,9 @@ namespace Concurrency.Messaging.Tests;
 
 /// <summary>
 /// Listens to the library's meter the way a user's <see cref="MeterListener"/> would: sums what each counter was given,
-/// by instrument and by instrument and tag value, and reads the observable instruments on demand. Other tests running
-/// beside it add to the same process-wide instruments, so a test asserts at least what it did itself.
+/// by instrument and by instrument and tag value, and reads the observable instruments on demand. The instruments are
+/// process-wide: a test that reads them runs alone (<c>LibraryInstruments</c>) and reads an observable
+/// instrument before and after what it does.
 /// </summary>
 internal sealed class MeterRecorder : IDisposable
 {

@@ -1,4 +1,3 @@
-using Xunit;
 namespace Concurrency.Messaging.Tests;
 
 /// <summary>Bounds for every wait in the tests, so a bug fails fast instead of hanging CI.</summary>
@@ -11,4 +10,23 @@ internal static class TestTimeouts
 
     public static Task<T> DefaultTimeout<T>(this Task<T> task)
         => task.WaitAsync(Default, TestContext.Current.CancellationToken);
+
+    /// <summary>
+    /// Returns once <paramref name="condition"/> holds, polling it every few milliseconds: for a state that another thread
+    /// reaches with nothing to await (a counter, a log line). Fails the test with <paramref name="because"/> if the condition
+    /// does not hold within <see cref="Default"/>.
+    /// </summary>
+    public static Task WaitUntilAsync(Func<bool> condition, string because = "the condition never held")
+        => WaitUntilAsync(() => ValueTask.FromResult(condition()), because);
+
+    /// <inheritdoc cref="WaitUntilAsync(Func{bool}, string)"/>
+    public static async Task WaitUntilAsync(Func<ValueTask<bool>> condition, string because = "the condition never held")
+    {
+        var deadline = DateTime.UtcNow + Default;
+        while (!await condition())
+        {
+            Assert.True(DateTime.UtcNow < deadline, because);
+            await Task.Delay(5, TestContext.Current.CancellationToken);
+        }
+    }
 }

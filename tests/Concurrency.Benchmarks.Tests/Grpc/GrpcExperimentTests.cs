@@ -1,7 +1,6 @@
 using System.Globalization;
 using Concurrency.Benchmarks.Grpc;
 using Concurrency.Benchmarks.Lab;
-using Xunit;
 
 namespace Concurrency.Benchmarks.Tests.Grpc;
 

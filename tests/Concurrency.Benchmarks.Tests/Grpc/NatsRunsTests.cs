@@ -1,6 +1,5 @@
 using System.Net.Sockets;
 using Concurrency.Benchmarks.Grpc;
-using Xunit;
 
 namespace Concurrency.Benchmarks.Tests.Grpc;
 

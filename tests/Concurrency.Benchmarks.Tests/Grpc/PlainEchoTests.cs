@@ -1,5 +1,4 @@
 using Concurrency.Benchmarks.Grpc;
-using Xunit;
 
 namespace Concurrency.Benchmarks.Tests.Grpc;
 

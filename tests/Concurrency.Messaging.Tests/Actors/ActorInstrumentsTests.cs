@@ -1,15 +1,16 @@
 using Concurrency.Messaging.Actors;
-using Xunit;
 
 namespace Concurrency.Messaging.Tests.Actors;
 
 /// <summary>The actors' instruments on the library's meter, read as a user would with a <see cref="System.Diagnostics.Metrics.MeterListener"/>.</summary>
+[Collection(nameof(LibraryInstruments))]
 public sealed class ActorInstrumentsTests
 {
     [Fact]
     public async Task Meter_ActorsHandleFailAndDiscard_InstrumentsShowThem()
     {
         using var recorder = new MeterRecorder();
+        var (alive, handled) = (recorder.Observe("concurrency.actor.alive"), recorder.Observe("concurrency.actor.messages.handled"));
         using var gate = new HandlerGate();
         var system = new ActorSystem();
         var counter = system.Spawn<int>(() => new DelegateActor<int>((_, message) =>
@@ -34,7 +35,7 @@ public sealed class ActorInstrumentsTests
             held.Tell(i); // waits in the mailbox behind the held message
         }
 
-        Assert.True(recorder.Observe("concurrency.actor.alive") >= 2); // other tests' actors run beside these: at least ours
+        Assert.Equal(2, recorder.Observe("concurrency.actor.alive") - alive); // alone in the process (LibraryInstruments): ours
 
         held.Stop(ActorStopMode.Discard);
         gate.Open();
@@ -45,9 +46,9 @@ public sealed class ActorInstrumentsTests
         await system.ShutdownAsync(ActorStopMode.Drain, TestContext.Current.CancellationToken).DefaultTimeout();
 
         Assert.Equal(10, held.DiscardedCount);
-        Assert.True(recorder.Observe("concurrency.actor.messages.handled") >= 101); // counter's 100, held's first
-        Assert.True(recorder.Total("concurrency.actor.failures") >= 1);
-        Assert.True(recorder.Total("concurrency.actor.messages.discarded") >= 10);
-        Assert.True(recorder.Total("concurrency.actor.dead_letters") >= 11); // the ten discarded, and the late one
+        Assert.Equal(101, recorder.Observe("concurrency.actor.messages.handled") - handled); // counter's 100, held's first
+        Assert.Equal(1, recorder.Total("concurrency.actor.failures"));
+        Assert.Equal(10, recorder.Total("concurrency.actor.messages.discarded"));
+        Assert.Equal(11, recorder.Total("concurrency.actor.dead_letters")); // the ten discarded, and the late one
     }
 }

@@ -1,5 +1,4 @@
 using Concurrency.Messaging.Actors;
-using Xunit;
 
 namespace Concurrency.Messaging.Tests.Actors;
 

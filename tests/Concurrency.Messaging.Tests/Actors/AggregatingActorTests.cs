@@ -1,6 +1,5 @@
 using Concurrency.Messaging.Actors;
 using CsCheck;
-using Xunit;
 
 namespace Concurrency.Messaging.Tests.Actors;
 

@@ -2,7 +2,6 @@ using System.Runtime.CompilerServices;
 using Concurrency.Messaging.Actors;
 using Concurrency.Messaging.Tests.Workers;
 using Microsoft.Extensions.Time.Testing;
-using Xunit;
 
 namespace Concurrency.Messaging.Tests.Actors;
 

@@ -2,7 +2,6 @@ using System.Collections.Concurrent;
 using Concurrency.Messaging.Actors;
 using Concurrency.Messaging.Tests.Pipes;
 using Microsoft.Extensions.Time.Testing;
-using Xunit;
 
 namespace Concurrency.Messaging.Tests.Actors;
 

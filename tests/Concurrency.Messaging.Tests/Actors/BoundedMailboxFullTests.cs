@@ -1,7 +1,6 @@
 using Concurrency.Messaging.Actors;
 using Concurrency.Messaging.Tests.Pipes;
 using Microsoft.Extensions.Time.Testing;
-using Xunit;
 
 namespace Concurrency.Messaging.Tests.Actors;
 

@@ -1,6 +1,5 @@
 using System.Collections.Concurrent;
 using Concurrency.Messaging.Actors;
-using Xunit;
 
 namespace Concurrency.Messaging.Tests.Actors;
 

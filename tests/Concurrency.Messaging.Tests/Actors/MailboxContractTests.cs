@@ -3,7 +3,6 @@ using System.Diagnostics;
 using Concurrency.Messaging.Actors;
 using Concurrency.Messaging.Tests.Pipes;
 using Microsoft.Extensions.Time.Testing;
-using Xunit;
 
 namespace Concurrency.Messaging.Tests.Actors;
 

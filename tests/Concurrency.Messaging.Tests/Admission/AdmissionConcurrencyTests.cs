@@ -1,5 +1,4 @@
 using Concurrency.Messaging.Admission;
-using Xunit;
 
 namespace Concurrency.Messaging.Tests.Admission;
 

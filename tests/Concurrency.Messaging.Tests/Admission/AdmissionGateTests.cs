@@ -1,6 +1,5 @@
 using Concurrency.Messaging.Admission;
 using Microsoft.Extensions.Time.Testing;
-using Xunit;
 
 namespace Concurrency.Messaging.Tests.Admission;
 

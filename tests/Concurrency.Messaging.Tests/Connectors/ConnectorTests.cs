@@ -2,7 +2,6 @@ using System.Reactive;
 using System.Reactive.Linq;
 using Concurrency.Messaging.Connectors;
 using Concurrency.Messaging.Tests.Linq;
-using Xunit;
 
 namespace Concurrency.Messaging.Tests.Connectors;
 

@@ -1,6 +1,5 @@
 using Concurrency.Messaging.Internal;
 using Concurrency.Messaging.Pipes;
-using Xunit;
 
 namespace Concurrency.Messaging.Tests.Internal;
 

@@ -2,7 +2,6 @@ using System.Diagnostics;
 using Concurrency.Messaging.Actors;
 using Concurrency.Messaging.Pipes;
 using Concurrency.Messaging.Tests.Actors;
-using Xunit;
 
 namespace Concurrency.Messaging.Tests.Internal;
 

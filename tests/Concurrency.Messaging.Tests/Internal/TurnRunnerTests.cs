@@ -1,7 +1,6 @@
 using System.Threading.Channels;
 using Concurrency.Messaging.Internal;
 using Concurrency.Messaging.Pipes;
-using Xunit;
 
 namespace Concurrency.Messaging.Tests.Internal;
 

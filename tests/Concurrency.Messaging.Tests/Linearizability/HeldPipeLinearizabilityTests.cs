@@ -1,6 +1,5 @@
 using Concurrency.Messaging.Pipes;
 using CsCheck;
-using Xunit;
 
 namespace Concurrency.Messaging.Tests.Linearizability;
 

@@ -1,5 +1,4 @@
 using CsCheck;
-using Xunit;
 
 namespace Concurrency.Messaging.Tests.Linearizability;
 

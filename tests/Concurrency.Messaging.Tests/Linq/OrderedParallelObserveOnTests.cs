@@ -1,7 +1,6 @@
 using System.Reactive.Linq;
 using System.Reactive.Subjects;
 using Concurrency.Messaging.Linq;
-using Xunit;
 
 namespace Concurrency.Messaging.Tests.Linq;
 
@@ -346,24 +345,8 @@ public sealed class OrderedParallelObserveOnTests
     }
 
     [Fact]
-    public async Task ObserveOnParallel_ObserverOnNextThrows_ThatErrorDeliveredAndSourceUnsubscribed()
-    {
-        var boom = new InvalidOperationException("observer failed");
-        var observer = new RecordingObserver<int>(throwOn: 3, boom);
-        using var subject = new Subject<int>();
-        using var subscription = subject.ObserveOnParallel(i => i, 2).Subscribe(observer);
-
-        for (var i = 0; i < 10; i++)
-        {
-            subject.OnNext(i);
-        }
-
-        await observer.Terminated.DefaultTimeout();
-
-        Assert.Equal([0, 1, 2, 3], observer.Values);
-        Assert.Same(boom, observer.Error);
-        Assert.False(subject.HasObservers);
-    }
+    public Task ObserveOnParallel_ObserverOnNextThrows_ThatErrorDeliveredAndSourceUnsubscribed()
+        => PipeOperatorContractTests.AssertObserverThrowEndsTheSubscriptionAsync(source => source.ObserveOnParallel(i => i, 2));
 
     [Fact]
     public async Task ObserveOnParallel_LargeRun_EveryElementOnceInOrder()

@@ -2,7 +2,6 @@ using System.Reactive.Concurrency;
 using System.Reactive.Linq;
 using System.Reactive.Subjects;
 using Concurrency.Messaging.Linq;
-using Xunit;
 
 namespace Concurrency.Messaging.Tests.Linq;
 
@@ -147,24 +146,8 @@ public abstract class PipeOperatorContractTests
     }
 
     [Fact]
-    public async Task Subscribe_ObserverOnNextThrows_ThatErrorDeliveredAndSourceUnsubscribed()
-    {
-        var boom = new InvalidOperationException("observer failed");
-        var observer = new RecordingObserver<int>(throwOn: 3, boom);
-        using var subject = new Subject<int>();
-        using var subscription = Apply(subject).Subscribe(observer);
-
-        for (var i = 0; i < 10; i++)
-        {
-            subject.OnNext(i);
-        }
-
-        await observer.Terminated.DefaultTimeout();
-
-        Assert.Equal([0, 1, 2, 3], observer.Values);
-        Assert.Same(boom, observer.Error);
-        Assert.False(subject.HasObservers);
-    }
+    public Task Subscribe_ObserverOnNextThrows_ThatErrorDeliveredAndSourceUnsubscribed()
+        => AssertObserverThrowEndsTheSubscriptionAsync(source => Apply(source));
 
     [Fact]
     public async Task Subscribe_SourceSubscribeThrows_ExceptionReachesCallerAndConsumerExits()
@@ -196,6 +179,30 @@ public abstract class PipeOperatorContractTests
         await observer.Terminated.DefaultTimeout();
 
         Assert.Equal(Enumerable.Range(0, 20_000), observer.Values);
+    }
+
+    /// <summary>
+    /// The operator <paramref name="apply"/> makes, whose observer throws on the fourth value of ten: that error is the
+    /// observer's OnError after the values before it, and the operator leaves the source. Shared with the operators that
+    /// are not pipes (<see cref="OrderedParallelObserveOnTests"/>), which keep the same rule.
+    /// </summary>
+    internal static async Task AssertObserverThrowEndsTheSubscriptionAsync(Func<IObservable<int>, IObservable<int>> apply)
+    {
+        var boom = new InvalidOperationException("observer failed");
+        var observer = new RecordingObserver<int>(throwOn: 3, boom);
+        using var subject = new Subject<int>();
+        using var subscription = apply(subject).Subscribe(observer);
+
+        for (var i = 0; i < 10; i++)
+        {
+            subject.OnNext(i);
+        }
+
+        await observer.Terminated.DefaultTimeout();
+
+        Assert.Equal([0, 1, 2, 3], observer.Values);
+        Assert.Same(boom, observer.Error);
+        Assert.False(subject.HasObservers);
     }
 
     /// <summary>

@@ -1,5 +1,4 @@
 using Concurrency.Messaging.Logs;
-using Xunit;
 
 namespace Concurrency.Messaging.Tests.Logs;
 
@@ -7,31 +6,17 @@ namespace Concurrency.Messaging.Tests.Logs;
 /// The behaviour every <see cref="IAppendLog"/> promises (issue 10, seed 001): appends from many threads all present, each
 /// once, in one total order that keeps each thread's own order; Get returns what was appended, the same bytes every time;
 /// a durable log reopened after Close holds everything appended before it. Each implementation runs the whole suite
-/// through a short subclass that says how to open it. Each test gets a fresh temporary directory, removed afterwards.
+/// through a short subclass that says how to open it. Each test gets a fresh temporary folder (<see cref="LogFolderTests"/>).
 /// </summary>
-public abstract class AppendLogContractTests : IDisposable
+public abstract class AppendLogContractTests : LogFolderTests
 {
     private const int Threads = 8;
-
-    protected AppendLogContractTests()
-    {
-        Place = Directory.CreateTempSubdirectory("concurrency-logs-").FullName;
-    }
-
-    /// <summary>Gets this test's temporary directory; a durable log keeps its files here.</summary>
-    protected string Place { get; }
 
     /// <summary>Gets whether the log keeps its entries across Close and a new <see cref="Open"/>.</summary>
     protected virtual bool Persists => true;
 
     /// <summary>Gets the appends per thread in the concurrent tests; fewer where each append waits for an fsync.</summary>
     protected virtual int AppendsPerThread => 2_000;
-
-    public void Dispose()
-    {
-        Directory.Delete(Place, recursive: true);
-        GC.SuppressFinalize(this);
-    }
 
     /// <summary>Opens the log under test in <see cref="Place"/>: a new one, or the same one again after a Close.</summary>
     protected abstract IAppendLog Open();

@@ -1,19 +1,14 @@
 using Concurrency.Messaging.Logs;
-using Xunit;
 
 namespace Concurrency.Messaging.Tests.Logs;
 
 /// <summary>What the asynchronous wrapper adds to the contract: appends that return at once, complete when durable, fail loudly.</summary>
-public sealed class AsyncAppendLogTests : IDisposable
+public sealed class AsyncAppendLogTests : LogFolderTests
 {
-    private readonly string _place = Directory.CreateTempSubdirectory("concurrency-logs-").FullName;
-
-    public void Dispose() => Directory.Delete(_place, recursive: true);
-
     [Fact]
     public async Task AppendAsync_ManyQueuedWithoutAwaiting_EachCompletesWithItsIndexInQueueOrder()
     {
-        await using var log = AppendLog.Async(AppendLog.OpenFile(Path.Combine(_place, "entries.log"), new FileLogOptions { FlushPolicy = FileFlushPolicy.Fsync }));
+        await using var log = AppendLog.Async(AppendLog.OpenFile(LogPath, new FileLogOptions { FlushPolicy = FileFlushPolicy.Fsync }));
 
         var appends = Enumerable.Range(0, 2_000).Select(i => log.AppendAsync(LogEntries.Create(0, i), TestContext.Current.CancellationToken).AsTask()).ToArray();
         var indexes = await Task.WhenAll(appends).DefaultTimeout();
@@ -38,7 +33,7 @@ public sealed class AsyncAppendLogTests : IDisposable
     [Fact]
     public async Task DisposeAsync_WithAppendsQueued_AppliesThemAllThenClosesTheInnerLog()
     {
-        var path = Path.Combine(_place, "entries.log");
+        var path = LogPath;
         var log = AppendLog.Async(AppendLog.OpenFile(path));
         var appends = Enumerable.Range(0, 1_000).Select(i => log.AppendAsync(LogEntries.Create(0, i), TestContext.Current.CancellationToken).AsTask()).ToArray();
 

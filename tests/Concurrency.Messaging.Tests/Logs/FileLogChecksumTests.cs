@@ -1,5 +1,4 @@
 using Concurrency.Messaging.Logs;
-using Xunit;
 
 namespace Concurrency.Messaging.Tests.Logs;
 
@@ -8,15 +7,9 @@ namespace Concurrency.Messaging.Tests.Logs;
 /// of some mix of its bytes, but never a record that fails its checksum: the log checksums the bytes it writes, not the
 /// caller's memory, on the buffered path and on the path of entries larger than the buffer.
 /// </summary>
-public sealed class FileLogChecksumTests : IDisposable
+public sealed class FileLogChecksumTests : LogFolderTests
 {
     private const int BufferSize = 4096;
-
-    private readonly string _place = Directory.CreateTempSubdirectory("concurrency-logs-").FullName;
-
-    private string LogPath => Path.Combine(_place, "entries.log");
-
-    public void Dispose() => Directory.Delete(_place, recursive: true);
 
     [Theory]
     [InlineData(FileFlushPolicy.Buffered, 100)]

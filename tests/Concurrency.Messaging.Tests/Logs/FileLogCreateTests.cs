@@ -1,5 +1,4 @@
 using Concurrency.Messaging.Logs;
-using Xunit;
 
 namespace Concurrency.Messaging.Tests.Logs;
 
@@ -7,14 +6,8 @@ namespace Concurrency.Messaging.Tests.Logs;
 /// A new log forces its folder entry as well as its header: without it a power loss can leave the folder without the file,
 /// and with it every entry fsynced into it.
 /// </summary>
-public sealed class FileLogCreateTests : IDisposable
+public sealed class FileLogCreateTests : LogFolderTests
 {
-    private readonly string _place = Directory.CreateTempSubdirectory("concurrency-logs-").FullName;
-
-    private string LogPath => Path.Combine(_place, "entries.log");
-
-    public void Dispose() => Directory.Delete(_place, recursive: true);
-
     [Fact]
     public void Open_NewFile_ForcesItsFolderEntryOnce()
     {

@@ -1,5 +1,4 @@
 using Concurrency.Messaging.Logs;
-using Xunit;
 
 namespace Concurrency.Messaging.Tests.Logs;
 
@@ -8,14 +7,8 @@ namespace Concurrency.Messaging.Tests.Logs;
 /// is then faulted for good: the failed entry never appears, in the log or in the file after a reopen; every later append
 /// and flush fails with the first error inside; nothing is retried; Count and Get serve what the policy had made good.
 /// </summary>
-public sealed class FileLogFaultTests : IDisposable
+public sealed class FileLogFaultTests : LogFolderTests
 {
-    private readonly string _place = Directory.CreateTempSubdirectory("concurrency-logs-").FullName;
-
-    private string LogPath => Path.Combine(_place, "entries.log");
-
-    public void Dispose() => Directory.Delete(_place, recursive: true);
-
     [Theory]
     [InlineData(FileFlushPolicy.WriteThrough, 0)]
     [InlineData(FileFlushPolicy.WriteThrough, 7)]
@@ -67,7 +60,7 @@ public sealed class FileLogFaultTests : IDisposable
         var held = Task.Factory.StartNew(() => log.Append(LogEntries.Create(0, 2)), TestContext.Current.CancellationToken, TaskCreationOptions.LongRunning, TaskScheduler.Default);
         storage.WaitForHeldFlush();
         var waiting = Task.Factory.StartNew(() => log.Append(LogEntries.Create(0, 3)), TestContext.Current.CancellationToken, TaskCreationOptions.LongRunning, TaskScheduler.Default);
-        await FileLogFlushTests.WaitUntilAsync(() => log.SyncableCount == 4);
+        await TestTimeouts.WaitUntilAsync(() => log.SyncableCount == 4);
         var flushes = storage.Flushes;
         storage.BeforeFailingWrite = () =>
         {

@@ -1,5 +1,4 @@
 using Concurrency.Messaging.Logs;
-using Xunit;
 
 namespace Concurrency.Messaging.Tests.Logs;
 
@@ -7,12 +6,8 @@ namespace Concurrency.Messaging.Tests.Logs;
 /// What each flush policy asks of the disk, counted at the storage seam: an fsync per append (or one per batch, or one for
 /// several threads' appends: group commit) under Fsync, none under the others until Flush, and writes as the policy says.
 /// </summary>
-public sealed class FileLogFlushTests : IDisposable
+public sealed class FileLogFlushTests : LogFolderTests
 {
-    private readonly string _place = Directory.CreateTempSubdirectory("concurrency-logs-").FullName;
-
-    public void Dispose() => Directory.Delete(_place, recursive: true);
-
     [Fact]
     public void Append_Fsync_OneFsyncPerAppendBeforeItReturns()
     {
@@ -51,7 +46,7 @@ public sealed class FileLogFlushTests : IDisposable
         var others = Enumerable.Range(1, 4)
             .Select(writer => Task.Factory.StartNew(() => log.Append(LogEntries.Create(writer, 0)), TestContext.Current.CancellationToken, TaskCreationOptions.LongRunning, TaskScheduler.Default))
             .ToArray();
-        await WaitUntilAsync(() => log.SyncableCount == 5);
+        await TestTimeouts.WaitUntilAsync(() => log.SyncableCount == 5);
         gate.Set();
         await Task.WhenAll(others.Append(first)).DefaultTimeout();
 
@@ -123,16 +118,6 @@ public sealed class FileLogFlushTests : IDisposable
         Assert.Equal(before, storage.Flushes);
     }
 
-    internal static async Task WaitUntilAsync(Func<bool> condition)
-    {
-        var deadline = DateTime.UtcNow + TestTimeouts.Default;
-        while (!condition())
-        {
-            Assert.True(DateTime.UtcNow < deadline, "the condition never held");
-            await Task.Delay(1, TestContext.Current.CancellationToken);
-        }
-    }
-
     private FileLog Open(FileFlushPolicy policy, out TestLogStorage storage)
-        => TestLogStorage.OpenLog(Path.Combine(_place, "entries.log"), policy, realFlush: true, out storage);
+        => TestLogStorage.OpenLog(LogPath, policy, realFlush: true, out storage);
 }

@@ -1,5 +1,4 @@
 using Concurrency.Messaging.Logs;
-using Xunit;
 
 namespace Concurrency.Messaging.Tests.Logs;
 
@@ -7,15 +6,9 @@ namespace Concurrency.Messaging.Tests.Logs;
 /// A flipped bit in the file's 16-byte header: open refuses the file, and repair rebuilds the header when the records
 /// behind it check out, keeping the old header in a side file. A file whose records do not check out is still refused.
 /// </summary>
-public sealed class FileLogHeaderRepairTests : IDisposable
+public sealed class FileLogHeaderRepairTests : LogFolderTests
 {
     private const int FileHeaderSize = 16;
-
-    private readonly string _place = Directory.CreateTempSubdirectory("concurrency-logs-").FullName;
-
-    private string LogPath => Path.Combine(_place, "entries.log");
-
-    public void Dispose() => Directory.Delete(_place, recursive: true);
 
     [Theory]
     [InlineData(1)]  // the magic
@@ -53,7 +46,7 @@ public sealed class FileLogHeaderRepairTests : IDisposable
         Assert.Throws<InvalidDataException>(() => AppendLog.RepairFile(LogPath));
 
         Assert.Equal(bytes, File.ReadAllBytes(LogPath));
-        Assert.Single(Directory.GetFiles(_place));
+        Assert.Single(Directory.GetFiles(Place));
     }
 
     private IFileAppendLog Open() => AppendLog.OpenFile(LogPath, new FileLogOptions { BufferSize = 4096 });

@@ -1,7 +1,6 @@
 using System.Buffers.Binary;
 using System.Globalization;
 using Concurrency.Messaging.Logs;
-using Xunit;
 
 namespace Concurrency.Messaging.Tests.Logs;
 
@@ -13,7 +12,7 @@ namespace Concurrency.Messaging.Tests.Logs;
 /// file. A process killed between append and close (the crash probe appends, then kills itself) leaves exactly the prefix
 /// its policy promised.
 /// </summary>
-public sealed class FileLogRecoveryTests : IDisposable
+public sealed class FileLogRecoveryTests : LogFolderTests
 {
     private const int FileHeaderSize = 16;
     private const int RecordHeaderSize = 12;
@@ -22,12 +21,6 @@ public sealed class FileLogRecoveryTests : IDisposable
     private const int ProbeRecordSize = RecordHeaderSize + 16;
     private const int ProbeBufferSize = 4096;
     private const int ProbeAppends = 1_000;
-
-    private readonly string _place = Directory.CreateTempSubdirectory("concurrency-logs-").FullName;
-
-    private string LogPath => Path.Combine(_place, "entries.log");
-
-    public void Dispose() => Directory.Delete(_place, recursive: true);
 
     [Fact]
     public void OpenFile_TornTailRecord_CutsItAndKeepsTheCompleteRecords()

@@ -1,5 +1,4 @@
 using Concurrency.Messaging.Logs;
-using Xunit;
 
 namespace Concurrency.Messaging.Tests.Logs;
 
@@ -8,17 +7,11 @@ namespace Concurrency.Messaging.Tests.Logs;
 /// marker bytes the entries hold, and it tells a bad last record whose entry holds records of its own (a log of logs)
 /// from corruption with real records after it.
 /// </summary>
-public sealed class FileLogScanTests : IDisposable
+public sealed class FileLogScanTests : LogFolderTests
 {
     private const int FileHeaderSize = 16;
     private const int RecordHeaderSize = 12;
     private const int BufferSize = 4096;
-
-    private readonly string _place = Directory.CreateTempSubdirectory("concurrency-logs-").FullName;
-
-    private string LogPath => Path.Combine(_place, "entries.log");
-
-    public void Dispose() => Directory.Delete(_place, recursive: true);
 
     [Fact]
     public void Open_BadRecordFullOfMarkersClaimingLongRecords_ReadsTheFileAFewTimesAtMost()

@@ -1,5 +1,4 @@
 using Concurrency.Messaging.Logs;
-using Xunit;
 
 namespace Concurrency.Messaging.Tests.Logs;
 
@@ -7,14 +6,8 @@ namespace Concurrency.Messaging.Tests.Logs;
 /// Opening cuts a bad tail only after keeping it in a side file, and says so: under Fsync the last record can be an entry
 /// whose append returned (a flipped bit since), so a cut is never silent.
 /// </summary>
-public sealed class FileLogTailCutTests : IDisposable
+public sealed class FileLogTailCutTests : LogFolderTests
 {
-    private readonly string _place = Directory.CreateTempSubdirectory("concurrency-logs-").FullName;
-
-    private string LogPath => Path.Combine(_place, "entries.log");
-
-    public void Dispose() => Directory.Delete(_place, recursive: true);
-
     [Theory]
     [InlineData(FileFlushPolicy.Fsync)]
     [InlineData(FileFlushPolicy.WriteThrough)]
@@ -85,7 +78,7 @@ public sealed class FileLogTailCutTests : IDisposable
         using var reopened = Open(FileFlushPolicy.Fsync);
 
         Assert.Null(reopened.TailCut);
-        Assert.Single(Directory.GetFiles(_place));
+        Assert.Single(Directory.GetFiles(Place));
     }
 
     private IFileAppendLog Open(FileFlushPolicy policy)

@@ -1,5 +1,4 @@
 using Concurrency.Messaging.Logs;
-using Xunit;
 
 namespace Concurrency.Messaging.Tests.Logs;
 
@@ -7,14 +6,8 @@ namespace Concurrency.Messaging.Tests.Logs;
 /// The upgrade holds the log's lock until the new file is renamed over the path: a log that opened the original between
 /// the copy and the rename would append to a file the rename then replaces, and its appends would be lost.
 /// </summary>
-public sealed class FileLogUpgradeTests : IDisposable
+public sealed class FileLogUpgradeTests : LogFolderTests
 {
-    private readonly string _place = Directory.CreateTempSubdirectory("concurrency-logs-").FullName;
-
-    private string LogPath => Path.Combine(_place, "entries.log");
-
-    public void Dispose() => Directory.Delete(_place, recursive: true);
-
     [Fact]
     public void UpgradeFile_AnotherOpenJustBeforeTheRename_IsRefusedAsTheFileIsStillLocked()
     {

@@ -1,6 +1,5 @@
 using System.Buffers.Binary;
 using Concurrency.Messaging.Logs;
-using Xunit;
 
 namespace Concurrency.Messaging.Tests.Logs;
 

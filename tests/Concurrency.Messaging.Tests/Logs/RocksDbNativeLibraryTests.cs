@@ -1,20 +1,15 @@
 using Concurrency.Messaging.Logs;
 using Concurrency.Messaging.RocksDb;
-using Xunit;
 
 namespace Concurrency.Messaging.Tests.Logs;
 
 /// <summary>RocksDB is a native library: these show it loads on this machine and that its options do what the log says.</summary>
-public sealed class RocksDbNativeLibraryTests : IDisposable
+public sealed class RocksDbNativeLibraryTests : LogFolderTests
 {
-    private readonly string _place = Directory.CreateTempSubdirectory("concurrency-logs-").FullName;
-
-    public void Dispose() => Directory.Delete(_place, recursive: true);
-
     [Fact]
     public void Open_OnThisMachine_LoadsTheNativeLibraryAndRoundTripsAnEntry()
     {
-        using var log = RocksDbAppendLog.Open(Path.Combine(_place, "store"));
+        using var log = RocksDbAppendLog.Open(Path.Combine(Place, "store"));
 
         var index = log.Append([1, 2, 3]);
 
@@ -24,7 +19,7 @@ public sealed class RocksDbNativeLibraryTests : IDisposable
     [Fact]
     public void Append_FsyncPolicyAndFlush_EntriesSurviveReopen()
     {
-        var path = Path.Combine(_place, "store");
+        var path = Path.Combine(Place, "store");
         using (var log = RocksDbAppendLog.Open(path, FileFlushPolicy.Fsync))
         {
             log.AppendBatch([LogEntries.Create(0, 0), LogEntries.Create(0, 1)]);
@@ -42,6 +37,6 @@ public sealed class RocksDbNativeLibraryTests : IDisposable
     {
         Assert.Throws<ArgumentNullException>(() => RocksDbAppendLog.Open(null!));
         Assert.Throws<ArgumentException>(() => RocksDbAppendLog.Open(""));
-        Assert.Throws<ArgumentOutOfRangeException>(() => RocksDbAppendLog.Open(_place, (FileFlushPolicy)42));
+        Assert.Throws<ArgumentOutOfRangeException>(() => RocksDbAppendLog.Open(Place, (FileFlushPolicy)42));
     }
 }

@@ -1,4 +1,3 @@
-using Xunit;
 namespace Concurrency.Messaging.Tests.Pipes;
 
 /// <summary>

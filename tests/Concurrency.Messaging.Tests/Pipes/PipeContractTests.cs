@@ -1,5 +1,4 @@
 using Concurrency.Messaging.Pipes;
-using Xunit;
 
 namespace Concurrency.Messaging.Tests.Pipes;
 

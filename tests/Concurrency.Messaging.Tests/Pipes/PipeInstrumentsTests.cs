@@ -1,9 +1,9 @@
 using Concurrency.Messaging.Pipes;
-using Xunit;
 
 namespace Concurrency.Messaging.Tests.Pipes;
 
 /// <summary>The pipes' instruments on the library's meter, read as a user would with a <see cref="System.Diagnostics.Metrics.MeterListener"/>.</summary>
+[Collection(nameof(LibraryInstruments))]
 public sealed class PipeInstrumentsTests
 {
     [Theory]
@@ -12,6 +12,9 @@ public sealed class PipeInstrumentsTests
     public async Task Meter_PipesHandleDropAndFault_ObservableCountersShowThem(PipeRunner runner)
     {
         using var recorder = new MeterRecorder();
+        var handled = recorder.Observe("concurrency.pipe.messages.handled");
+        var dropped = recorder.Observe("concurrency.pipe.messages.dropped");
+        var unhandled = recorder.Observe("concurrency.pipe.messages.unhandled");
 
         // Handled: 100 messages through a pipe that completes, so its counts are in the retired totals, which never go back.
         await using (var handling = Pipe.Create<int>(PipeKind.BatchDrainQueue, _ => { }, new PipeOptions { Runner = runner }))
@@ -57,9 +60,10 @@ public sealed class PipeInstrumentsTests
         await Assert.ThrowsAsync<MessageHandlerException>(() => faulting.Completion.DefaultTimeout());
         Assert.Equal(accepted, faulting.UnhandledCount);
 
-        // Other tests' pipes run beside these: at least what these did.
-        Assert.True(recorder.Observe("concurrency.pipe.messages.handled") >= 102);
-        Assert.True(recorder.Observe("concurrency.pipe.messages.dropped") >= 10);
-        Assert.True(recorder.Observe("concurrency.pipe.messages.unhandled") >= accepted);
+        // Alone in the process (LibraryInstruments): what these pipes did, no more. Handled: the 100, and the dropping
+        // pipe's first and the one that waited; the faulting pipe's first threw, so it is unhandled, not handled.
+        Assert.Equal(102, recorder.Observe("concurrency.pipe.messages.handled") - handled);
+        Assert.Equal(10, recorder.Observe("concurrency.pipe.messages.dropped") - dropped);
+        Assert.Equal(accepted, recorder.Observe("concurrency.pipe.messages.unhandled") - unhandled);
     }
 }

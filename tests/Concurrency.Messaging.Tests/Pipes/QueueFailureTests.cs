@@ -1,6 +1,5 @@
 using System.Threading.Channels;
 using Concurrency.Messaging.Pipes;
-using Xunit;
 
 namespace Concurrency.Messaging.Tests.Pipes;
 

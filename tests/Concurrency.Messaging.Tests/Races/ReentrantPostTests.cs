@@ -1,7 +1,6 @@
 using System.Reactive.Subjects;
 using Concurrency.Messaging.Linq;
 using Concurrency.Messaging.Pipes;
-using Xunit;
 
 namespace Concurrency.Messaging.Tests.Races;
 

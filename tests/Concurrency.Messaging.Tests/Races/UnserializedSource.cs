@@ -2,7 +2,6 @@ using System.Reactive.Subjects;
 using Concurrency.Messaging.Linq;
 using Concurrency.Messaging.Pipes;
 using Concurrency.Messaging.Tests.Pipes;
-using Xunit;
 
 namespace Concurrency.Messaging.Tests.Races;
 

@@ -1,5 +1,3 @@
-using Xunit;
-
 namespace Concurrency.Messaging.Tests.Sequences;
 
 /// <summary>The contract for the kinds that serialize with a lock or a mutex, plus their promise: an uncontended request completes synchronously, without allocating.</summary>

@@ -1,6 +1,5 @@
 using Concurrency.Messaging.Actors;
 using Concurrency.Messaging.Sequences;
-using Xunit;
 
 namespace Concurrency.Messaging.Tests.Sequences;
 

@@ -1,6 +1,5 @@
 using Concurrency.Messaging.Pipes;
 using Concurrency.Messaging.Tests.Races;
-using Xunit;
 
 namespace Concurrency.Messaging.Tests.Stress;
 

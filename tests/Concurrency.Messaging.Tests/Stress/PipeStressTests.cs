@@ -1,6 +1,5 @@
 using Concurrency.Messaging.Pipes;
 using Concurrency.Messaging.Tests.Pipes;
-using Xunit;
 
 namespace Concurrency.Messaging.Tests.Stress;
 

@@ -1,5 +1,4 @@
 using Concurrency.Messaging.Tests.Races;
-using Xunit;
 
 namespace Concurrency.Messaging.Tests.Stress;
 

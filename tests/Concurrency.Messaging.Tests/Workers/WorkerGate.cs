@@ -1,5 +1,3 @@
-using Xunit;
-
 namespace Concurrency.Messaging.Tests.Workers;
 
 /// <summary>

@@ -1,6 +1,5 @@
 using Concurrency.Messaging.Workers;
 using Microsoft.Extensions.Time.Testing;
-using Xunit;
 
 namespace Concurrency.Messaging.Tests.Workers;
 

@@ -1,5 +1,4 @@
 using Concurrency.Messaging.Workers;
-using Xunit;
 
 namespace Concurrency.Messaging.Tests.Workers;
 
