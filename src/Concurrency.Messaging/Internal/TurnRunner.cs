@@ -1,10 +1,9 @@
 using System.Diagnostics;
-using Concurrency.Messaging.Pipes;
 
 namespace Concurrency.Messaging.Internal;
 
 /// <summary>
-/// Runs consumers as turns on the .NET thread pool: every pipe consumer under <see cref="PipeRunner.ThreadPool"/> and every
+/// Runs consumers as turns on the .NET thread pool: every pooled pipe consumer (a pipe's ThreadPool runner) and every
 /// actor's mailbox. A post that finds the consumer idle schedules one turn (its <see cref="ITurnQueue{T}"/> decides, so a
 /// turn is never queued twice nor missed); a turn takes and hands over up to its owner's budget, then queues the next turn
 /// itself if more is waiting (the yield), or goes idle. At most one turn of a consumer is queued or running at a time, so

@@ -1,3 +1,5 @@
+using Concurrency.Messaging.Internal;
+
 namespace Concurrency.Messaging.Pipes;
 
 /// <summary>

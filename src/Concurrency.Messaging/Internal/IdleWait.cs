@@ -1,6 +1,4 @@
-using Concurrency.Messaging.Internal;
-
-namespace Concurrency.Messaging.Pipes;
+namespace Concurrency.Messaging.Internal;
 
 /// <summary>
 /// How a side that found nothing to do (a consumer facing an empty queue, a producer facing a full ring) waits before it
