@@ -36,6 +36,9 @@ internal struct IdleWait
 
     private const int YieldsBeforePark = 40;
 
+    /// <summary>The pause between a consumer's looks at an empty unbounded queue, in <see cref="Thread.SpinWait(int)"/> iterations: long, so a batch builds up in between.</summary>
+    public const int QueuePause = 200;
+
     /// <summary>What a yield that returns at once costs, in <see cref="Thread.SpinWait(int)"/> iterations (a system call: about a microsecond).</summary>
     private const int YieldCost = 40;
 
