@@ -73,6 +73,15 @@ internal sealed class BatchDrainQueuePipe<T>(IReadOnlyList<Action<T>> handlers, 
                 Thread.SpinWait(BuildUp);
             }
 
+            if (!idleIfEmpty && !lane.Queue.HasWork())
+            {
+                // Nothing to take and no need to go idle: say so from a read, leaving the lock's line to the producer.
+                count = 0;
+                one = default!;
+                _lastTaken = 0;
+                return TurnTake.Empty;
+            }
+
             var take = lane.Queue.Take(ref batch, most, idleIfEmpty, out count, out one);
             _lastTaken = take switch { TurnTake.Taken => count, TurnTake.TakenOne => 1, _ => 0 };
             return take;

@@ -1,3 +1,4 @@
+using System.Runtime.CompilerServices;
 using Concurrency.Messaging.Internal;
 
 namespace Concurrency.Messaging.Pipes;
@@ -61,6 +62,7 @@ internal sealed class PipeConsumer<T, TQueue> : ITurn
     /// As <see cref="Notify"/> with no fence, for the one producer of a queue whose consumer goes idle behind a process-wide
     /// barrier (<see cref="IdleFlag.ReleaseBehindBarrierThenLook"/>): a post into a busy consumer costs one read.
     /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)] // into the ring's post: one read of the flag, the call only to schedule
     public void NotifyPublished()
     {
         if (_queue.TryClaimIdle())
