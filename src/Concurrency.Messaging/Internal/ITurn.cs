@@ -1,11 +1,14 @@
 namespace Concurrency.Messaging.Internal;
 
-/// <summary>A consumer run as turns by the <see cref="TurnRunner"/>: a pipe's pooled consumer, an actor's mailbox.</summary>
+/// <summary>
+/// A consumer the <see cref="TurnRunner"/> runs: a pipe's consumer (as pool turns or on a thread of its own), an actor's
+/// mailbox.
+/// </summary>
 internal interface ITurn : IThreadPoolWorkItem
 {
     /// <summary>
-    /// Queues one turn. Called exactly once each time the consumer goes from idle to having work (its queue decides, see
-    /// <see cref="ITurnQueue{T}"/>), so a turn is never queued twice and never missed.
+    /// Queues one turn, or wakes the consumer's parked thread. Called exactly once each time the consumer goes from idle to
+    /// having work (its queue decides, see <see cref="ITurnQueue{T}"/>), so a turn is never queued twice and never missed.
     /// </summary>
     void Schedule();
 

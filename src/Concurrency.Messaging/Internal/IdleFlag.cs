@@ -1,5 +1,3 @@
-using Concurrency.Messaging.Pipes;
-
 namespace Concurrency.Messaging.Internal;
 
 /// <summary>
@@ -46,7 +44,7 @@ internal struct IdleFlag
 
     /// <summary>
     /// As <see cref="ReleaseThenLook"/>, for a queue whose producers read the flag with no fence of their own after posting
-    /// (<see cref="PooledConsumer{T, TQueue}.NotifyPublished"/>): a process-wide barrier between storing Idle and the look
+    /// (a ring's single producer): a process-wide barrier between storing Idle and the look
     /// makes every producer's earlier post visible to the look, or this store visible to every producer's later read of the
     /// flag. It costs microseconds, once per time the consumer goes idle, so that a post in a stream costs no fence.
     /// </summary>

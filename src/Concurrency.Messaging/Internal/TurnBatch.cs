@@ -1,5 +1,4 @@
 using System.Runtime.CompilerServices;
-using Concurrency.Messaging.Pipes;
 
 namespace Concurrency.Messaging.Internal;
 

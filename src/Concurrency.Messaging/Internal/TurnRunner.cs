@@ -1,14 +1,15 @@
 using System.Diagnostics;
-using Concurrency.Messaging.Pipes;
 
 namespace Concurrency.Messaging.Internal;
 
 /// <summary>
-/// Runs consumers as turns on the .NET thread pool: every pipe consumer under <see cref="PipeRunner.ThreadPool"/> and every
-/// actor's mailbox. A post that finds the consumer idle schedules one turn (its <see cref="ITurnQueue{T}"/> decides, so a
-/// turn is never queued twice nor missed); a turn takes and hands over up to its owner's budget, then queues the next turn
-/// itself if more is waiting (the yield), or goes idle. At most one turn of a consumer is queued or running at a time, so
-/// what the consumer keeps for its turns needs no lock.
+/// Runs a consumer over its <see cref="ITurnQueue{T}"/>, one of two ways (see <see cref="ITurnWait"/>): as turns on the .NET
+/// thread pool (a pipe's pooled consumer, every actor's mailbox), or on a thread of its own that parks where a turn would
+/// go idle (a pipe's dedicated consumer). Delivery, counting and faults are the same either way (<see cref="TurnDelivery"/>).
+/// A post that finds the consumer idle schedules it once (its <see cref="ITurnQueue{T}"/> decides, so it is never scheduled
+/// twice nor missed): a turn is queued, or the parked thread woken. A turn takes and hands over up to its owner's budget,
+/// then queues the next turn itself if more is waiting (the yield), or goes idle. At most one turn of a consumer is queued
+/// or running at a time (or its one thread runs it), so what the consumer keeps for its turns needs no lock.
 /// </summary>
 /// <remarks>
 /// <para>
@@ -112,14 +113,47 @@ internal static class TurnRunner
     /// <paramref name="budget"/> messages; then yields if more may be waiting, or ends as the queue says (idle, completed)
     /// or as the owner says (suspended). A queue's exception ends the consumer through the owner, never the process.
     /// </summary>
-    /// <remarks>
-    /// What was handled is counted in a local and given to the owner (<see cref="ITurnOwner{T}.Handled"/>) before any act
-    /// that may let the next turn start on another thread (a yield, a take that may go idle, a suspension, the end), so the
-    /// owner's count has one writer at a time and costs a plain add once per turn or batch, never per message.
-    /// </remarks>
     public static void Run<T, TQueue, TOwner>(ITurn self, ref TQueue queue, ref TOwner owner, ref TurnBatch<T> batch, int budget)
         where TQueue : struct, ITurnQueue<T>
         where TOwner : struct, ITurnOwner<T>
+    {
+        var pool = new PoolWait(self);
+        Run<T, TQueue, TOwner, PoolWait>(ref queue, ref owner, ref batch, budget, ref pool);
+    }
+
+    /// <summary>
+    /// Runs a consumer on the calling thread, which it holds until the consumer ends. It starts idle, as a pooled consumer
+    /// does: it parks until the first post (or the close) schedules it; then it takes and hands over as a turn does, giving
+    /// its count to the owner every <paramref name="countEvery"/> messages and whenever the queue runs dry, and parks where
+    /// a turn would go idle. Returns when the queue is completed or has failed. The owner never suspends (a pipe's handler
+    /// returns before the next message): a suspended turn ends, and would end the thread with it.
+    /// </summary>
+    public static void RunOnThread<T, TQueue, TOwner>(ref TQueue queue, ref TOwner owner, ref TurnBatch<T> batch, int countEvery, ref ThreadWait wait)
+        where TQueue : struct, ITurnQueue<T>
+        where TOwner : struct, ITurnOwner<T>
+    {
+        wait.WaitUntilScheduled();
+        Run<T, TQueue, TOwner, ThreadWait>(ref queue, ref owner, ref batch, countEvery, ref wait);
+        Debug.Assert(!owner.IsSuspended, "A consumer on its own thread never suspends.");
+    }
+
+    /// <summary>
+    /// The runner: hands over what is in hand, then takes and hands over, up to <paramref name="budget"/> messages, after
+    /// which <typeparamref name="TWait"/> yields the thread or goes on; a queue found empty is watched the wait's way, and a
+    /// take that marks the consumer idle ends the turn (pool) or parks the thread until the consumer is scheduled (thread).
+    /// The queue completing or failing ends it for good, through the owner.
+    /// </summary>
+    /// <remarks>
+    /// What was handled is counted in a local and given to the owner (<see cref="ITurnOwner{T}.Handled"/>) before any act
+    /// that may let the next turn start on another thread (a yield, a take that may go idle, a suspension, the end), so the
+    /// owner's count has one writer at a time and costs a plain add once per turn or batch, never per message. Every call on
+    /// <typeparamref name="TQueue"/>, <typeparamref name="TOwner"/> and <typeparamref name="TWait"/> is a direct call: all
+    /// three are structs, and this method is compiled for each.
+    /// </remarks>
+    private static void Run<T, TQueue, TOwner, TWait>(ref TQueue queue, ref TOwner owner, ref TurnBatch<T> batch, int budget, ref TWait wait)
+        where TQueue : struct, ITurnQueue<T>
+        where TOwner : struct, ITurnOwner<T>
+        where TWait : struct, ITurnWait
     {
         Debug.Assert(budget > 0, "A turn handles at least one message.");
         var left = budget;
@@ -130,17 +164,21 @@ internal static class TurnRunner
             {
                 if (left <= 0)
                 {
-                    CountHandled<T, TOwner>(ref owner, ref handled);
-                    Yield(self); // the budget is spent with messages in hand: the next turn starts with them
-                    return;
+                    TurnDelivery.CountHandled<T, TOwner>(ref owner, ref handled);
+                    if (!wait.GoOnAfterBudget())
+                    {
+                        return; // the budget is spent with messages in hand: the next turn starts with them
+                    }
+
+                    left = budget;
                 }
 
                 var start = batch.Next;
-                handled += DeliverBatch(ref owner, batch.Items, ref batch.Next, Math.Min(batch.Count, start + left));
+                handled += TurnDelivery.DeliverBatch(ref owner, batch.Items, ref batch.Next, Math.Min(batch.Count, start + left));
                 left -= batch.Next - start;
                 if (owner.IsSuspended)
                 {
-                    CountHandled<T, TOwner>(ref owner, ref handled);
+                    TurnDelivery.CountHandled<T, TOwner>(ref owner, ref handled);
                     owner.Suspended();
                     return;
                 }
@@ -151,37 +189,42 @@ internal static class TurnRunner
             batch.Reset();
             if (left <= 0)
             {
-                CountHandled<T, TOwner>(ref owner, ref handled);
-                Yield(self); // the budget is spent: give the thread to other work and come back
-                return;
+                TurnDelivery.CountHandled<T, TOwner>(ref owner, ref handled);
+                if (!wait.GoOnAfterBudget())
+                {
+                    return; // the budget is spent: the thread goes to other work and the consumer comes back
+                }
+
+                left = budget;
             }
 
             TurnTake take;
             T one;
+            var idleIfEmpty = !owner.LooksBeforeIdle;
             try
             {
-                var idleIfEmpty = !owner.LooksBeforeIdle;
                 if (idleIfEmpty)
                 {
-                    CountHandled<T, TOwner>(ref owner, ref handled); // this take may go idle, and the next turn start at once
+                    TurnDelivery.CountHandled<T, TOwner>(ref owner, ref handled); // this take may go idle, and the next turn start at once
                 }
 
                 take = queue.Take(ref batch.Items, left, idleIfEmpty, out batch.Count, out one);
                 if (take == TurnTake.Empty)
                 {
-                    // On several cores, look a little before going idle (see IdleWait), then take once more, going idle if
-                    // still empty; the look found work or it did not, and the take decides either way.
-                    CountHandled<T, TOwner>(ref owner, ref handled);
-                    IdleWait.LookBeforeIdle<T, TQueue>(ref queue);
-                    take = queue.Take(ref batch.Items, left, idleIfEmpty: true, out batch.Count, out one);
+                    // Look again for a while, the wait's way, then take once more, going idle if the wait says so; the
+                    // look found work or it did not, and the take decides either way.
+                    TurnDelivery.CountHandled<T, TOwner>(ref owner, ref handled);
+                    idleIfEmpty = wait.LookBeforeIdle<T, TQueue>(ref queue);
+                    take = queue.Take(ref batch.Items, left, idleIfEmpty, out batch.Count, out one);
                 }
             }
             catch (Exception queueFailure)
             {
                 // Handlers' exceptions never get here (the delivery catches them): this is the queue itself failing. Thrown
-                // out of a pool work item it would end the process; the owner ends the consumer with it instead.
+                // out of a pool work item (or a consumer's thread) it would end the process; the owner ends the consumer
+                // with it instead.
                 batch.Count = 0;
-                CountHandled<T, TOwner>(ref owner, ref handled);
+                TurnDelivery.CountHandled<T, TOwner>(ref owner, ref handled);
                 owner.QueueFailed(queueFailure);
                 return;
             }
@@ -193,14 +236,14 @@ internal static class TurnRunner
                     break;
                 case TurnTake.TakenOne:
                     left--;
-                    if (DeliverOne(ref owner, in one))
+                    if (TurnDelivery.DeliverOne(ref owner, in one))
                     {
                         handled++;
                     }
 
                     if (owner.IsSuspended)
                     {
-                        CountHandled<T, TOwner>(ref owner, ref handled);
+                        TurnDelivery.CountHandled<T, TOwner>(ref owner, ref handled);
                         owner.Suspended();
                         return;
                     }
@@ -208,103 +251,53 @@ internal static class TurnRunner
                     break;
                 case TurnTake.Idle:
                     Debug.Assert(handled == 0, "The count was given to the owner before the take that went idle.");
-                    return; // the next post schedules a turn, which may have started already: touch nothing more
+                    if (!wait.WaitUntilScheduled())
+                    {
+                        return; // the next post schedules a turn, which may have started already: touch nothing more
+                    }
+
+                    break; // the thread was parked, and the post that claimed the idle consumer woke it: it holds it again
                 case TurnTake.Completed:
-                    CountHandled<T, TOwner>(ref owner, ref handled);
+                    TurnDelivery.CountHandled<T, TOwner>(ref owner, ref handled);
                     owner.Completed();
                     return;
                 default:
-                    // A take asked to mark the consumer idle never says Empty; if one did, the consumer still holds its
-                    // turn, so come back later rather than end a consumer whose queue may still get messages.
-                    Debug.Fail("A take marking idle never says Empty.");
-                    CountHandled<T, TOwner>(ref owner, ref handled);
-                    Yield(self);
-                    return;
+                    // Empty from a take not asked to mark the consumer idle: a thread's look saw work that was gone (or not
+                    // there yet) when it took, and looks again. A pool turn always asks, so it never gets here; if it did, the
+                    // consumer still holds its turn, so it comes back later rather than end a consumer whose queue may still
+                    // get messages.
+                    Debug.Assert(!idleIfEmpty, "A take marking idle never says Empty.");
+                    TurnDelivery.CountHandled<T, TOwner>(ref owner, ref handled);
+                    if (!wait.GoOnAfterBudget())
+                    {
+                        return;
+                    }
+
+                    break;
             }
         }
     }
-
-    /// <summary>Gives the turn's count so far to the owner: once per turn or batch, before the turn lets go of the consumer.</summary>
-    private static void CountHandled<T, TOwner>(ref TOwner owner, ref int handled)
-        where TOwner : struct, ITurnOwner<T>
-    {
-        if (handled != 0)
-        {
-            owner.Handled(handled);
-            handled = 0;
-        }
-    }
-
-    /// <summary>Puts a consumer that may still have work after a full turn at the back of the pool's queue: fairness first.</summary>
-    private static void Yield(ITurn self) => ThreadPool.UnsafeQueueUserWorkItem(self, preferLocal: false);
 
     /// <summary>
-    /// The deliver-count-fault loop: hands <c>batch[next..end)</c> over while the owner is not stopping; a handler's throw
-    /// goes to the owner (fault or supervision) and delivery goes on past the message that threw; once stopping, the rest
-    /// is counted off. Returns early if a handler suspended the turn.
+    /// The pool's way to wait: a spent budget puts the consumer at the back of the pool's queue (fairness first), a queue found
+    /// empty is looked at a little (<see cref="IdleWait.LookBeforeIdle"/>) before the take that goes idle, and going idle ends
+    /// the turn: the next post schedules the next one.
     /// </summary>
-    /// <returns>How many messages were handed over and returned (the one that threw, and those counted off, excluded).</returns>
-    private static int DeliverBatch<T, TOwner>(ref TOwner owner, Slot<T>[] batch, ref int next, int end)
-        where TOwner : struct, ITurnOwner<T>
+    private readonly struct PoolWait(ITurn self) : ITurnWait
     {
-        var handled = 0;
-        while (next < end)
+        public bool GoOnAfterBudget()
         {
-            if (owner.IsStopping)
-            {
-                owner.Unhandled(batch, next, end);
-                next = end;
-                return handled;
-            }
-
-            var start = next;
-            try
-            {
-                owner.Deliver(batch, ref next, end);
-                handled += next - start;
-            }
-            catch (Exception ex)
-            {
-                // The contract moves next past a message before handing it over; an owner that threw before it did
-                // must not get the same message again, or a restarting actor would fail on it for ever.
-                if (next == start)
-                {
-                    next++;
-                }
-
-                handled += next - start - 1; // next is past the message that threw
-                owner.Failed(ex);
-            }
-
-            if (owner.IsSuspended)
-            {
-                return handled;
-            }
-        }
-
-        return handled;
-    }
-
-    /// <summary>The deliver-count-fault loop for one message.</summary>
-    /// <returns>Whether it was handed over and returned.</returns>
-    private static bool DeliverOne<T, TOwner>(ref TOwner owner, in T message)
-        where TOwner : struct, ITurnOwner<T>
-    {
-        if (owner.IsStopping)
-        {
-            owner.UnhandledOne(in message);
+            ThreadPool.UnsafeQueueUserWorkItem(self, preferLocal: false);
             return false;
         }
 
-        try
+        public bool LookBeforeIdle<T, TQueue>(ref TQueue queue)
+            where TQueue : struct, ITurnQueue<T>
         {
-            owner.DeliverOne(in message);
+            IdleWait.LookBeforeIdle<T, TQueue>(ref queue);
             return true;
         }
-        catch (Exception ex)
-        {
-            owner.Failed(ex);
-            return false;
-        }
+
+        public bool WaitUntilScheduled() => false;
     }
 }

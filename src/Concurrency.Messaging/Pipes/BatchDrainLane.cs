@@ -3,8 +3,6 @@ using Concurrency.Messaging.Internal;
 namespace Concurrency.Messaging.Pipes;
 
 /// <summary>A <see cref="BatchDrainQueue{T}"/> as one lane of a <see cref="LanedQueuePipe{T, TLane}"/>.</summary>
-// The queue's semaphore is not disposed on purpose: a post after completion must return false, not throw
-// ObjectDisposedException; it holds no kernel handle unless one is asked for.
 internal sealed class BatchDrainLane<T> : IQueueLane<T>
 {
     private BatchDrainQueue<T> _queue; // used in place, never copied
@@ -15,9 +13,6 @@ internal sealed class BatchDrainLane<T> : IQueueLane<T>
 
     /// <inheritdoc cref="BatchDrainQueue{T}.UseScheduledConsumer"/>
     public void UseScheduledConsumer(ITurn consumer) => _queue.UseScheduledConsumer(consumer);
-
-    /// <inheritdoc cref="BatchDrainQueue{T}.TakeBatch"/>
-    public bool TakeBatch(ref Slot<T>[] batch, int sharers, bool spin, out int count) => _queue.TakeBatch(ref batch, sharers, spin, out count);
 
     public TurnTake TryTakeNow(out T message) => _queue.TryTakeOne(out message);
 

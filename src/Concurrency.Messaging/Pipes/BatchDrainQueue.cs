@@ -9,10 +9,11 @@ namespace Concurrency.Messaging.Pipes;
 /// <summary>
 /// An unbounded multi-producer queue drained in one step: an array behind a spin lock. Producers append under the lock (one
 /// compare-and-swap in, one release store out); a consumer swaps the whole array for its empty one and handles the batch
-/// outside the lock. The consumer runs either on a dedicated thread, which pauses, yields, then parks on a semaphore (see
-/// <see cref="TakeBatch"/>), or as turns scheduled on a shared pool by the <see cref="TurnRunner"/> (see <see cref="Take"/>), which cost nothing
-/// while idle. Either way the consumer's "nothing here, I am going idle" and a producer's "I appended, is anyone idle?"
-/// meet under the same lock, so no wake-up is lost and no fence is needed beyond the lock's.
+/// outside the lock. A sole consumer is run by the <see cref="TurnRunner"/> (as pool turns, or on a thread of its own that
+/// parks while idle) and scheduled by the queue itself (see <see cref="Take"/>): its "nothing here, I am going idle" and a
+/// producer's "I appended, is anyone idle?" meet under the same lock, so no wake-up is lost and no fence is needed beyond
+/// the lock's. Consumers that share the queue take a message at a time (<see cref="TryTakeOne"/>) and are scheduled by
+/// their pipe.
 /// </summary>
 /// <remarks>
 /// <para>
@@ -37,44 +38,39 @@ namespace Concurrency.Messaging.Pipes;
 /// <see cref="Slot{T}"/> arrays, so a rented one is always empty.
 /// </para>
 /// </remarks>
-// The semaphore is not disposed on purpose: a post after completion must return false, not throw
-// ObjectDisposedException; it holds no kernel handle unless one is asked for.
 internal struct BatchDrainQueue<T> : ITurnQueue<T>
 {
     /// <summary>The size of the first array a lane with messages allocates.</summary>
     public const int InitialCapacity = 16;
 
-    /// <summary>The consumer's pause between looks (see <see cref="IdleWait"/>): long, so a batch builds up in between.</summary>
-    private const int Pause = 200;
-
     private SpinGate _gate;                        // guards the fields below: each critical section is a few stores
-    private SemaphoreSlim? _wake;                  // dedicated consumers park here; created by the first one to park (CompareExchange)
-    private ITurn? _scheduled;                      // set once before the first post: the idle consumer a producer schedules instead
+    private ITurn? _scheduled;                     // set once before the first post: the sole consumer, which a producer schedules when idle
     private Slot<T>[]? _items;                     // guarded by _gate: after _first, the accepted messages are _items[_head.._count)
     private T _first;                              // guarded by _gate: scheduled consumer only, the one message waiting, if _hasFirst (the array is then empty)
     private bool _hasFirst;                        // guarded by _gate
     private int _head;                             // guarded by _gate: where consumers sharing the lane take from
-    private int _count;                            // written under _gate; read without it as a hint by an idle consumer
+    private int _count;                            // written under _gate; read without it as a hint by a consumer looking before it goes idle
     private bool _refusing;                        // guarded by _gate: closed to posts
-    private volatile bool _closed;                 // set under _gate with _refusing: lets an idle consumer stop pausing
-    private int _parked;                           // guarded by _gate: consumers parked (or about to), or 1 if the scheduled consumer is idle
+    private volatile bool _closed;                 // set under _gate with _refusing; read without it by a consumer looking before it goes idle
+    private bool _idle;                            // guarded by _gate: the scheduled consumer is idle, and the next post (or the close) schedules it
     private bool _grewBefore;                      // guarded by _gate: the scheduled consumer went idle last time with a grown array
 
     /// <summary>
-    /// Makes <paramref name="consumer"/> the lane's only consumer, run as scheduled turns: a producer that appends while it is
-    /// idle schedules it once. Call before the first post; the consumer starts idle.
+    /// Makes <paramref name="consumer"/> the lane's only consumer, run by the <see cref="TurnRunner"/> (pool turns, or a
+    /// thread of its own): a producer that appends while it is idle schedules it once. Call before the first post; the
+    /// consumer starts idle.
     /// </summary>
     public void UseScheduledConsumer(ITurn consumer)
     {
         _scheduled = consumer;
-        _parked = 1;
+        _idle = true;
     }
 
     /// <returns><see langword="false"/> once the queue is closed.</returns>
     [MethodImpl(MethodImplOptions.AggressiveInlining)] // into the pipe's post: with its lock it is the whole post
     public bool TryEnqueue(T message)
     {
-        int wake;
+        bool wake;
         _gate.Enter();
         try
         {
@@ -103,95 +99,40 @@ internal struct BatchDrainQueue<T> : ITurnQueue<T>
                 Append(message);
             }
 
-            wake = _parked == 0 ? 0 : TakeParked(1);
+            wake = TakeIdle();
         }
         finally
         {
             _gate.Exit();
         }
 
-        if (wake != 0)
+        if (wake)
         {
-            Wake(wake);
+            _scheduled!.Schedule(); // outside the lock: the consumer's turn may start at once on another thread
         }
 
         return true;
     }
 
-    /// <summary>Refuses further messages and wakes every parked or idle consumer.</summary>
+    /// <summary>Refuses further messages and schedules the sole consumer if it is idle, so that it finds the end.</summary>
     public void Close()
     {
-        int wake;
+        bool wake;
         _gate.Enter();
         try
         {
             _refusing = true;
             _closed = true;
-            wake = TakeParked(int.MaxValue);
+            wake = TakeIdle();
         }
         finally
         {
             _gate.Exit();
         }
 
-        Wake(wake);
-    }
-
-    /// <summary>
-    /// Waits until there is work or the lane is closed and empty: first pausing and yielding without the lock, watching
-    /// the count, then parked on the semaphore (a producer that appends under the lock sees the park). A sole consumer
-    /// swaps arrays with its empty batch; consumers sharing the lane each copy out a fair share, so one of them does
-    /// not hoard the backlog.
-    /// </summary>
-    /// <returns><see langword="false"/> when the lane is closed and empty: the consumer exits.</returns>
-    public bool TakeBatch(ref Slot<T>[] batch, int sharers, bool spin, out int count)
-    {
-        var wait = new IdleWait(spin);
-        while (true)
+        if (wake)
         {
-            if (Volatile.Read(ref _count) == 0 && !_closed && wait.Wait(Pause))
-            {
-                continue;
-            }
-
-            var parkOn = _wake ?? CreateWake();
-            var wake = 0;
-            var closedAndEmpty = false;
-            count = 0;
-            _gate.Enter();
-            try
-            {
-                if (_count > _head)
-                {
-                    count = TakeLocked(ref batch, sharers, out wake);
-                }
-                else if (_refusing)
-                {
-                    closedAndEmpty = true;
-                }
-                else
-                {
-                    _parked++;
-                }
-            }
-            finally
-            {
-                _gate.Exit();
-            }
-
-            if (count > 0)
-            {
-                Wake(wake);
-                return true;
-            }
-
-            if (closedAndEmpty)
-            {
-                return false;
-            }
-
-            parkOn.Wait();
-            wait.Reset();
+            _scheduled!.Schedule();
         }
     }
 
@@ -225,7 +166,7 @@ internal struct BatchDrainQueue<T> : ITurnQueue<T>
             one = default!;
             if (_count > _head)
             {
-                count = TakeLocked(ref batch, 1, out _);
+                count = TakeLocked(ref batch);
                 return TurnTake.Taken;
             }
 
@@ -266,8 +207,8 @@ internal struct BatchDrainQueue<T> : ITurnQueue<T>
                 (_items, batch) = (batch, _items ?? []);
             }
 
-            Debug.Assert(_parked == 0, "The scheduled consumer is marked idle only by its running turn.");
-            _parked = 1;
+            Debug.Assert(!_idle, "The scheduled consumer is marked idle only by its running turn.");
+            _idle = true;
             take = TurnTake.Idle;
         }
         finally
@@ -328,81 +269,26 @@ internal struct BatchDrainQueue<T> : ITurnQueue<T>
         }
     }
 
-    private SemaphoreSlim CreateWake()
+    /// <summary>Under the gate: whether the sole consumer was idle, which it no longer is: the caller schedules it after leaving the gate.</summary>
+    private bool TakeIdle()
     {
-        var created = new SemaphoreSlim(0);
-        return Interlocked.CompareExchange(ref _wake, created, null) ?? created;
+        if (!_idle)
+        {
+            return false;
+        }
+
+        _idle = false;
+        return true;
     }
 
-    /// <summary>Under the gate: counts off up to <paramref name="most"/> parked consumers, for the caller to wake after leaving the gate.</summary>
-    private int TakeParked(int most)
+    /// <summary>Under the gate, with messages available, for the sole consumer: swaps the whole backlog for its empty batch.</summary>
+    private int TakeLocked(ref Slot<T>[] batch)
     {
-        var wake = Math.Min(_parked, most);
-        _parked -= wake;
-        return wake;
-    }
-
-    /// <summary>Outside the gate: the semaphore takes its own lock, and a scheduled turn may start at once on another thread.</summary>
-    private void Wake(int consumers)
-    {
-        if (consumers == 0)
-        {
-            return;
-        }
-
-        if (_scheduled is { } scheduled)
-        {
-            scheduled.Schedule();
-        }
-        else
-        {
-            // A consumer counted in _parked created the semaphore before it entered the gate to count itself.
-            _wake!.Release(consumers);
-        }
-    }
-
-    /// <summary>Under the gate, with messages available.</summary>
-    private int TakeLocked(ref Slot<T>[] batch, int sharers, out int wake)
-    {
-        wake = 0;
-        if (sharers == 1)
-        {
-            var count = _count - _head;
-            if (_head == 0)
-            {
-                (_items, batch) = (batch, _items!);
-            }
-            else
-            {
-                // Only a shared lane moves _head; a lane that changes from shared to sole does not exist, but stay exact.
-                EnsureCapacity(ref batch, count);
-                Array.Copy(_items!, _head, batch, 0, count);
-                Array.Clear(_items!, _head, count);
-            }
-
-            _head = 0;
-            _count = 0;
-            return count;
-        }
-
-        var available = _count - _head;
-        var share = (available + sharers - 1) / sharers;
-        EnsureCapacity(ref batch, share);
-        Array.Copy(_items!, _head, batch, 0, share);
-        Array.Clear(_items!, _head, share);
-        _head += share;
-        if (_head == _count)
-        {
-            _head = 0;
-            _count = 0;
-        }
-        else
-        {
-            // Leave the rest for the others; one of them may be parked.
-            wake = TakeParked(1);
-        }
-
-        return share;
+        Debug.Assert(_head == 0, "Only consumers sharing the queue move its head, and they take one at a time.");
+        var count = _count;
+        (_items, batch) = (batch, _items!);
+        _count = 0;
+        return count;
     }
 
     /// <summary>Under the gate: adds <paramref name="message"/> at the end of the array, growing it when full.</summary>
@@ -451,13 +337,5 @@ internal struct BatchDrainQueue<T> : ITurnQueue<T>
         }
 
         ArrayPool<Slot<T>>.Shared.Return(array);
-    }
-
-    private static void EnsureCapacity(ref Slot<T>[] batch, int count)
-    {
-        if (batch.Length < count)
-        {
-            batch = new Slot<T>[Math.Max(count, batch.Length * 2)];
-        }
     }
 }

@@ -1,15 +1,13 @@
-using System.Runtime.CompilerServices;
 using Concurrency.Messaging.Internal;
 
 namespace Concurrency.Messaging.Pipes;
 
 /// <summary>
 /// An array behind a spin lock, drained in one step: producers append under the lock; the consumer swaps the whole array for its
-/// empty one and handles the batch outside the lock. When there is nothing to take it pauses, yields, then parks (see
-/// <see cref="IdleWait"/>), and producers signal only a consumer that parked. Broadcast gives each consumer its own lane;
-/// work-sharing shares one lane, each consumer taking its share of the backlog. With <see cref="PipeRunner.ThreadPool"/> each
-/// consumer runs as turns on the thread pool instead (see <see cref="TurnRunner"/>): a lane's only consumer is scheduled by the
-/// lane itself and takes a batch at a time (see <see cref="SoleLaneQueue"/>); consumers sharing a lane take one message at a time.
+/// empty one and handles the batch outside the lock. Broadcast gives each consumer its own lane, whose only consumer the lane
+/// schedules itself and which takes a batch at a time (see <see cref="SoleLaneQueue"/>); work-sharing shares one lane, and
+/// its consumers take one message at a time. On a dedicated thread a consumer with nothing to take pauses, yields, then
+/// parks (see <see cref="ThreadWait"/>), and a producer wakes only a consumer that went idle.
 /// </summary>
 internal sealed class BatchDrainQueuePipe<T>(IReadOnlyList<Action<T>> handlers, PipeOptions options)
     : LanedQueuePipe<T, BatchDrainLane<T>>(PipeKind.BatchDrainQueue, handlers, options)
@@ -28,61 +26,30 @@ internal sealed class BatchDrainQueuePipe<T>(IReadOnlyList<Action<T>> handlers, 
         }
     }
 
-    // Runs once per consumer for the pipe's whole life: compiled fully optimized from the start, not left in tier-0 or
-    // on-stack-replacement code that a loop entered once would otherwise run in.
-    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
-    protected override void Consume(int consumer, BatchDrainLane<T> lane, Action<T> handler)
-    {
-        var batch = new Slot<T>[BatchDrainQueue<T>.InitialCapacity];
-        var spin = IdleWait.SpinsFor(ConsumerCount + ProducerCount);
-        while (lane.TakeBatch(ref batch, ConsumersPerLane, spin, out var count))
-        {
-            var handled = 0;
-            try
-            {
-                // Stopping is checked per message, so a fault or abort stops delivery mid-batch.
-                for (; handled < count && !IsStopping; handled++)
-                {
-                    handler(batch[handled].Value);
-                }
-
-                CountHandled(consumer, handled);
-                CountUnhandled(count - handled);
-            }
-            catch (Exception ex)
-            {
-                // The message at `handled` threw; it and the rest of the batch are not handled.
-                CountHandled(consumer, handled);
-                CountUnhandled(count - handled);
-                Fault(ex);
-            }
-
-            Array.Clear(batch, 0, count); // the lane reuses this array: drop the references it still holds
-        }
-    }
-
     protected override void StartConsumers(BatchDrainLane<T>[] lanes, Action<T>[] handlers, PipeOptions options)
     {
-        if (Pipe.RunnerOf(Kind, options) != PipeRunner.ThreadPool || ConsumersPerLane > 1)
+        if (ConsumersPerLane > 1)
         {
-            // Dedicated threads, or pooled consumers sharing one lane: those take one message at a time (TryTakeNow).
+            // Consumers sharing one lane take one message at a time (TryTakeNow) and are scheduled by the pipe.
             base.StartConsumers(lanes, handlers, options);
             return;
         }
 
-        // Broadcast (or a single consumer): one lane per consumer, drained a batch at a time. Nothing is posted yet. The
-        // consumers are in place before the abort token is registered: one already cancelled closes the lanes at once,
-        // and each lane's close schedules its idle consumer.
-        for (var i = 0; i < handlers.Length; i++)
+        // Broadcast (or a single consumer): one lane per consumer, drained a batch at a time and scheduling its consumer
+        // itself. Nothing is posted yet. The consumers are in place before the abort token is registered: one already
+        // cancelled closes the lanes at once, and each lane's close schedules its idle consumer.
+        var spin = IdleWait.SpinsFor(ConsumerCount + ProducerCount);
+        var consumers = CreateConsumers(options, handlers, i => new SoleLaneQueue(lanes[i]), IdleWait.QueuePause, spin);
+        for (var i = 0; i < consumers.Length; i++)
         {
-            lanes[i].UseScheduledConsumer(new PooledConsumer<T, SoleLaneQueue>(this, i, new SoleLaneQueue(lanes[i]), handlers[i], options.MessagesPerTurn));
+            lanes[i].UseScheduledConsumer(consumers[i]);
         }
 
-        StartConsumers(handlers.Length);
+        StartConsumers(consumers);
     }
 
     /// <summary>
-    /// A lane's only consumer, run as turns: the lane notes it idle under its lock and schedules it from the post (see
+    /// A lane's only consumer: the lane notes it idle under its lock and schedules it from the post (see
     /// <see cref="BatchDrainQueue{T}.Take"/>), and a take swaps out the whole backlog.
     /// </summary>
     /// <remarks>
@@ -104,6 +71,15 @@ internal sealed class BatchDrainQueuePipe<T>(IReadOnlyList<Action<T>> handlers, 
             if (s_paces && _lastTaken is > 0 and < SmallTake)
             {
                 Thread.SpinWait(BuildUp);
+            }
+
+            if (!idleIfEmpty && !lane.Queue.HasWork())
+            {
+                // Nothing to take and no need to go idle: say so from a read, leaving the lock's line to the producer.
+                count = 0;
+                one = default!;
+                _lastTaken = 0;
+                return TurnTake.Empty;
             }
 
             var take = lane.Queue.Take(ref batch, most, idleIfEmpty, out count, out one);

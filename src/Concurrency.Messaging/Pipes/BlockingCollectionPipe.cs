@@ -1,13 +1,12 @@
 using System.Collections.Concurrent;
-using System.Runtime.CompilerServices;
 using Concurrency.Messaging.Internal;
 
 namespace Concurrency.Messaging.Pipes;
 
 /// <summary>
 /// <see cref="BlockingCollection{T}"/>, the baseline a user reaches for first. Broadcast gives each consumer its own
-/// collection; work-sharing shares one. Consumers block in <c>TryTake</c> on dedicated threads, or, under
-/// <see cref="PipeRunner.ThreadPool"/>, run as pooled turns that a post notifies.
+/// collection; work-sharing shares one. Consumers take without blocking (<c>TryTake</c>) and a post schedules an idle one,
+/// on a dedicated thread or as pool turns (see <see cref="PipeConsumer{T, TQueue}"/>).
 /// </summary>
 /// <remarks>
 /// A bounded pipe keeps its room in a <see cref="LaneRoom"/> (a semaphore per collection, as a bounded BlockingCollection
@@ -19,19 +18,17 @@ namespace Concurrency.Messaging.Pipes;
 internal sealed class BlockingCollectionPipe<T> : PipeBase<T>
 {
     private readonly BlockingCollection<T>[] _lanes; // unbounded: room is _room's job
-    private readonly Action<T>[] _handlers;
     private readonly bool _sharing;
     private readonly LaneRoom? _room;                // bounded pipes only
     private readonly Lock? _gate;                    // several lanes: one post reaches every lane before the next post or the close
-    private readonly PooledConsumer<T, CollectionQueue>[]? _turns; // pooled runner: the consumers, notified after every accepted post
+    private readonly PipeConsumer<T, CollectionQueue>[] _consumers; // scheduled, if idle, after every accepted post
     private bool _closed;                            // guarded by _gate
 
     public BlockingCollectionPipe(IReadOnlyList<Action<T>> handlers, PipeOptions options)
         : base(PipeKind.BlockingCollection, options)
     {
-        _handlers = [.. handlers];
         _sharing = options.Distribution == PipeDistribution.WorkSharing;
-        _lanes = new BlockingCollection<T>[_sharing ? 1 : _handlers.Length];
+        _lanes = new BlockingCollection<T>[_sharing ? 1 : handlers.Count];
         for (var i = 0; i < _lanes.Length; i++)
         {
             _lanes[i] = new BlockingCollection<T>(new ConcurrentQueue<T>());
@@ -39,11 +36,12 @@ internal sealed class BlockingCollectionPipe<T> : PipeBase<T>
 
         _room = options.Capacity is int capacity ? new LaneRoom(_lanes.Length, capacity) : null;
         _gate = _lanes.Length > 1 || _room is not null ? new Lock() : null; // bounded: room is reserved under the gate
-        StartConsumers(options, _handlers.Length, Consume, i =>
+        _consumers = CreateConsumers(options, [.. handlers], i =>
         {
             var index = _sharing ? 0 : i;
-            return new PooledConsumer<T, CollectionQueue>(this, i, new CollectionQueue(_lanes[index], _room, index), _handlers[i], options.MessagesPerTurn);
-        }, out _turns);
+            return new CollectionQueue(_lanes[index], _room, index);
+        }, IdleWait.QueuePause, IdleWait.SpinsFor(handlers.Count + options.Producers));
+        StartConsumers(_consumers);
     }
 
     public override bool TryPost(T message) => TryWriteNow(message, out _);
@@ -107,20 +105,11 @@ internal sealed class BlockingCollectionPipe<T> : PipeBase<T>
             _room?.Close();
         }
 
-        if (_turns is not null)
-        {
-            PooledConsumer<T, CollectionQueue>.NotifyAll(_turns);
-        }
+        PipeConsumer<T, CollectionQueue>.NotifyAll(_consumers);
     }
 
-    /// <summary>After an accepted post: pooled consumers that are idle need a turn (any one of them, when they share a lane).</summary>
-    private void Posted()
-    {
-        if (_turns is not null)
-        {
-            PooledConsumer<T, CollectionQueue>.NotifyPosted(_turns, _sharing);
-        }
-    }
+    /// <summary>After an accepted post: consumers that are idle need scheduling (any one of them, when they share a lane).</summary>
+    private void Posted() => PipeConsumer<T, CollectionQueue>.NotifyPosted(_consumers, _sharing);
 
     private async ValueTask PostSlowAsync(T message, CancellationToken cancellationToken)
     {
@@ -201,26 +190,8 @@ internal sealed class BlockingCollectionPipe<T> : PipeBase<T>
         return false;
     }
 
-    // Runs once per consumer for the pipe's whole life: compiled fully optimized from the start, not left in tier-0 or
-    // on-stack-replacement code that a loop entered once would otherwise run in.
-    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
-    private void Consume(int consumer)
-    {
-        var index = _sharing ? 0 : consumer;
-        var lane = _lanes[index];
-        var handler = _handlers[consumer];
-
-        // TryTake with an infinite timeout returns false once adding is completed and the collection is empty; Close is what
-        // releases it.
-        while (lane.TryTake(out var message, Timeout.Infinite))
-        {
-            _room?.Free(index);
-            Deliver(consumer, handler, message);
-        }
-    }
-
     /// <summary>
-    /// One pooled consumer's side of a collection: a message at a time, freeing its room. The collection cannot mark a
+    /// One consumer's side of a collection: a message at a time, freeing its room. The collection cannot mark a
     /// consumer idle atomically with finding itself empty, so the consumer's flag lives here.
     /// </summary>
     private struct CollectionQueue(BlockingCollection<T> lane, LaneRoom? room, int index) : ITurnQueue<T>

@@ -5,8 +5,8 @@ namespace Concurrency.Messaging.Pipes;
 
 /// <summary>
 /// A <see cref="Channel{T}"/>, unbounded or bounded. Broadcast gives each consumer its own channel; work-sharing shares one.
-/// A consumer runs as turns on the thread pool (the default, <see cref="PipeRunner.ThreadPool"/>, see <see cref="TurnRunner"/>),
-/// or on a dedicated thread that blocks on the channel's wait (<see cref="PipeRunner.DedicatedThread"/>).
+/// A consumer runs as turns on the thread pool (the default, <see cref="PipeRunner.ThreadPool"/>), or on a dedicated thread
+/// that parks while idle (<see cref="PipeRunner.DedicatedThread"/>); see <see cref="PipeConsumer{T, TQueue}"/>.
 /// </summary>
 /// <remarks>
 /// <para>
@@ -18,19 +18,18 @@ namespace Concurrency.Messaging.Pipes;
 /// <para>
 /// Written around two known .NET 10 bounded-channel bugs: cancelling a pending <c>ReadAsync</c> can lose the item a writer
 /// handed to it (dotnet/runtime#132094), and under CPU contention a parked reader may never wake (dotnet/runtime#131141).
-/// So consumers never read with a cancellable call: a pooled consumer never waits on the channel at all (it drains with
-/// <c>TryRead</c>, and producers wake it through its own flag, see <see cref="ChannelTurnQueue{T}"/>); a dedicated one
-/// waits with <c>WaitToReadAsync</c> (no token). A parked dedicated consumer or producer looks at the channel on its own
-/// now and then (see <see cref="WatchAsync"/>), so a missed wake-up delays, never strands. Abort and fault close the
-/// writers instead of cancelling readers. A third bug, in the unbounded channels (dotnet/runtime#123544: a
+/// So a consumer never waits on the channel at all, whichever runner runs it: it drains with <c>TryRead</c>, and producers
+/// schedule it through its own flag (see <see cref="ChannelTurnQueue{T}"/>). A producer parked waiting for room looks at
+/// the channel on its own now and then (see <see cref="WatchAsync"/>), so a missed wake-up delays, never strands. Abort and
+/// fault close the writers instead of cancelling readers. A third bug, in the unbounded channels (dotnet/runtime#123544: a
 /// <c>TryComplete</c> racing the last <c>TryRead</c> can leave the reader's <c>Completion</c> incomplete for ever), is
-/// why a pooled consumer ends on a flag the close sets (<see cref="ChannelTurnQueue{T}.WritersDone"/>), not on
+/// why a consumer ends on a flag the close sets (<see cref="ChannelTurnQueue{T}.WritersDone"/>), not on
 /// <c>Completion</c>.
 /// </para>
 /// </remarks>
 internal sealed class ChannelPipe<T> : PipeBase<T>
 {
-    /// <summary>How long a parked consumer or producer first waits before looking on its own; it doubles while idle.</summary>
+    /// <summary>How long a producer parked waiting for room first waits before looking on its own; it doubles while it waits.</summary>
     internal static readonly TimeSpan WatchdogInterval = TimeSpan.FromMilliseconds(100);
 
     /// <summary>The longest a parked side goes without looking, so an idle pipe costs next to nothing.</summary>
@@ -39,13 +38,11 @@ internal sealed class ChannelPipe<T> : PipeBase<T>
     private const int SpinsBeforeWait = 50;
 
     private readonly Channel<T>[] _lanes;
-    private readonly Action<T>[] _handlers;
     private readonly bool _sharing;
     private readonly int _capacity;   // bounded: the capacity of each lane; int.MaxValue when unbounded
     private readonly LaneRoom? _room; // bounded broadcast with FullMode.Wait: room reserved in every lane before a write
     private readonly Lock? _gate;     // several lanes: one post reaches every lane before the next post or the close
-    private readonly PooledConsumer<T, ChannelTurnQueue<T>>[]? _turns; // pooled runner: consumer i reads lane i (or the shared one)
-    private readonly bool _spin;      // dedicated consumers: IdleWait may pause (every party has a core)
+    private readonly PipeConsumer<T, ChannelTurnQueue<T>>[] _consumers; // consumer i reads lane i (or the shared one)
     private bool _closed;             // guarded by _gate
 
     /// <param name="handlers">One handler per consumer.</param>
@@ -55,11 +52,10 @@ internal sealed class ChannelPipe<T> : PipeBase<T>
     public ChannelPipe(IReadOnlyList<Action<T>> handlers, PipeOptions options, Func<Channel<T>, Channel<T>>? wrapLane = null)
         : base(PipeKind.Channel, options)
     {
-        _handlers = [.. handlers];
         _sharing = options.Distribution == PipeDistribution.WorkSharing;
-        var laneCount = _sharing ? 1 : _handlers.Length;
+        var laneCount = _sharing ? 1 : handlers.Count;
         _capacity = options.Capacity ?? int.MaxValue;
-        var singleReader = !_sharing || _handlers.Length == 1;
+        var singleReader = !_sharing || handlers.Count == 1;
         var singleWriter = options.Producers == 1 || laneCount > 1; // several lanes are written under the gate only
         if (laneCount > 1 && options.Capacity is int reserved && options.FullMode == PipeFullMode.Wait)
         {
@@ -97,14 +93,13 @@ internal sealed class ChannelPipe<T> : PipeBase<T>
         }
 
         _gate = laneCount > 1 ? new Lock() : null;
-        _spin = IdleWait.SpinsFor(_handlers.Length + options.Producers);
-        StartConsumers(options, _handlers.Length, Consume, i =>
+        _consumers = CreateConsumers(options, [.. handlers], i =>
         {
             var lane = _sharing ? 0 : i;
             // A lane of its own is taken in batches; consumers that share one take a message at a time, so they share its backlog.
-            var queue = new ChannelTurnQueue<T>(_lanes[lane].Reader, batches: !_sharing, _room, lane);
-            return new PooledConsumer<T, ChannelTurnQueue<T>>(this, i, queue, _handlers[i], options.MessagesPerTurn);
-        }, out _turns);
+            return new ChannelTurnQueue<T>(_lanes[lane].Reader, batches: !_sharing, _room, lane);
+        }, SpinsBeforeWait, IdleWait.SpinsFor(handlers.Count + options.Producers));
+        StartConsumers(_consumers);
     }
 
     public override bool TryPost(T message)
@@ -219,25 +214,16 @@ internal sealed class ChannelPipe<T> : PipeBase<T>
             _room?.Close();
         }
 
-        if (_turns is { } turns)
+        foreach (var consumer in _consumers)
         {
-            foreach (var turn in turns)
-            {
-                turn.Queue.WritersDone(); // the end, told by us: the reader's Completion may never come (ChannelTurnQueue)
-            }
-
-            PooledConsumer<T, ChannelTurnQueue<T>>.NotifyAll(turns); // each idle consumer runs once more to find its end
+            consumer.Queue.WritersDone(); // the end, told by us: the reader's Completion may never come (ChannelTurnQueue)
         }
+
+        PipeConsumer<T, ChannelTurnQueue<T>>.NotifyAll(_consumers); // each idle consumer runs once more to find its end
     }
 
-    /// <summary>After an accepted write: pooled consumers that are idle need a turn (any one of them, when they share a lane).</summary>
-    private void Posted()
-    {
-        if (_turns is { } turns)
-        {
-            PooledConsumer<T, ChannelTurnQueue<T>>.NotifyPosted(turns, _sharing);
-        }
-    }
+    /// <summary>After an accepted write: consumers that are idle need scheduling (any one of them, when they share a lane).</summary>
+    private void Posted() => PipeConsumer<T, ChannelTurnQueue<T>>.NotifyPosted(_consumers, _sharing);
 
     /// <summary>
     /// Awaits a channel wait, but looks at <paramref name="ready"/> on its own now and then (every
@@ -349,56 +335,4 @@ internal sealed class ChannelPipe<T> : PipeBase<T>
 
     /// <summary>One bounded lane: whether it has room now (what a writer parked on it waits for).</summary>
     private bool HasRoom() => _lanes[0].Reader.Count < _capacity;
-
-    /// <summary>
-    /// The dedicated-thread runner: drains, then pauses and yields while nothing comes (see <see cref="IdleWait"/>), then
-    /// blocks this thread on the channel's wait, watched as the pooled loop's is.
-    /// </summary>
-    private void Consume(int consumer)
-    {
-        var lane = _sharing ? 0 : consumer;
-        var reader = _lanes[lane].Reader;
-        var handler = _handlers[consumer];
-        var wait = new IdleWait(_spin);
-        while (true)
-        {
-            if (DrainAvailable(consumer, reader, lane, handler) > 0)
-            {
-                wait.Reset();
-                continue;
-            }
-
-            if (reader.Completion.IsCompleted)
-            {
-                return;
-            }
-
-            if (wait.Wait(SpinsBeforeWait))
-            {
-                continue;
-            }
-
-            if (!WatchAsync(reader.WaitToReadAsync(), () => reader.TryPeek(out _), CancellationToken.None).GetAwaiter().GetResult())
-            {
-                return;
-            }
-
-            wait.Reset();
-        }
-    }
-
-    /// <summary>The dedicated consumer: handles what the channel holds.</summary>
-    /// <returns>How many it took.</returns>
-    private int DrainAvailable(int consumer, ChannelReader<T> reader, int lane, Action<T> handler)
-    {
-        var handled = 0;
-        while (reader.TryRead(out var message))
-        {
-            _room?.Free(lane);
-            Deliver(consumer, handler, message);
-            handled++;
-        }
-
-        return handled;
-    }
 }

@@ -4,9 +4,10 @@ using Concurrency.Messaging.Internal;
 namespace Concurrency.Messaging.Pipes;
 
 /// <summary>
-/// A consumer's side of a <see cref="Channel{T}"/> under the <see cref="TurnRunner"/>: a channel pipe's pooled consumer (a
-/// message at a time, freeing its room in a <see cref="LaneRoom"/>) or a channel mailbox (a batch at a time, up to the
-/// turn's budget). Nobody waits on the channel's reader: producers write, then notify through the flag kept here.
+/// A consumer's side of a <see cref="Channel{T}"/> under the <see cref="TurnRunner"/>: a channel pipe's consumer, pooled or
+/// on its own thread (a batch at a time from a lane of its own, a message at a time from a shared one, freeing its room
+/// in a <see cref="LaneRoom"/>), or a channel mailbox (a batch at a time, up to the turn's budget). Nobody waits on the
+/// channel's reader: producers write, then notify through the flag kept here.
 /// </summary>
 /// <remarks>
 /// The flag is here because a channel's reader cannot mark its consumer idle atomically with finding itself empty: its

@@ -5,8 +5,8 @@ namespace Concurrency.Messaging.Pipes;
 
 /// <summary>
 /// An unbounded pipe built from locked queues ("lanes"): broadcast gives each consumer its own lane and posts to all of them;
-/// work-sharing gives every consumer the same lane. Each consumer runs on a dedicated thread, or as turns on the thread
-/// pool (<see cref="PipeRunner.ThreadPool"/>), where a post notifies an idle consumer of each lane it reached.
+/// work-sharing gives every consumer the same lane. Each consumer is a <see cref="PipeConsumer{T, TQueue}"/> (on a thread
+/// of its own or as pool turns) over its side of its lane, and a post schedules an idle consumer of each lane it reached.
 /// </summary>
 internal abstract class LanedQueuePipe<T, TLane> : PipeBase<T>
     where TLane : class, IQueueLane<T>, new()
@@ -14,8 +14,8 @@ internal abstract class LanedQueuePipe<T, TLane> : PipeBase<T>
     private readonly TLane[] _lanes;
     private readonly Action<T>[] _handlers;
     private readonly Lock? _fanOutGate; // broadcast: one post reaches every lane before the next post or the close starts
-    private PooledConsumer<T, LaneQueue>[]? _turns; // pooled runner: consumer i takes from lane i / ConsumersPerLane; set once by the constructor
-    private readonly TLane? _direct; // the one lane, when a post is only that lane's enqueue (no fan-out, no notice to the pipe's turns)
+    private PipeConsumer<T, LaneQueue>[]? _consumers; // consumer i takes from lane i / ConsumersPerLane; set once by the constructor (null: the lanes schedule theirs)
+    private readonly TLane? _direct; // the one lane, when a post is only that lane's enqueue (no fan-out, no notice to the pipe's consumers)
 
     protected LanedQueuePipe(PipeKind kind, IReadOnlyList<Action<T>> handlers, PipeOptions options)
         : base(kind, options)
@@ -33,13 +33,13 @@ internal abstract class LanedQueuePipe<T, TLane> : PipeBase<T>
         _fanOutGate = _lanes.Length > 1 ? new Lock() : null;
 
         StartConsumers(_lanes, _handlers, options);
-        _direct = _lanes.Length == 1 && _turns is null ? _lanes[0] : null;
+        _direct = _lanes.Length == 1 && _consumers is null ? _lanes[0] : null;
     }
 
     /// <summary>
     /// Gets the pipe's one lane when a post is nothing but that lane's enqueue: one lane (one consumer, or consumers sharing
-    /// it) and no pooled consumers for the pipe to notify; otherwise <see langword="null"/>. A kind calls its lane directly
-    /// through it, sparing the post a call through the lane's interface.
+    /// it) whose consumers the lane schedules itself, none for the pipe to schedule; otherwise <see langword="null"/>. A
+    /// kind calls its lane directly through it, sparing the post a call through the lane's interface.
     /// </summary>
     protected TLane? DirectLane => _direct;
 
@@ -69,9 +69,9 @@ internal abstract class LanedQueuePipe<T, TLane> : PipeBase<T>
             }
         }
 
-        if (accepted && _turns is { } turns)
+        if (accepted && _consumers is { } consumers)
         {
-            PooledConsumer<T, LaneQueue>.NotifyPosted(turns, ConsumersPerLane > 1);
+            PipeConsumer<T, LaneQueue>.NotifyPosted(consumers, ConsumersPerLane > 1);
         }
 
         return accepted;
@@ -111,29 +111,31 @@ internal abstract class LanedQueuePipe<T, TLane> : PipeBase<T>
             }
         }
 
-        if (_turns is { } turns)
+        if (_consumers is { } consumers)
         {
-            PooledConsumer<T, LaneQueue>.NotifyAll(turns);
+            PipeConsumer<T, LaneQueue>.NotifyAll(consumers);
         }
     }
 
     /// <summary>
-    /// Starts the consumers; called once, from the constructor. Each runs <see cref="Consume"/> on a dedicated thread, or as
-    /// pooled turns that take with <see cref="IQueueLane{T}.TryTakeNow"/>; an implementation with a runner of its own overrides this.
+    /// Starts the consumers; called once, from the constructor. Each takes from its lane with
+    /// <see cref="IQueueLane{T}.TryTakeNow"/> and is scheduled by the pipe's posts; a kind whose lanes schedule their own
+    /// consumers overrides this.
     /// </summary>
-    protected virtual void StartConsumers(TLane[] lanes, Action<T>[] handlers, PipeOptions options) =>
-        StartConsumers(
+    protected virtual void StartConsumers(TLane[] lanes, Action<T>[] handlers, PipeOptions options)
+    {
+        var perLane = ConsumersPerLane;
+        _consumers = CreateConsumers(
             options,
-            handlers.Length,
-            consumer => Consume(consumer, lanes[consumer / ConsumersPerLane], handlers[consumer]),
-            consumer => new PooledConsumer<T, LaneQueue>(this, consumer, new LaneQueue(lanes[consumer / ConsumersPerLane], ConsumersPerLane == 1), handlers[consumer], options.MessagesPerTurn),
-            out _turns);
-
-    /// <summary>Consumer <paramref name="consumer"/>'s loop: take from <paramref name="lane"/> until it is closed and empty.</summary>
-    protected abstract void Consume(int consumer, TLane lane, Action<T> handler);
+            handlers,
+            consumer => new LaneQueue(lanes[consumer / perLane], perLane == 1),
+            IdleWait.QueuePause,
+            IdleWait.SpinsFor(ConsumerCount + ProducerCount));
+        StartConsumers(_consumers);
+    }
 
     /// <summary>
-    /// One pooled consumer's side of a lane: consumers sharing the lane take a message at a time, so they share its
+    /// One consumer's side of a lane: consumers sharing the lane take a message at a time, so they share its
     /// backlog; a consumer with a lane of its own takes a run of up to <see cref="RunLength"/>, so the runner hands it over
     /// in one loop. A lane cannot mark a consumer idle under its lock (several consumers, scheduled by the pipe), so the
     /// consumer's flag lives here.

@@ -1,6 +1,7 @@
 using System.Reactive.Concurrency;
 using System.Reactive.Linq;
 using System.Reactive.Subjects;
+using Concurrency.Messaging.Internal;
 
 namespace Concurrency.Messaging.Pipes;
 
@@ -67,15 +68,25 @@ internal sealed class ObserveOnPipe<T> : PipeBase<T>
         }
     }
 
+    /// <summary>One subscription: Rx runs it, the <see cref="TurnDelivery"/> rules hand each message over.</summary>
     private sealed class Consumer(ObserveOnPipe<T> pipe, int index, Action<T> handler, EventLoopScheduler? loop) : IObserver<T>
     {
-        public void OnNext(T value) => pipe.Deliver(index, handler, value); // Rx serializes a subscription's OnNext: one writer
+        private PipeDelivery<T> _delivery = new(pipe, index, handler);
+
+        public void OnNext(T value)
+        {
+            // Rx serializes a subscription's OnNext, so the count has one writer, as a turn's has.
+            if (TurnDelivery.DeliverOne(ref _delivery, in value))
+            {
+                _delivery.Handled(1);
+            }
+        }
 
         public void OnError(Exception error) => OnCompleted();
 
         public void OnCompleted()
         {
-            pipe.ConsumerExited();
+            _delivery.Completed(); // the consumer's exit
             loop?.Dispose();
         }
     }

@@ -141,73 +141,46 @@ internal abstract class PipeBase<T> : IPipe<T>, IPipeCounts
         }
     }
 
-    /// <summary>Starts the consumers under the runner the options ask for.</summary>
-    /// <param name="options">The pipe's options, which say the runner.</param>
-    /// <param name="count">How many consumers.</param>
-    /// <param name="consume">Consumer i's loop, run on a dedicated thread of its own.</param>
-    /// <param name="pooled">Makes consumer i as a pooled consumer, idle until the first post notifies it.</param>
-    /// <param name="turns">Receives the pooled consumers (for posts and the close to notify), or <see langword="null"/>
-    /// under dedicated threads. Pass the field itself: it is set before the abort token is registered, because a token
-    /// that is already cancelled closes the pipe at once, and that close must find the consumers to notify.</param>
-    protected void StartConsumers<TQueue>(PipeOptions options, int count, Action<int> consume, Func<int, PooledConsumer<T, TQueue>> pooled, out PooledConsumer<T, TQueue>[]? turns)
+    /// <summary>
+    /// Makes consumer i over <paramref name="queueOf"/>(i) with handler i, run as the options ask (see
+    /// <see cref="PipeConsumer{T, TQueue}"/>); none runs before <see cref="StartConsumers{TQueue}(PipeConsumer{T, TQueue}[])"/>.
+    /// </summary>
+    /// <param name="options">The pipe's options: the runner, a pooled consumer's budget.</param>
+    /// <param name="handlers">One handler per consumer.</param>
+    /// <param name="queueOf">Consumer i's side of the queue.</param>
+    /// <param name="pause">A dedicated consumer's pause between looks at an empty queue (see <see cref="IdleWait.Wait"/>).</param>
+    /// <param name="spin">Whether a dedicated consumer's wait may pause (see <see cref="IdleWait.SpinsFor"/>).</param>
+    protected PipeConsumer<T, TQueue>[] CreateConsumers<TQueue>(PipeOptions options, Action<T>[] handlers, Func<int, TQueue> queueOf, int pause, bool spin)
         where TQueue : struct, ITurnQueue<T>
     {
-        if (Pipe.RunnerOf(Kind, options) != PipeRunner.ThreadPool)
+        var consumers = new PipeConsumer<T, TQueue>[handlers.Length];
+        for (var i = 0; i < consumers.Length; i++)
         {
-            turns = null;
-            StartConsumerThreads(count, consume);
-            return;
+            consumers[i] = new PipeConsumer<T, TQueue>(this, i, queueOf(i), handlers[i], options, pause, spin);
         }
 
-        var created = new PooledConsumer<T, TQueue>[count];
-        for (var i = 0; i < count; i++)
-        {
-            created[i] = pooled(i);
-        }
-
-        turns = created;
-        StartConsumers(count);
+        return consumers;
     }
 
     /// <summary>
-    /// Runs each consumer loop on a dedicated background thread; the loop's exit counts as the consumer's exit, and an
-    /// exception out of the loop (the queue's own, since handlers' are caught) faults the pipe (see <see cref="FaultQueue"/>).
+    /// Registers the consumers (see <see cref="StartConsumers(int)"/>) and starts the dedicated ones' threads; each starts
+    /// idle and runs once a post or the close schedules it. Call once, with the consumers already where posts and
+    /// <see cref="Close"/> find them: a token that is already cancelled closes the pipe during this call, and that close
+    /// must find the consumers to schedule.
     /// </summary>
-    protected void StartConsumerThreads(int count, Action<int> consume)
+    protected void StartConsumers<TQueue>(PipeConsumer<T, TQueue>[] consumers)
+        where TQueue : struct, ITurnQueue<T>
     {
-        StartConsumers(count);
-        for (var i = 0; i < count; i++)
+        StartConsumers(consumers.Length);
+        foreach (var consumer in consumers)
         {
-            var index = i;
-            var thread = new Thread(() =>
-            {
-                t_consuming = this;
-                try
-                {
-                    consume(index);
-                }
-                catch (Exception queueFailure)
-                {
-                    // Handlers' exceptions never get here (Deliver catches them): this is the queue itself failing. Thrown
-                    // out of this thread it would end the process; the pipe faults with it instead, as a pooled turn does.
-                    FaultQueue(queueFailure);
-                }
-                finally
-                {
-                    ConsumerExited();
-                }
-            })
-            {
-                IsBackground = true,
-                Name = $"{Kind} consumer {index}",
-            };
-            thread.Start();
+            consumer.Start();
         }
     }
 
     /// <summary>
     /// Marks the calling thread as running this pipe's handlers until <see cref="EndConsuming"/>, for consumers that run on
-    /// a shared thread (a task, a scheduler). Dedicated consumer threads are marked for their whole life.
+    /// a shared thread (a pool turn, a scheduler). A dedicated consumer's thread is marked for its whole life.
     /// </summary>
     protected internal void BeginConsuming() => t_consuming = this;
 
@@ -233,32 +206,6 @@ internal abstract class PipeBase<T> : IPipe<T>, IPipeCounts
     {
         Interlocked.CompareExchange(ref _fault, exception, null);
         Stop();
-    }
-
-    /// <summary>
-    /// Hands one message to a handler on the consumer's thread, or counts it as unhandled once the pipe is stopping.
-    /// A handler's exception faults the pipe; the message counts as unhandled.
-    /// </summary>
-    protected internal void Deliver(int consumer, Action<T> handler, T message)
-    {
-        if (IsStopping)
-        {
-            CountUnhandled(1);
-            return;
-        }
-
-        try
-        {
-            handler(message);
-        }
-        catch (Exception ex)
-        {
-            CountUnhandled(1);
-            Fault(ex);
-            return;
-        }
-
-        CountHandled(consumer, 1);
     }
 
     /// <summary>

@@ -7,9 +7,9 @@ namespace Concurrency.Messaging.Pipes;
 public enum PipeRunner
 {
     /// <summary>
-    /// Each consumer owns a background thread for the pipe's whole life; when idle it waits the kind's own way (pauses, yields,
-    /// then parks; a <see cref="PipeKind.Channel"/> consumer blocks on the channel's wait; an <see cref="PipeKind.ObserveOn"/>
-    /// consumer runs on the scheduler's long-running thread). The default for every kind except <see cref="PipeKind.Channel"/>.
+    /// Each consumer owns a background thread for the pipe's whole life; when idle it pauses, yields, then parks until a post
+    /// wakes it, the same way for every kind (an <see cref="PipeKind.ObserveOn"/> consumer runs on the scheduler's
+    /// long-running thread instead). The default for every kind except <see cref="PipeKind.Channel"/>.
     /// </summary>
     DedicatedThread,
 

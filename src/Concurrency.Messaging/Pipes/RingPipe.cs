@@ -19,14 +19,12 @@ internal sealed class RingPipe<T> : PipeBase<T>
 {
     private readonly SingleProducerRing<T>[] _rings;
     private readonly SingleProducerRing<T>? _single; // the only ring when there is one consumer: the common case, posted to directly
-    private readonly Action<T>[] _handlers;
     private readonly RoomSignal _room = new();
-    private readonly Func<bool> _isDrainable;
     private readonly int _pause;          // IdleWait's pause for this capacity
     private readonly bool _spin;          // IdleWait may pause: the producer and every consumer have a core each
-    private readonly int _batchLimit;     // a consumer releases room at least this often, so the producer can refill meanwhile
     private readonly bool _sharing;       // work-sharing: each post goes to one ring
-    private readonly PooledConsumer<T, RingQueue>[]? _turns; // pooled runner: ring i's consumer; notified (with a fence) after a post
+    private readonly PipeConsumer<T, RingQueue<T>>[] _consumers; // ring i's consumer; scheduled, with no fence, by a post that finds it idle
+    private readonly PipeConsumer<T, RingQueue<T>>? _singleConsumer; // _single's consumer, scheduled by the hot post with no fence
     private SingleProducerGate _gate;     // who may post; closed
     private PaddedIndexes _cursor;        // work-sharing, inside the gate: Index = the ring the next post tries first
     private int _drainable;               // 0 → 1 once, after Close saw every in-flight post land: consumers may finish
@@ -35,9 +33,8 @@ internal sealed class RingPipe<T> : PipeBase<T>
     public RingPipe(IReadOnlyList<Action<T>> handlers, PipeOptions options)
         : base(PipeKind.Ring, options)
     {
-        _handlers = [.. handlers];
         var capacity = (int)BitOperations.RoundUpToPowerOf2((uint)(options.Capacity ?? Pipe.DefaultRingCapacity));
-        _rings = new SingleProducerRing<T>[_handlers.Length];
+        _rings = new SingleProducerRing<T>[handlers.Count];
         for (var i = 0; i < _rings.Length; i++)
         {
             _rings[i] = new SingleProducerRing<T>(capacity);
@@ -47,14 +44,16 @@ internal sealed class RingPipe<T> : PipeBase<T>
         _sharing = _rings.Length > 1 && options.Distribution == PipeDistribution.WorkSharing;
         _pause = IdleWait.PauseFor(capacity);
         _spin = IdleWait.SpinsFor(_rings.Length + 1);
-        _batchLimit = Math.Max(1, capacity / 2);
         _gate.Initialize(options.ToleratesConcurrentProducers);
-        _isDrainable = () => Volatile.Read(ref _drainable) != 0;
-        StartConsumers(options, _handlers.Length, Consume, i => new PooledConsumer<T, RingQueue>(this, i, new RingQueue(this, _rings[i]), _handlers[i], options.MessagesPerTurn), out _turns);
+        var batchLimit = Math.Max(1, capacity / 2); // a consumer releases room at least this often, so the producer can refill meanwhile
+        Func<bool> isDrainable = () => Volatile.Read(ref _drainable) != 0;
+        _consumers = CreateConsumers(options, [.. handlers], i => new RingQueue<T>(_rings[i], _room, isDrainable, batchLimit), _pause, _spin);
+        _singleConsumer = _single is null ? null : _consumers[0];
+        StartConsumers(_consumers);
     }
 
-    /// <summary>Gets whether every consumer is parked: idle and costing no CPU (for tests).</summary>
-    internal bool AllConsumersParked => _rings.All(ring => ring.ConsumerParked);
+    /// <summary>Gets whether every consumer is parked: idle and costing no CPU (for tests; dedicated consumers only).</summary>
+    internal bool AllConsumersParked => _consumers.All(consumer => consumer.IsParked);
 
     public override bool TryPost(T message) => TryPostCore(message);
 
@@ -99,15 +98,7 @@ internal sealed class RingPipe<T> : PipeBase<T>
 
         ring.Publish(message);
         SingleProducerGate.Exit(poster);
-        if (_turns is not null)
-        {
-            _turns[0].NotifyPublished(); // no fence: the turn goes idle behind a process-wide barrier (RingQueue.Take)
-        }
-        else if (ring.ConsumerParked)
-        {
-            ring.WakeConsumer();
-        }
-
+        _singleConsumer!.NotifyPublished(); // no fence: the consumer goes idle behind a process-wide barrier (RingQueue.Take)
         return true;
     }
 
@@ -115,16 +106,8 @@ internal sealed class RingPipe<T> : PipeBase<T>
     {
         _gate.Close();
         Volatile.Write(ref _drainable, 1);
-        foreach (var ring in _rings)
-        {
-            ring.ConsumerWake.Set();
-        }
-
         _room.WakeAll();
-        if (_turns is not null)
-        {
-            PooledConsumer<T, RingQueue>.NotifyAll(_turns);
-        }
+        PipeConsumer<T, RingQueue<T>>.NotifyAll(_consumers);
     }
 
     /// <summary>Broadcast, a new posting thread, the lock, or a closed pipe.</summary>
@@ -137,7 +120,7 @@ internal sealed class RingPipe<T> : PipeBase<T>
             SingleProducerGate.Exit(poster);
             if (published)
             {
-                WakeParkedConsumers();
+                ScheduleIdleConsumers();
             }
 
             return published;
@@ -162,7 +145,7 @@ internal sealed class RingPipe<T> : PipeBase<T>
 
                     if (published)
                     {
-                        WakeParkedConsumers();
+                        ScheduleIdleConsumers();
                     }
 
                     return published;
@@ -173,7 +156,7 @@ internal sealed class RingPipe<T> : PipeBase<T>
                         SingleProducerGate.Exit(poster);
                         if (published)
                         {
-                            WakeParkedConsumers();
+                            ScheduleIdleConsumers();
                         }
 
                         return published;
@@ -226,20 +209,12 @@ internal sealed class RingPipe<T> : PipeBase<T>
         return false;
     }
 
-    private void WakeParkedConsumers()
+    /// <summary>After a post through the slow path: schedules every idle consumer, with no fence, as the hot path does (see <see cref="RingQueue{T}"/>).</summary>
+    private void ScheduleIdleConsumers()
     {
-        if (_turns is not null)
+        foreach (var consumer in _consumers)
         {
-            PooledConsumer<T, RingQueue>.NotifyAll(_turns);
-            return;
-        }
-
-        foreach (var ring in _rings)
-        {
-            if (ring.ConsumerParked)
-            {
-                ring.WakeConsumer();
-            }
+            consumer.NotifyPublished();
         }
     }
 
@@ -313,183 +288,6 @@ internal sealed class RingPipe<T> : PipeBase<T>
         if (_gate.IsClosed)
         {
             throw new PipeClosedException();
-        }
-    }
-
-    // Runs once per consumer for the pipe's whole life: compiled fully optimized from the start, not left in tier-0 or
-    // on-stack-replacement code that a loop entered once would otherwise run in.
-    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
-    private void Consume(int consumer)
-    {
-        var ring = _rings[consumer];
-        var handler = _handlers[consumer];
-        var head = ring.Head;
-        var wait = new IdleWait(_spin);
-        while (true)
-        {
-            var tail = ring.ReadTail();
-            if (tail != head)
-            {
-                head = HandleBatch(consumer, ring, handler, head, Math.Min(tail, head + _batchLimit));
-                HandBack(ring, head);
-                wait.Reset();
-                continue;
-            }
-
-            if (_isDrainable())
-            {
-                // Close waited for every accepted post to publish before it said so: one more look sees them all.
-                if (ring.ReadTail() != head)
-                {
-                    continue;
-                }
-
-                ring.Clear();
-                return;
-            }
-
-            if (!wait.Wait(_pause))
-            {
-                ring.Park(head, _isDrainable, Timeout.InfiniteTimeSpan);
-                wait.Reset();
-            }
-        }
-    }
-
-    /// <summary>Consumer, once per batch: hands the slots before <paramref name="head"/> back, waking posts that wait for room.</summary>
-    private void HandBack(SingleProducerRing<T> ring, long head)
-    {
-        ring.Release(head);
-        if (_room.HasWaiters)
-        {
-            _room.WakeAll();
-        }
-    }
-
-    // Called once per batch from the consumer loop: compiled fully optimized from the first batch, as the loop is.
-    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
-    private long HandleBatch(int consumer, SingleProducerRing<T> ring, Action<T> handler, long head, long end)
-    {
-        var start = head;
-        try
-        {
-            // Stopping is checked per message, so a fault or abort stops delivery mid-batch.
-            for (; head < end && !IsStopping; head++)
-            {
-                handler(ring.Take(head));
-            }
-
-            CountHandled(consumer, head - start);
-            CountUnhandled(end - head);
-            return end;
-        }
-        catch (Exception ex)
-        {
-            // The message at head threw; it and the rest of the batch are not handled.
-            CountHandled(consumer, head - start);
-            CountUnhandled(end - head);
-            Fault(ex);
-            return end;
-        }
-    }
-
-    /// <summary>
-    /// A ring's consumer side under the pooled runner: runs of up to <see cref="RunLength"/> messages copied out of their
-    /// slots, reading the producer's tail only when it has taken everything it last saw, and handing slots back once per
-    /// batch (when it has taken all it saw, or half the ring, so a producer waiting for room can refill meanwhile): in a
-    /// stream the two sides touch each other's lines about once per batch. A take that goes idle or finishes has handed everything back; a turn that yields
-    /// may keep up to half the ring until its next turn's first take. The ring cannot mark its consumer idle (its producer
-    /// posts with no fence), so the consumer's flag lives here. The post reads it with no fence either: the turn that goes
-    /// idle pays a process-wide barrier instead, as the dedicated consumer does when it parks, so a post into a busy
-    /// consumer costs one read (with a fence per post a burst into a fresh pipe ran at 40 M msg/s, without it 250 M; 2 cores).
-    /// </summary>
-    private struct RingQueue(RingPipe<T> pipe, SingleProducerRing<T> ring) : ITurnQueue<T>
-    {
-        private const int RunLength = 256; // the most messages one take copies out of the ring
-
-        private long _head = ring.Head;     // the running turn only: the next slot to take
-        private long _seen = ring.Head;     // the running turn only: the tail last read, so slots before it are published
-        private long _released = ring.Head; // the running turn only: slots before it are handed back to the producer
-        private IdleFlag _idle;             // see IdleFlag: the producer claims it after posting, the running turn releases it
-
-        public TurnTake Take(ref Slot<T>[] batch, int most, bool idleIfEmpty, out int count, out T one)
-        {
-            count = 0;
-            while (true)
-            {
-                if (_head != _seen)
-                {
-                    if (_head - _released >= pipe._batchLimit)
-                    {
-                        HandBack(); // every slot before _head was copied out by an earlier take
-                    }
-
-                    // A run of what is published is copied into the turn's batch, so the runner hands it over in one loop
-                    // rather than coming back here per message; a copied slot is free for the producer at the next hand-back.
-                    var run = (int)Math.Min(Math.Min(_seen - _head, most), RunLength);
-                    if (batch.Length < run)
-                    {
-                        batch = new Slot<T>[Math.Min(RunLength, ring.Capacity)]; // once per consumer
-                    }
-
-                    for (var i = 0; i < run; i++)
-                    {
-                        batch[i].Value = ring.Take(_head + i);
-                    }
-
-                    _head += run;
-                    count = run;
-                    one = default!;
-                    return TurnTake.Taken;
-                }
-
-                if (_released != _head)
-                {
-                    HandBack();
-                }
-
-                one = default!;
-                _seen = ring.ReadTail();
-                if (_seen != _head)
-                {
-                    continue;
-                }
-
-                if (pipe._isDrainable())
-                {
-                    // Close waited for every accepted post to publish before it said so: one more look sees them all.
-                    _seen = ring.ReadTail();
-                    if (_seen != _head)
-                    {
-                        continue;
-                    }
-
-                    ring.Clear();
-                    return TurnTake.Completed;
-                }
-
-                if (!idleIfEmpty)
-                {
-                    return TurnTake.Empty;
-                }
-
-                // Behind a process-wide barrier, as the dedicated consumer parks: the producer reads the flag with no
-                // fence after publishing (NotifyPublished), and a stream then pays no fence per post.
-                if (!_idle.ReleaseBehindBarrierThenLook<T, RingQueue>(ref this))
-                {
-                    return TurnTake.Idle; // nothing came, or the producer saw Idle and queued the next turn
-                }
-            }
-        }
-
-        public readonly bool HasWork() => ring.ReadTail() != _head || pipe._isDrainable();
-
-        public bool TryClaimIdle() => _idle.TryClaim();
-
-        private void HandBack()
-        {
-            pipe.HandBack(ring, _head);
-            _released = _head;
         }
     }
 }

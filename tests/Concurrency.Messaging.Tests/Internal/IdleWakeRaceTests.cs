@@ -6,9 +6,9 @@ using Concurrency.Messaging.Tests.Actors;
 namespace Concurrency.Messaging.Tests.Internal;
 
 /// <summary>
-/// The queue contract's promise, for every queue the turn runner takes from (each pipe kind under
-/// <see cref="PipeRunner.ThreadPool"/>, each mailbox): a take that finds nothing marks the consumer idle atomically, so a
-/// post racing it is never stranded. Each producer posts one message and waits until it is handled before the next, so
+/// The queue contract's promise, for every queue the turn runner takes from (each pipe kind under either runner, each
+/// mailbox): a take that finds nothing marks the consumer idle atomically, so a post racing it is never stranded, whether
+/// going idle ends a pool turn or parks a dedicated thread. Each producer posts one message and waits until it is handled before the next, so
 /// the consumer runs dry and goes idle on nearly every message while other producers post into that very moment. A lost
 /// wake-up strands a message, and its producer's bounded wait fails the test; the sum proves nothing was handled twice.
 /// </summary>
@@ -25,9 +25,23 @@ public sealed class IdleWakeRaceTests
         "BatchDrain mailbox", "BoundedBatchDrain mailbox", "BoundedChannel mailbox",
     ];
 
+    public static TheoryData<string> DedicatedConsumers =>
+    [
+        "BatchDrainQueue", "BatchDrainQueue shared", "Ring", "ReaderWriterLockQueue", "ReaderWriterLockQueue shared",
+        "BlockingCollection", "BlockingCollection shared", "Channel", "Channel shared", "Channel bounded",
+    ];
+
     [Theory]
     [MemberData(nameof(Consumers))]
-    public async Task Post_ProducersRacingTheConsumerIntoIdle_NoWakeUpLost(string consumer)
+    public Task Post_ProducersRacingTheConsumerIntoIdle_NoWakeUpLost(string consumer)
+        => RaceAsync(consumer, PipeRunner.ThreadPool);
+
+    [Theory]
+    [MemberData(nameof(DedicatedConsumers))]
+    public Task Post_ProducersRacingTheDedicatedConsumerIntoItsPark_NoWakeUpLost(string consumer)
+        => RaceAsync(consumer, PipeRunner.DedicatedThread);
+
+    private static async Task RaceAsync(string consumer, PipeRunner runner)
     {
         var producers = consumer == "Ring" ? 1 : 3; // a ring takes one producer
         var handledRound = new long[producers];     // per producer: the last round handled (one in flight each)
@@ -38,7 +52,7 @@ public sealed class IdleWakeRaceTests
             Volatile.Write(ref handledRound[message % producers], (message / producers) + 1);
         }
 
-        var (post, finish) = Start(consumer, producers, Handle);
+        var (post, finish) = Start(consumer, runner, producers, Handle);
         var running = new Task[producers];
         for (var p = 0; p < producers; p++)
         {
@@ -72,7 +86,7 @@ public sealed class IdleWakeRaceTests
         }
     }
 
-    private static (Func<long, bool> Post, Func<Task> Finish) Start(string consumer, int producers, Action<long> handle)
+    private static (Func<long, bool> Post, Func<Task> Finish) Start(string consumer, PipeRunner runner, int producers, Action<long> handle)
     {
         if (consumer.EndsWith(" mailbox", StringComparison.Ordinal))
         {
@@ -91,7 +105,7 @@ public sealed class IdleWakeRaceTests
         var shared = words.Length > 1 && words[1] == "shared";
         var options = new PipeOptions
         {
-            Runner = PipeRunner.ThreadPool,
+            Runner = runner,
             Producers = producers,
             Distribution = shared ? PipeDistribution.WorkSharing : PipeDistribution.Broadcast,
             Capacity = words.Length > 1 && words[1] == "bounded" ? 4 : null,

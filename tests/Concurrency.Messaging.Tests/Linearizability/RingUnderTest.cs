@@ -6,13 +6,10 @@ namespace Concurrency.Messaging.Tests.Linearizability;
 /// A <see cref="SingleProducerRing{T}"/> driven through its own protocol by CsCheck's parallel threads. The ring promises
 /// one producer and one consumer, so producer operations are serialized by one lock and consumer operations by another
 /// (a lock hand-off is a legal change of thread for either side); a producer operation and a consumer operation run truly
-/// concurrently, which is the race the ring's indices, cached copies and park/wake flags must get right.
+/// concurrently, which is the race the ring's indices and cached copies must get right.
 /// </summary>
 internal sealed class RingUnderTest(int capacity)
 {
-    /// <summary>A park long enough for a racing publish to wake it, short enough to keep an iteration quick.</summary>
-    private static readonly TimeSpan ParkTimeout = TimeSpan.FromMilliseconds(2);
-
     private readonly SingleProducerRing<int> _ring = new(capacity);
     private readonly Lock _producer = new();
     private readonly Lock _consumer = new();
@@ -20,7 +17,7 @@ internal sealed class RingUnderTest(int capacity)
     private readonly List<string> _taken = [];     // guarded by _consumer
     private List<int>? _remaining;                 // guarded by _consumer: what is left once the operations are done
 
-    /// <summary>Producer: publish if there is room (HasRoom, Publish, then WakeConsumer if ConsumerParked), as the ring pipe posts.</summary>
+    /// <summary>Producer: publish if there is room (HasRoom, then Publish), as the ring pipe posts.</summary>
     public void TryPublish(int value)
     {
         lock (_producer)
@@ -29,10 +26,6 @@ internal sealed class RingUnderTest(int capacity)
             if (room)
             {
                 _ring.Publish(value);
-                if (_ring.ConsumerParked)
-                {
-                    _ring.WakeConsumer();
-                }
             }
 
             _published.Add(RingResult.Publish(value, room));
@@ -45,22 +38,6 @@ internal sealed class RingUnderTest(int capacity)
         lock (_consumer)
         {
             _taken.Add(RingResult.Take(TakeOne()));
-        }
-    }
-
-    /// <summary>Consumer: as <see cref="TryTake"/>, but park (bounded) when empty and look once more, as the pipe's consumer does.</summary>
-    public void TakeOrPark()
-    {
-        lock (_consumer)
-        {
-            var value = TakeOne();
-            if (value is null)
-            {
-                _ring.Park(_ring.Head, static () => false, ParkTimeout);
-                value = TakeOne();
-            }
-
-            _taken.Add(RingResult.Take(value));
         }
     }
 

@@ -3,7 +3,7 @@ using CsCheck;
 namespace Concurrency.Messaging.Tests.Linearizability;
 
 /// <summary>
-/// The ring's own protocol (HasRoom/Publish/WakeConsumer against ReadTail/Take/Release/Park) under real
+/// The ring's own protocol (HasRoom/Publish against ReadTail/Take/Release) under real
 /// parallel calls, checked by CsCheck's <c>SampleParallel</c> against a fixed-capacity FIFO: some order of the operations
 /// that keeps each thread's own order must explain every publish answer (room or full), every take (value or empty) and
 /// what is left. A stale cached head that refuses a publish with room, a take that sees a slot before its value, a released
@@ -14,6 +14,10 @@ namespace Concurrency.Messaging.Tests.Linearizability;
 /// until its release, so a publish racing a batch can be refused although the consumer already read those messages. That is
 /// the ring's design (in-flight messages count against capacity), and no single-step FIFO model can express it; a first
 /// version of this test with a batch operation found exactly that interleaving.
+/// <para>
+/// Whether the consumer is idle, and the wake-up of an idle one, is not the ring's: its consumer keeps an idle flag beside it
+/// (<c>RingQueue</c>), checked by the idle-flag tests and the wake-up races of every queue (<c>IdleWakeRaceTests</c>).
+/// </para>
 /// </remarks>
 public sealed class SingleProducerRingLinearizabilityTests
 {
@@ -37,11 +41,10 @@ public sealed class SingleProducerRingLinearizabilityTests
         var publish = GenOperation.Create<RingUnderTest, RingQueueModel, int>(
             Gen.Int[0, 99], v => $" TryPublish({v})", (actual, v) => actual.TryPublish(v), (model, v) => model.TryPublish(v));
         var take = GenOperation.Create<RingUnderTest, RingQueueModel>(" TryTake", actual => actual.TryTake(), model => model.Take());
-        var park = GenOperation.Create<RingUnderTest, RingQueueModel>(" TakeOrPark", actual => actual.TakeOrPark(), model => model.Take());
 
         Gen.Int.Select(_ => (new RingUnderTest(capacity), new RingQueueModel(capacity)))
             .SampleParallel(
-                [publish, publish, take, park],
+                [publish, publish, take, take],
                 equal: (actual, model) => actual.Matches(model),
                 maxSequentialOperations: 6,
                 maxParallelOperations: 6,

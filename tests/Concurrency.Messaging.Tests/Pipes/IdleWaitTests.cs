@@ -1,4 +1,4 @@
-using Concurrency.Messaging.Pipes;
+using Concurrency.Messaging.Internal;
 
 namespace Concurrency.Messaging.Tests.Pipes;
 

@@ -1,6 +1,6 @@
 using System.Runtime.InteropServices;
 
-namespace Concurrency.Messaging.Pipes;
+namespace Concurrency.Messaging.Internal;
 
 /// <summary>
 /// An int alone on its cache line, for a flag one side reads on every message while the other side writes its own hot

@@ -1,6 +1,4 @@
-using Concurrency.Messaging.Internal;
-
-namespace Concurrency.Messaging.Pipes;
+namespace Concurrency.Messaging.Internal;
 
 /// <summary>
 /// How a side that found nothing to do (a consumer facing an empty queue, a producer facing a full ring) waits before it
@@ -37,6 +35,9 @@ internal struct IdleWait
     private const int PauseBudget = 4000;
 
     private const int YieldsBeforePark = 40;
+
+    /// <summary>The pause between a consumer's looks at an empty unbounded queue, in <see cref="Thread.SpinWait(int)"/> iterations: long, so a batch builds up in between.</summary>
+    public const int QueuePause = 200;
 
     /// <summary>What a yield that returns at once costs, in <see cref="Thread.SpinWait(int)"/> iterations (a system call: about a microsecond).</summary>
     private const int YieldCost = 40;
