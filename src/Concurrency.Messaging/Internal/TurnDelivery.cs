@@ -1,3 +1,5 @@
+using System.Runtime.CompilerServices;
+
 namespace Concurrency.Messaging.Internal;
 
 /// <summary>
@@ -17,6 +19,7 @@ internal static class TurnDelivery
     /// a handler suspended the turn.
     /// </summary>
     /// <returns>How many messages were handed over and returned (the one that threw, and those counted off, excluded).</returns>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public static int DeliverBatch<T, TOwner>(ref TOwner owner, Slot<T>[] batch, ref int next, int end)
         where TOwner : struct, ITurnOwner<T>
     {
@@ -60,6 +63,7 @@ internal static class TurnDelivery
 
     /// <summary>Hands one message over, or counts it off once the owner is stopping.</summary>
     /// <returns>Whether it was handed over and returned.</returns>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public static bool DeliverOne<T, TOwner>(ref TOwner owner, in T message)
         where TOwner : struct, ITurnOwner<T>
     {

@@ -1,4 +1,5 @@
 using System.Diagnostics;
+using System.Runtime.CompilerServices;
 
 namespace Concurrency.Messaging.Internal;
 
@@ -150,6 +151,9 @@ internal static class TurnRunner
     /// <typeparamref name="TQueue"/>, <typeparamref name="TOwner"/> and <typeparamref name="TWait"/> is a direct call: all
     /// three are structs, and this method is compiled for each.
     /// </remarks>
+    // Compiled fully optimised at its first call, for each queue and owner: a dedicated consumer enters this loop once, and a
+    // short program would otherwise run it, and the delivery and take below, as tier-0 and on-stack-replacement code to its end.
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     private static void Run<T, TQueue, TOwner, TWait>(ref TQueue queue, ref TOwner owner, ref TurnBatch<T> batch, int budget, ref TWait wait)
         where TQueue : struct, ITurnQueue<T>
         where TOwner : struct, ITurnOwner<T>

@@ -145,6 +145,7 @@ internal struct BatchDrainQueue<T> : ITurnQueue<T>
     /// <returns><see cref="TurnTake.TakenOne"/> with the message in <paramref name="one"/>; <see cref="TurnTake.Taken"/>
     /// with <paramref name="count"/> messages now in <paramref name="batch"/>; <see cref="TurnTake.Idle"/> (or
     /// <see cref="TurnTake.Empty"/>) when empty and open; <see cref="TurnTake.Completed"/> when closed and empty.</returns>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public TurnTake Take(ref Slot<T>[] batch, int most, bool idleIfEmpty, out int count, out T one)
     {
         Debug.Assert(_scheduled is not null, "Only a scheduled consumer takes this way.");

@@ -1,3 +1,4 @@
+using System.Runtime.CompilerServices;
 using Concurrency.Messaging.Internal;
 
 namespace Concurrency.Messaging.Pipes;
@@ -66,6 +67,7 @@ internal sealed class BatchDrainQueuePipe<T>(IReadOnlyList<Action<T>> handlers, 
         private static readonly bool s_paces = Environment.ProcessorCount > 1; // on one core the producer cannot run meanwhile
         private int _lastTaken; // the running turn only: what the last take took (0 after an empty, idle or final take)
 
+        [MethodImpl(MethodImplOptions.AggressiveOptimization)]
         public TurnTake Take(ref Slot<T>[] batch, int most, bool idleIfEmpty, out int count, out T one)
         {
             if (s_paces && _lastTaken is > 0 and < SmallTake)

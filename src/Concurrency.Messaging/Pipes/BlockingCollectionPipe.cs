@@ -1,4 +1,5 @@
 using System.Collections.Concurrent;
+using System.Runtime.CompilerServices;
 using Concurrency.Messaging.Internal;
 
 namespace Concurrency.Messaging.Pipes;
@@ -198,6 +199,7 @@ internal sealed class BlockingCollectionPipe<T> : PipeBase<T>
     {
         private IdleFlag _idle; // see IdleFlag: producers claim it after posting, the running turn releases it
 
+        [MethodImpl(MethodImplOptions.AggressiveOptimization)]
         public TurnTake Take(ref Slot<T>[] batch, int most, bool idleIfEmpty, out int count, out T one)
         {
             count = 0;

@@ -1,3 +1,4 @@
+using System.Runtime.CompilerServices;
 using System.Threading.Channels;
 using Concurrency.Messaging.Internal;
 
@@ -37,6 +38,7 @@ internal struct ChannelTurnQueue<T>(ChannelReader<T> reader, bool batches, LaneR
     /// </summary>
     public void WritersDone() => _writersDone = true;
 
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public TurnTake Take(ref Slot<T>[] batch, int most, bool idleIfEmpty, out int count, out T one)
     {
         one = default!;

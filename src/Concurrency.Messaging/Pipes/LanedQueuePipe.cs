@@ -1,4 +1,5 @@
 using System.Diagnostics;
+using System.Runtime.CompilerServices;
 using Concurrency.Messaging.Internal;
 
 namespace Concurrency.Messaging.Pipes;
@@ -146,6 +147,7 @@ internal abstract class LanedQueuePipe<T, TLane> : PipeBase<T>
 
         private IdleFlag _idle; // see IdleFlag: producers claim it after posting, the running turn releases it
 
+        [MethodImpl(MethodImplOptions.AggressiveOptimization)]
         public TurnTake Take(ref Slot<T>[] batch, int most, bool idleIfEmpty, out int count, out T one)
         {
             count = 0;

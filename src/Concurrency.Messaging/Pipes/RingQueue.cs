@@ -1,3 +1,4 @@
+using System.Runtime.CompilerServices;
 using Concurrency.Messaging.Internal;
 
 namespace Concurrency.Messaging.Pipes;
@@ -27,6 +28,7 @@ internal struct RingQueue<T>(SingleProducerRing<T> ring, RoomSignal room, Func<b
     private long _released = ring.Head; // the running turn only: slots before it are handed back to the producer
     private IdleFlag _idle;             // see IdleFlag: the producer claims it after posting, the running turn releases it
 
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public TurnTake Take(ref Slot<T>[] batch, int most, bool idleIfEmpty, out int count, out T one)
     {
         count = 0;
