@@ -14,9 +14,8 @@ public sealed class PeerDeadlineTests
     [Fact]
     public void AWaitPastTheTimeout_CancelsTheTarget_AndOneEndedInTimeDoesNot()
     {
-        var (time, target, deadline, _) = Start();
-        using var _ = target;
-        using var __ = deadline;
+        using var clock = new Clocked();
+        var (time, target, deadline) = (clock.Time, clock.Target, clock.Deadline);
 
         deadline.Arm();
         time.Advance(TimeSpan.FromSeconds(29));
@@ -35,9 +34,8 @@ public sealed class PeerDeadlineTests
     [Fact]
     public void AWaitArmedWhileTheTimerIsSetForAnEarlierOne_IsTimedFromItsOwnStart()
     {
-        var (time, target, deadline, _) = Start();
-        using var _ = target;
-        using var __ = deadline;
+        using var clock = new Clocked();
+        var (time, target, deadline) = (clock.Time, clock.Target, clock.Deadline);
 
         deadline.Arm(); // sets the timer for 30 s
         time.Advance(TimeSpan.FromSeconds(10));
@@ -53,9 +51,8 @@ public sealed class PeerDeadlineTests
     [Fact]
     public void ATimerThatFiresWithNoWait_Stops_AndTheNextWaitSetsItAgain()
     {
-        var (time, target, deadline, timer) = Start();
-        using var _ = target;
-        using var __ = deadline;
+        using var clock = new Clocked();
+        var (time, target, deadline, timer) = (clock.Time, clock.Target, clock.Deadline, clock.Timer);
 
         deadline.Arm();
         deadline.Disarm();
@@ -73,9 +70,8 @@ public sealed class PeerDeadlineTests
     [Fact]
     public void ATouch_PutsTheDeadlineOff()
     {
-        var (time, target, deadline, _) = Start();
-        using var _ = target;
-        using var __ = deadline;
+        using var clock = new Clocked();
+        var (time, target, deadline) = (clock.Time, clock.Target, clock.Deadline);
 
         deadline.Arm();
         time.Advance(TimeSpan.FromSeconds(20));
@@ -89,9 +85,8 @@ public sealed class PeerDeadlineTests
     [Fact]
     public void ABusyStreamsWaits_SetTheTimerOnce_NotOnceAWait()
     {
-        var (time, target, deadline, timer) = Start();
-        using var _ = target;
-        using var __ = deadline;
+        using var clock = new Clocked();
+        var (time, target, deadline, timer) = (clock.Time, clock.Target, clock.Deadline, clock.Timer);
 
         // 10,000 waits of a millisecond each, 10 s in all: the first sets the timer; the rest find it set.
         for (var wait = 0; wait < 10_000; wait++)
@@ -105,13 +100,29 @@ public sealed class PeerDeadlineTests
         Assert.False(target.IsCancellationRequested);
     }
 
-    private static (FakeTimeProvider Time, CancellationTokenSource Target, PeerDeadline Deadline, CountingClock.Timer Timer) Start()
+    // A deadline on a fake clock whose timer's changes are counted, with the target it cancels; disposed with the test.
+    private sealed class Clocked : IDisposable
     {
-        var time = new FakeTimeProvider();
-        var clock = new CountingClock(time);
-        var target = new CancellationTokenSource();
-        var deadline = new PeerDeadline(clock, Timeout, target);
-        return (time, target, deadline, clock.Made!);
+        public Clocked()
+        {
+            var clock = new CountingClock(Time);
+            Deadline = new PeerDeadline(clock, Timeout, Target);
+            Timer = clock.Made!;
+        }
+
+        public FakeTimeProvider Time { get; } = new();
+
+        public CancellationTokenSource Target { get; } = new();
+
+        public PeerDeadline Deadline { get; }
+
+        public CountingClock.Timer Timer { get; }
+
+        public void Dispose()
+        {
+            Deadline.Dispose();
+            Target.Dispose();
+        }
     }
 
     // The fake clock, with each Change of the timer it makes counted (the one made at start counts none).
