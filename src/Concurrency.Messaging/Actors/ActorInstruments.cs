@@ -40,15 +40,6 @@ internal static class ActorInstruments
     public static Counter<long> Discarded { get; } = LibraryMeter.Meter.CreateCounter<long>(
         "concurrency.actor.messages.discarded", "{message}", "Messages accepted and discarded unhandled: a discarding stop, or a supervisor's stop.");
 
-    /// <summary>Adds <paramref name="count"/> to <paramref name="counter"/> if a listener is enabled on it; a field read otherwise.</summary>
-    public static void Count(Counter<long> counter, long count = 1)
-    {
-        if (counter.Enabled)
-        {
-            counter.Add(count);
-        }
-    }
-
     /// <summary>Once per system, after every actor it spawned terminated and no more can be spawned: its count is final.</summary>
     public static void Retire(ActorSystem system)
     {

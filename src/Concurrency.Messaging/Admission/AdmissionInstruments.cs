@@ -24,13 +24,4 @@ internal static class AdmissionInstruments
 
     public static ObservableUpDownCounter<long> Outstanding { get; } = LibraryMeter.Meter.CreateObservableUpDownCounter(
         "concurrency.admission.outstanding", () => Live.Sum(gate => gate.Metrics.Outstanding), "{lease}", "Leases admitted and not yet disposed.");
-
-    /// <summary>Adds one to <paramref name="counter"/> if a listener is enabled on it; a field read otherwise.</summary>
-    public static void Count(Counter<long> counter)
-    {
-        if (counter.Enabled)
-        {
-            counter.Add(1);
-        }
-    }
 }
