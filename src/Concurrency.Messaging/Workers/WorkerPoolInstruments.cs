@@ -33,13 +33,4 @@ internal static class WorkerPoolInstruments
 
     public static ObservableUpDownCounter<long> TasksQueued { get; } = LibraryMeter.Meter.CreateObservableUpDownCounter(
         "concurrency.workers.tasks.queued", () => Live.Sum(pool => pool.Metrics.TasksQueued), "{task}", "Tasks submitted and not yet taken by a worker.");
-
-    /// <summary>Adds one to <paramref name="counter"/> if a listener is enabled on it; a field read otherwise.</summary>
-    public static void Count(Counter<long> counter)
-    {
-        if (counter.Enabled)
-        {
-            counter.Add(1);
-        }
-    }
 }
