@@ -35,11 +35,8 @@ internal sealed class PeerServerMeter
             "concurrency.peer.server.resends", "{message}", "Requests that arrived again after a reconnect, answered from memory instead of handled twice.");
         Refusals = meter.CreateCounter<long>(
             "concurrency.peer.server.refused", "{refusal}", "Streams, batches and requests a PeerServer refused, by reason (error.type).");
-        RequestDuration = meter.CreateHistogram(
-            "concurrency.peer.server.request.duration",
-            "s",
-            "From a PeerServer's call of its handler to the request's answer (error.type when it failed or was cancelled).",
-            advice: new InstrumentAdvice<double> { HistogramBucketBoundaries = PeerMeter.DurationBuckets });
+        RequestDuration = PeerMeter.CreateDuration(
+            meter, "concurrency.peer.server.request.duration", "From a PeerServer's call of its handler to the request's answer (error.type when it failed or was cancelled).");
         meter.CreateObservableUpDownCounter(
             "concurrency.peer.server.session.count", () => new Measurement<long>(state.Sessions.Count, _server), "{session}", "Client sessions the server remembers.");
         meter.CreateObservableUpDownCounter(
@@ -103,13 +100,7 @@ internal sealed class PeerServerMeter
             return;
         }
 
-        var tags = new TagList { _server, { PeerMeter.RpcSystemTag, "grpc" }, { PeerMeter.RpcMethodTag, PeerMeter.RpcMethod } };
-        if (errorType is not null)
-        {
-            tags.Add(PeerMeter.ErrorTypeTag, errorType);
-        }
-
-        RequestDuration.Record(Stopwatch.GetElapsedTime(started).TotalSeconds, tags);
+        PeerMeter.RecordDuration(RequestDuration, started, new TagList { _server }, errorType);
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
