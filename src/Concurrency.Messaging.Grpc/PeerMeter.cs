@@ -47,26 +47,19 @@ internal static class PeerMeter
 
     private static readonly Meter Meter = new(Name, typeof(PeerMeter).Assembly.GetName().Version?.ToString());
 
-    public static Counter<long> ClientMessagesSent { get; } = Meter.CreateCounter<long>(
-        "concurrency.peer.client.messages.sent", "{message}", "Messages a PeerClient wrote to its stream, resends included.");
+    public static Counter<long> ClientMessagesSent { get; } = Meter.CreateCounter<long>("concurrency.peer.client.messages.sent", "{message}", "Messages a PeerClient wrote to its stream, resends included.");
 
-    public static Counter<long> ClientMessagesReceived { get; } = Meter.CreateCounter<long>(
-        "concurrency.peer.client.messages.received", "{message}", "Replies a PeerClient read.");
+    public static Counter<long> ClientMessagesReceived { get; } = Meter.CreateCounter<long>("concurrency.peer.client.messages.received", "{message}", "Replies a PeerClient read.");
 
-    public static Counter<long> ClientBatchesSent { get; } = Meter.CreateCounter<long>(
-        "concurrency.peer.client.batches.sent", "{batch}", "Stream writes of a PeerClient, heartbeats included.");
+    public static Counter<long> ClientBatchesSent { get; } = Meter.CreateCounter<long>("concurrency.peer.client.batches.sent", "{batch}", "Stream writes of a PeerClient, heartbeats included.");
 
-    public static Counter<long> ClientResends { get; } = Meter.CreateCounter<long>(
-        "concurrency.peer.client.resends", "{message}", "Messages written again on a new stream because the old one broke before their reply.");
+    public static Counter<long> ClientResends { get; } = Meter.CreateCounter<long>("concurrency.peer.client.resends", "{message}", "Messages written again on a new stream because the old one broke before their reply.");
 
-    public static Counter<long> ClientReconnects { get; } = Meter.CreateCounter<long>(
-        "concurrency.peer.client.reconnects", "{stream}", "Broken streams a PeerClient replaced with a new one.");
+    public static Counter<long> ClientReconnects { get; } = Meter.CreateCounter<long>("concurrency.peer.client.reconnects", "{stream}", "Broken streams a PeerClient replaced with a new one.");
 
-    public static Counter<long> ClientHalfOpen { get; } = Meter.CreateCounter<long>(
-        "concurrency.peer.client.half_open", "{stream}", "Streams a PeerClient dropped as half-open: nothing read for its read-idle timeout.");
+    public static Counter<long> ClientHalfOpen { get; } = Meter.CreateCounter<long>("concurrency.peer.client.half_open", "{stream}", "Streams a PeerClient dropped as half-open: nothing read for its read-idle timeout.");
 
-    public static Counter<long> ClientTimeouts { get; } = Meter.CreateCounter<long>(
-        "concurrency.peer.client.timeouts", "{message}", "Sends that failed with no reply within the delivery timeout.");
+    public static Counter<long> ClientTimeouts { get; } = Meter.CreateCounter<long>("concurrency.peer.client.timeouts", "{message}", "Sends that failed with no reply within the delivery timeout.");
 
     public static Histogram<double> ClientSendDuration { get; } = CreateDuration(
         Meter, "concurrency.peer.client.send.duration", "From a PeerClient's SendAsync to the send's outcome: its reply, or error.type.");
