@@ -9,8 +9,8 @@ namespace Concurrency.Messaging.Workers;
 /// with it; the pool decides the moves (its hand-off) and so does <see cref="PoolRetirement"/>.
 /// </summary>
 /// <remarks>
-/// Guarded by the pool's gate: every member expects it held, and the pool's workers, posters and timers take it before
-/// they call one. The counts of workers created and retired are also read without it (Interlocked).
+/// Guarded by the pool's gate: every member but <see cref="Created"/> and <see cref="Retired"/> (Interlocked counts) expects
+/// it held, and the pool's workers, posters and retirement timers take it before they call one.
 /// </remarks>
 internal sealed class WorkerRoster
 {
