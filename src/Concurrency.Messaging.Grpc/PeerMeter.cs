@@ -42,37 +42,27 @@ internal static class PeerMeter
     public const string Failed = "failed";
 
     /// <summary>The duration histograms' bucket boundaries, in seconds: a loopback reply takes well under a millisecond.</summary>
-    public static readonly IReadOnlyList<double> DurationBuckets =
+    private static readonly IReadOnlyList<double> DurationBuckets =
         [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
     private static readonly Meter Meter = new(Name, typeof(PeerMeter).Assembly.GetName().Version?.ToString());
 
-    public static Counter<long> ClientMessagesSent { get; } = Meter.CreateCounter<long>(
-        "concurrency.peer.client.messages.sent", "{message}", "Messages a PeerClient wrote to its stream, resends included.");
+    public static Counter<long> ClientMessagesSent { get; } = Meter.CreateCounter<long>("concurrency.peer.client.messages.sent", "{message}", "Messages a PeerClient wrote to its stream, resends included.");
 
-    public static Counter<long> ClientMessagesReceived { get; } = Meter.CreateCounter<long>(
-        "concurrency.peer.client.messages.received", "{message}", "Replies a PeerClient read.");
+    public static Counter<long> ClientMessagesReceived { get; } = Meter.CreateCounter<long>("concurrency.peer.client.messages.received", "{message}", "Replies a PeerClient read.");
 
-    public static Counter<long> ClientBatchesSent { get; } = Meter.CreateCounter<long>(
-        "concurrency.peer.client.batches.sent", "{batch}", "Stream writes of a PeerClient, heartbeats included.");
+    public static Counter<long> ClientBatchesSent { get; } = Meter.CreateCounter<long>("concurrency.peer.client.batches.sent", "{batch}", "Stream writes of a PeerClient, heartbeats included.");
 
-    public static Counter<long> ClientResends { get; } = Meter.CreateCounter<long>(
-        "concurrency.peer.client.resends", "{message}", "Messages written again on a new stream because the old one broke before their reply.");
+    public static Counter<long> ClientResends { get; } = Meter.CreateCounter<long>("concurrency.peer.client.resends", "{message}", "Messages written again on a new stream because the old one broke before their reply.");
 
-    public static Counter<long> ClientReconnects { get; } = Meter.CreateCounter<long>(
-        "concurrency.peer.client.reconnects", "{stream}", "Broken streams a PeerClient replaced with a new one.");
+    public static Counter<long> ClientReconnects { get; } = Meter.CreateCounter<long>("concurrency.peer.client.reconnects", "{stream}", "Broken streams a PeerClient replaced with a new one.");
 
-    public static Counter<long> ClientHalfOpen { get; } = Meter.CreateCounter<long>(
-        "concurrency.peer.client.half_open", "{stream}", "Streams a PeerClient dropped as half-open: nothing read for its read-idle timeout.");
+    public static Counter<long> ClientHalfOpen { get; } = Meter.CreateCounter<long>("concurrency.peer.client.half_open", "{stream}", "Streams a PeerClient dropped as half-open: nothing read for its read-idle timeout.");
 
-    public static Counter<long> ClientTimeouts { get; } = Meter.CreateCounter<long>(
-        "concurrency.peer.client.timeouts", "{message}", "Sends that failed with no reply within the delivery timeout.");
+    public static Counter<long> ClientTimeouts { get; } = Meter.CreateCounter<long>("concurrency.peer.client.timeouts", "{message}", "Sends that failed with no reply within the delivery timeout.");
 
-    public static Histogram<double> ClientSendDuration { get; } = Meter.CreateHistogram(
-        "concurrency.peer.client.send.duration",
-        "s",
-        "From a PeerClient's SendAsync to the send's outcome: its reply, or error.type.",
-        advice: new InstrumentAdvice<double> { HistogramBucketBoundaries = DurationBuckets });
+    public static Histogram<double> ClientSendDuration { get; } = CreateDuration(
+        Meter, "concurrency.peer.client.send.duration", "From a PeerClient's SendAsync to the send's outcome: its reply, or error.type.");
 
     /// <summary>Adds <paramref name="count"/> to <paramref name="counter"/> if a listener is enabled on it; a field read otherwise.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
@@ -96,19 +86,34 @@ internal static class PeerMeter
             return;
         }
 
-        var tags = new TagList { { RpcSystemTag, "grpc" }, { RpcMethodTag, RpcMethod } };
+        var tags = default(TagList);
         if (address is not null)
         {
             tags.Add("server.address", address.Host);
             tags.Add("server.port", address.Port);
         }
 
-        if (ErrorType(error, cancelled) is { } errorType)
+        RecordDuration(ClientSendDuration, started, tags, ErrorType(error, cancelled));
+    }
+
+    /// <summary>Makes a duration histogram in seconds, with <see cref="DurationBuckets"/>: a client's sends, a server's requests.</summary>
+    public static Histogram<double> CreateDuration(Meter meter, string name, string description) => meter.CreateHistogram(
+        name, "s", description, advice: new InstrumentAdvice<double> { HistogramBucketBoundaries = DurationBuckets });
+
+    /// <summary>
+    /// Records a call's duration from <paramref name="started"/>, tagged with the side's own <paramref name="tags"/>, the RPC
+    /// tags both sides give, and <paramref name="errorType"/> as <see cref="ErrorTypeTag"/> unless the call succeeded (null).
+    /// </summary>
+    public static void RecordDuration(Histogram<double> duration, long started, TagList tags, string? errorType)
+    {
+        tags.Add(RpcSystemTag, "grpc");
+        tags.Add(RpcMethodTag, RpcMethod);
+        if (errorType is not null)
         {
             tags.Add(ErrorTypeTag, errorType);
         }
 
-        ClientSendDuration.Record(Stopwatch.GetElapsedTime(started).TotalSeconds, tags);
+        duration.Record(Stopwatch.GetElapsedTime(started).TotalSeconds, tags);
     }
 
     /// <summary>

@@ -19,7 +19,7 @@ internal sealed class PendingTable
     private readonly Queue<PendingSend> _byAge = new();
 
     // Guarded by _gate: completed (and replaced) when the table becomes empty, so a closing pump can wait for the last reply.
-    private TaskCompletionSource? _empty;
+    private EmptyPromise _empty;
 
     public int Count
     {
@@ -144,13 +144,7 @@ internal sealed class PendingTable
     {
         lock (_gate)
         {
-            if (_bySequence.Count == 0)
-            {
-                return Task.CompletedTask;
-            }
-
-            _empty ??= new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-            return _empty.Task;
+            return _empty.WhenEmpty(_bySequence.Count == 0);
         }
     }
 
@@ -171,10 +165,9 @@ internal sealed class PendingTable
 
     private void SignalIfEmpty()
     {
-        if (_bySequence.Count == 0 && _empty is not null)
+        if (_bySequence.Count == 0)
         {
-            _empty.TrySetResult();
-            _empty = null;
+            _empty.Take()?.TrySetResult();
         }
     }
 }

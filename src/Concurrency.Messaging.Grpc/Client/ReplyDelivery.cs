@@ -27,7 +27,7 @@ internal sealed class ReplyDelivery
     private Worker? _active;             // the worker that delivers; null when the queue is empty and nobody runs
     private long _started;               // deliveries started, ever
     private long _seen = -1;             // _started at the sweeper's last look
-    private TaskCompletionSource? _drained; // completed when _ready next becomes empty
+    private EmptyPromise _drained;       // completed when _ready next becomes empty
 
     /// <summary>Queues settled sends for completion, starting a worker if none runs.</summary>
     public void Enqueue(List<PendingSend> sends)
@@ -78,13 +78,7 @@ internal sealed class ReplyDelivery
     {
         lock (_gate)
         {
-            if (_ready.Count == 0)
-            {
-                return Task.CompletedTask;
-            }
-
-            _drained ??= new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-            return _drained.Task;
+            return _drained.WhenEmpty(_ready.Count == 0);
         }
     }
 
@@ -111,8 +105,7 @@ internal sealed class ReplyDelivery
                 _started++;
                 if (_ready.Count == 0)
                 {
-                    drained = _drained;
-                    _drained = null;
+                    drained = _drained.Take();
                 }
             }
 

@@ -23,23 +23,14 @@ internal sealed class PeerServerMeter
         Debug.Assert(meter.Name == PeerMeter.Name, "A listener enables the library by one meter name.");
         ServerName = name ?? $"peer-server-{Interlocked.Increment(ref s_unnamed)}";
         _server = new(PeerMeter.ServerNameTag, ServerName);
-        MessagesReceived = meter.CreateCounter<long>(
-            "concurrency.peer.server.messages.received", "{message}", "Requests a PeerServer read, resends included.");
-        MessagesSent = meter.CreateCounter<long>(
-            "concurrency.peer.server.messages.sent", "{message}", "Replies a PeerServer wrote.");
-        BatchesReceived = meter.CreateCounter<long>(
-            "concurrency.peer.server.batches.received", "{batch}", "Batches a PeerServer read, heartbeats included.");
-        BatchesSent = meter.CreateCounter<long>(
-            "concurrency.peer.server.batches.sent", "{batch}", "Stream writes of a PeerServer, heartbeats included.");
-        Resends = meter.CreateCounter<long>(
-            "concurrency.peer.server.resends", "{message}", "Requests that arrived again after a reconnect, answered from memory instead of handled twice.");
-        Refusals = meter.CreateCounter<long>(
-            "concurrency.peer.server.refused", "{refusal}", "Streams, batches and requests a PeerServer refused, by reason (error.type).");
-        RequestDuration = meter.CreateHistogram(
-            "concurrency.peer.server.request.duration",
-            "s",
-            "From a PeerServer's call of its handler to the request's answer (error.type when it failed or was cancelled).",
-            advice: new InstrumentAdvice<double> { HistogramBucketBoundaries = PeerMeter.DurationBuckets });
+        MessagesReceived = meter.CreateCounter<long>("concurrency.peer.server.messages.received", "{message}", "Requests a PeerServer read, resends included.");
+        MessagesSent = meter.CreateCounter<long>("concurrency.peer.server.messages.sent", "{message}", "Replies a PeerServer wrote.");
+        BatchesReceived = meter.CreateCounter<long>("concurrency.peer.server.batches.received", "{batch}", "Batches a PeerServer read, heartbeats included.");
+        BatchesSent = meter.CreateCounter<long>("concurrency.peer.server.batches.sent", "{batch}", "Stream writes of a PeerServer, heartbeats included.");
+        Resends = meter.CreateCounter<long>("concurrency.peer.server.resends", "{message}", "Requests that arrived again after a reconnect, answered from memory instead of handled twice.");
+        Refusals = meter.CreateCounter<long>("concurrency.peer.server.refused", "{refusal}", "Streams, batches and requests a PeerServer refused, by reason (error.type).");
+        RequestDuration = PeerMeter.CreateDuration(
+            meter, "concurrency.peer.server.request.duration", "From a PeerServer's call of its handler to the request's answer (error.type when it failed or was cancelled).");
         meter.CreateObservableUpDownCounter(
             "concurrency.peer.server.session.count", () => new Measurement<long>(state.Sessions.Count, _server), "{session}", "Client sessions the server remembers.");
         meter.CreateObservableUpDownCounter(
@@ -103,13 +94,7 @@ internal sealed class PeerServerMeter
             return;
         }
 
-        var tags = new TagList { _server, { PeerMeter.RpcSystemTag, "grpc" }, { PeerMeter.RpcMethodTag, PeerMeter.RpcMethod } };
-        if (errorType is not null)
-        {
-            tags.Add(PeerMeter.ErrorTypeTag, errorType);
-        }
-
-        RequestDuration.Record(Stopwatch.GetElapsedTime(started).TotalSeconds, tags);
+        PeerMeter.RecordDuration(RequestDuration, started, new TagList { _server }, errorType);
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]

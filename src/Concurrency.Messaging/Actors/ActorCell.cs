@@ -328,7 +328,7 @@ internal sealed class ActorCell<T>
         var ending = Volatile.Read(ref _ending);
         Debug.Assert(ending is not null, "An actor discards only after its ending was made.");
         Interlocked.Add(ref ending.Discarded, count);
-        ActorInstruments.Count(ActorInstruments.Discarded, count);
+        LibraryMeter.Count(ActorInstruments.Discarded, count);
     }
 
     private ActorEnding GetEnding()

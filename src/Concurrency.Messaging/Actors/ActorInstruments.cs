@@ -28,26 +28,13 @@ internal static class ActorInstruments
         "concurrency.actor.messages.handled", SumHandled, "{message}",
         "Messages an actor's handler returned from (an async handler: started); a throw counts as a failure instead.");
 
-    public static ObservableUpDownCounter<long> Alive { get; } = LibraryMeter.Meter.CreateObservableUpDownCounter(
-        "concurrency.actor.alive", () => Live.Sum(static system => system.ActorCount), "{actor}", "Actors spawned and not yet terminated.");
+    public static ObservableUpDownCounter<long> Alive { get; } = Live.Gauge("concurrency.actor.alive", static system => system.ActorCount, "{actor}", "Actors spawned and not yet terminated.");
 
-    public static Counter<long> DeadLetters { get; } = LibraryMeter.Meter.CreateCounter<long>(
-        "concurrency.actor.dead_letters", "{message}", "Messages sent to stopped actors, and those discarded at a stop.");
+    public static Counter<long> DeadLetters { get; } = LibraryMeter.Meter.CreateCounter<long>("concurrency.actor.dead_letters", "{message}", "Messages sent to stopped actors, and those discarded at a stop.");
 
-    public static Counter<long> Failures { get; } = LibraryMeter.Meter.CreateCounter<long>(
-        "concurrency.actor.failures", "{exception}", "Exceptions of handlers (or factories, on restart) reported to supervision.");
+    public static Counter<long> Failures { get; } = LibraryMeter.Meter.CreateCounter<long>("concurrency.actor.failures", "{exception}", "Exceptions of handlers (or factories, on restart) reported to supervision.");
 
-    public static Counter<long> Discarded { get; } = LibraryMeter.Meter.CreateCounter<long>(
-        "concurrency.actor.messages.discarded", "{message}", "Messages accepted and discarded unhandled: a discarding stop, or a supervisor's stop.");
-
-    /// <summary>Adds <paramref name="count"/> to <paramref name="counter"/> if a listener is enabled on it; a field read otherwise.</summary>
-    public static void Count(Counter<long> counter, long count = 1)
-    {
-        if (counter.Enabled)
-        {
-            counter.Add(count);
-        }
-    }
+    public static Counter<long> Discarded { get; } = LibraryMeter.Meter.CreateCounter<long>("concurrency.actor.messages.discarded", "{message}", "Messages accepted and discarded unhandled: a discarding stop, or a supervisor's stop.");
 
     /// <summary>Once per system, after every actor it spawned terminated and no more can be spawned: its count is final.</summary>
     public static void Retire(ActorSystem system)

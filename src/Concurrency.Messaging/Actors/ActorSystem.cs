@@ -193,14 +193,14 @@ public sealed class ActorSystem : IAsyncDisposable
     internal void ReportDeadLetter(DeadLetter letter)
     {
         Interlocked.Increment(ref _deadLetterCount);
-        ActorInstruments.Count(ActorInstruments.DeadLetters);
+        LibraryMeter.Count(ActorInstruments.DeadLetters);
         _deadLetters.Report(letter);
     }
 
     internal void ReportFailure(ActorFailure failure)
     {
         Interlocked.Increment(ref _failureCount);
-        ActorInstruments.Count(ActorInstruments.Failures);
+        LibraryMeter.Count(ActorInstruments.Failures);
         _failures.Report(failure);
     }
 

@@ -1,3 +1,5 @@
+using Concurrency.Messaging.Internal;
+
 namespace Concurrency.Messaging.Actors;
 
 /// <summary>
@@ -6,9 +8,6 @@ namespace Concurrency.Messaging.Actors;
 /// </summary>
 internal abstract class AskPromise
 {
-    /// <summary>The longest timeout a timer accepts (about 49.7 days).</summary>
-    private static readonly TimeSpan MaxTimeout = TimeSpan.FromMilliseconds(uint.MaxValue - 1);
-
     /// <summary>Gets the reply type, for a clear error when the actor replies with another.</summary>
     public abstract Type ReplyType { get; }
 
@@ -19,9 +18,9 @@ internal abstract class AskPromise
     /// <exception cref="ArgumentOutOfRangeException">It is neither.</exception>
     public static void ThrowIfBadTimeout(TimeSpan timeout, string paramName)
     {
-        if ((timeout <= TimeSpan.Zero || timeout > MaxTimeout) && timeout != Timeout.InfiniteTimeSpan)
+        if ((timeout <= TimeSpan.Zero || timeout > TimerSpan.Max) && timeout != Timeout.InfiniteTimeSpan)
         {
-            throw new ArgumentOutOfRangeException(paramName, timeout, $"The timeout must be positive and at most {MaxTimeout} (the longest a timer accepts), or infinite.");
+            throw new ArgumentOutOfRangeException(paramName, timeout, $"The timeout must be positive and at most {TimerSpan.Max} (the longest a timer accepts), or infinite.");
         }
     }
 }

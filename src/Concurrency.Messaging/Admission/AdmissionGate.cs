@@ -1,11 +1,10 @@
+using Concurrency.Messaging.Internal;
+
 namespace Concurrency.Messaging.Admission;
 
 /// <summary>Creates <see cref="IAdmissionGate"/> instances.</summary>
 public static class AdmissionGate
 {
-    /// <summary>The longest delay a timer accepts (about 49.7 days).</summary>
-    private static readonly TimeSpan MaxTimerSpan = TimeSpan.FromMilliseconds(uint.MaxValue - 1);
-
     /// <summary>Creates a gate that limits outstanding work items.</summary>
     /// <param name="options">Options; <see langword="null"/> for the defaults.</param>
     /// <returns>A gate with nothing outstanding.</returns>
@@ -32,10 +31,7 @@ public static class AdmissionGate
         {
             ArgumentOutOfRangeException.ThrowIfLessThan(options.ThrottleThreshold, 1, "options.ThrottleThreshold");
             ArgumentOutOfRangeException.ThrowIfGreaterThanOrEqual(options.ThrottleThreshold, options.Limit, "options.ThrottleThreshold");
-            if (options.ThrottleDelay <= TimeSpan.Zero || options.ThrottleDelay > MaxTimerSpan)
-            {
-                throw new ArgumentOutOfRangeException("options.ThrottleDelay", options.ThrottleDelay, $"The delay must be positive and at most {MaxTimerSpan} (the longest a timer accepts).");
-            }
+            TimerSpan.ThrowIfOutOfRange(options.ThrottleDelay, TimeSpan.FromTicks(1), "options.ThrottleDelay");
         }
 
         ArgumentNullException.ThrowIfNull(options.TimeProvider, "options.TimeProvider");

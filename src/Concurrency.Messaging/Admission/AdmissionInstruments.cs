@@ -13,24 +13,11 @@ internal static class AdmissionInstruments
     // Every instrument is made when the type is first touched (a gate registering), so a listener sees all of them at once.
     public static LiveInstances<LimitedAdmissionGate> Live { get; } = new();
 
-    public static Counter<long> Admitted { get; } = LibraryMeter.Meter.CreateCounter<long>(
-        "concurrency.admission.admitted", "{entry}", "Entries admitted.");
+    public static ObservableUpDownCounter<long> Outstanding { get; } = Live.Gauge("concurrency.admission.outstanding", gate => gate.Metrics.Outstanding, "{lease}", "Leases admitted and not yet disposed.");
 
-    public static Counter<long> Rejected { get; } = LibraryMeter.Meter.CreateCounter<long>(
-        "concurrency.admission.rejected", "{entry}", "Entries rejected at the limit.");
+    public static Counter<long> Admitted { get; } = LibraryMeter.Meter.CreateCounter<long>("concurrency.admission.admitted", "{entry}", "Entries admitted.");
 
-    public static Counter<long> Throttled { get; } = LibraryMeter.Meter.CreateCounter<long>(
-        "concurrency.admission.throttled", "{entry}", "Entries delayed by the throttle.");
+    public static Counter<long> Rejected { get; } = LibraryMeter.Meter.CreateCounter<long>("concurrency.admission.rejected", "{entry}", "Entries rejected at the limit.");
 
-    public static ObservableUpDownCounter<long> Outstanding { get; } = LibraryMeter.Meter.CreateObservableUpDownCounter(
-        "concurrency.admission.outstanding", () => Live.Sum(gate => gate.Metrics.Outstanding), "{lease}", "Leases admitted and not yet disposed.");
-
-    /// <summary>Adds one to <paramref name="counter"/> if a listener is enabled on it; a field read otherwise.</summary>
-    public static void Count(Counter<long> counter)
-    {
-        if (counter.Enabled)
-        {
-            counter.Add(1);
-        }
-    }
+    public static Counter<long> Throttled { get; } = LibraryMeter.Meter.CreateCounter<long>("concurrency.admission.throttled", "{entry}", "Entries delayed by the throttle.");
 }

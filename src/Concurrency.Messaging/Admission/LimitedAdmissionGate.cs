@@ -1,5 +1,6 @@
 using System.Diagnostics;
 using System.Diagnostics.CodeAnalysis;
+using Concurrency.Messaging.Internal;
 
 namespace Concurrency.Messaging.Admission;
 
@@ -20,9 +21,9 @@ internal sealed class LimitedAdmissionGate : IAdmissionGate
     private readonly TimeProvider _time;
     private int _outstanding;    // Interlocked: raised only by the compare-exchange in TryAdmit, lowered only by Release
     private int _maxOutstanding; // Interlocked: raised by compare-exchange to the highest _outstanding an admission produced
-    private long _admitted;      // Interlocked
-    private long _rejected;      // Interlocked
-    private long _throttled;     // Interlocked
+    private EventCount _admitted = new(AdmissionInstruments.Admitted);
+    private EventCount _rejected = new(AdmissionInstruments.Rejected);
+    private EventCount _throttled = new(AdmissionInstruments.Throttled);
 
     public LimitedAdmissionGate(AdmissionOptions options)
     {
@@ -39,9 +40,9 @@ internal sealed class LimitedAdmissionGate : IAdmissionGate
     public AdmissionMetrics Metrics => new(
         Volatile.Read(ref _outstanding),
         Volatile.Read(ref _maxOutstanding),
-        Interlocked.Read(ref _admitted),
-        Interlocked.Read(ref _rejected),
-        Interlocked.Read(ref _throttled));
+        _admitted.Read(),
+        _rejected.Read(),
+        _throttled.Read());
 
     public bool TryEnter([NotNullWhen(true)] out AdmissionLease? lease)
     {
@@ -73,8 +74,7 @@ internal sealed class LimitedAdmissionGate : IAdmissionGate
 
     private async ValueTask<AdmissionLease> ThrottledAsync(CancellationToken cancellationToken)
     {
-        Interlocked.Increment(ref _throttled);
-        AdmissionInstruments.Count(AdmissionInstruments.Throttled);
+        _throttled.Add();
         await Task.Delay(_delay, _time, cancellationToken).ConfigureAwait(false);
         return await Admit().ConfigureAwait(false);
     }
@@ -93,8 +93,7 @@ internal sealed class LimitedAdmissionGate : IAdmissionGate
             var before = Interlocked.CompareExchange(ref _outstanding, seen + 1, seen);
             if (before == seen)
             {
-                Interlocked.Increment(ref _admitted);
-                AdmissionInstruments.Count(AdmissionInstruments.Admitted);
+                _admitted.Add();
                 RaiseMax(seen + 1);
                 return true;
             }
@@ -102,8 +101,7 @@ internal sealed class LimitedAdmissionGate : IAdmissionGate
             seen = before;
         }
 
-        Interlocked.Increment(ref _rejected);
-        AdmissionInstruments.Count(AdmissionInstruments.Rejected);
+        _rejected.Add();
         return false;
     }
 

@@ -18,4 +18,13 @@ internal static class LibraryMeter
 
     /// <summary>Gets the meter. It lives as long as the process: instruments are static, made once per kind.</summary>
     public static Meter Meter { get; } = new(Name, typeof(LibraryMeter).Assembly.GetName().Version?.ToString());
+
+    /// <summary>Adds <paramref name="count"/> to <paramref name="counter"/> if a listener is enabled on it; a field read otherwise.</summary>
+    public static void Count(Counter<long> counter, long count = 1)
+    {
+        if (counter.Enabled)
+        {
+            counter.Add(count);
+        }
+    }
 }

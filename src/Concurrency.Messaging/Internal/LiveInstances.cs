@@ -1,3 +1,4 @@
+using System.Diagnostics.Metrics;
 using System.Runtime.CompilerServices;
 
 namespace Concurrency.Messaging.Internal;
@@ -28,4 +29,8 @@ internal sealed class LiveInstances<T>
 
         return sum;
     }
+
+    /// <summary>Makes a gauge on <see cref="LibraryMeter"/> that adds up <paramref name="read"/> over the live instances when a listener collects.</summary>
+    public ObservableUpDownCounter<long> Gauge(string name, Func<T, long> read, string unit, string description)
+        => LibraryMeter.Meter.CreateObservableUpDownCounter(name, () => Sum(read), unit, description);
 }

@@ -18,8 +18,6 @@ namespace Concurrency.Messaging.Linq;
 internal sealed class OrderedParallelSink<TSource, TResult> : IObserver<TSource>, IDisposable
 {
     private readonly IObserver<TResult> _observer;
-    private readonly Func<TSource, TResult>? _selector;
-    private readonly Func<TSource, CancellationToken, ValueTask<TResult>>? _asyncSelector;
     private readonly CancellationTokenSource _cancel = new(); // thread-safe itself: cancelled on dispose or error
     private readonly Lock _gate = new();
 
@@ -41,8 +39,8 @@ internal sealed class OrderedParallelSink<TSource, TResult> : IObserver<TSource>
         int degree)
     {
         _observer = observer;
-        _selector = selector;
-        _asyncSelector = asyncSelector;
+        Selector = selector;
+        AsyncSelector = asyncSelector;
         _window = new Outcome[degree];
     }
 
@@ -52,6 +50,15 @@ internal sealed class OrderedParallelSink<TSource, TResult> : IObserver<TSource>
         Emit,
         Terminate,
     }
+
+    /// <summary>Gets the selector the workers run, or null when they run <see cref="AsyncSelector"/>.</summary>
+    internal Func<TSource, TResult>? Selector { get; }
+
+    /// <summary>Gets the asynchronous selector the workers run, or null when they run <see cref="Selector"/>.</summary>
+    internal Func<TSource, CancellationToken, ValueTask<TResult>>? AsyncSelector { get; }
+
+    /// <summary>Gets the token the asynchronous selector is given: cancelled on dispose or error.</summary>
+    internal CancellationToken Cancellation => _cancel.Token;
 
     public void Run(IObservable<TSource> source)
     {
@@ -270,7 +277,7 @@ internal sealed class OrderedParallelSink<TSource, TResult> : IObserver<TSource>
 
         if (!_idle.TryPop(out var worker))
         {
-            worker = new OrderedParallelWorker<TSource, TResult>(this, _selector, _asyncSelector, _cancel.Token);
+            worker = new OrderedParallelWorker<TSource, TResult>(this);
         }
 
         worker.Sequence = _started++;

@@ -19,16 +19,12 @@ internal sealed class OrderedParallelWorker<TSource, TResult> : IThreadPoolWorkI
     // Owned by this worker's loop: the asynchronous selector it waits for, between Execute and Resume.
     private ConfiguredValueTaskAwaitable<TResult>.ConfiguredValueTaskAwaiter _pending;
 
-    public OrderedParallelWorker(
-        OrderedParallelSink<TSource, TResult> sink,
-        Func<TSource, TResult>? selector,
-        Func<TSource, CancellationToken, ValueTask<TResult>>? asyncSelector,
-        CancellationToken token)
+    public OrderedParallelWorker(OrderedParallelSink<TSource, TResult> sink)
     {
         _sink = sink;
-        _selector = selector;
-        _asyncSelector = asyncSelector;
-        _token = token;
+        _selector = sink.Selector;
+        _asyncSelector = sink.AsyncSelector;
+        _token = sink.Cancellation;
         _resume = Resume;
     }
 

@@ -7,16 +7,17 @@ namespace Concurrency.Messaging.Workers;
 /// The elastic worker pool: one lock over a queue of tasks and a list of parked workers, each worker parked on a signal of
 /// its own. A post that finds no worker coming for its task wakes the longest-parked worker, or starts a new one while the
 /// pool is under its cap, or else leaves the task queued; a worker that finishes a task takes the next one from the queue
-/// without parking. Retirement follows <see cref="WorkerRetirement"/>.
+/// without parking. Retirement follows <see cref="WorkerRetirement"/>, in <see cref="PoolRetirement"/>; the workers and their
+/// counts are kept in a <see cref="WorkerRoster"/>. The three share the pool's one lock, <see cref="_gate"/>.
 /// </summary>
 /// <remarks>
 /// <para>
-/// "No worker coming": <see cref="_claimed"/> counts workers started or woken for a task that have not yet looked at the
+/// "No worker coming": <see cref="WorkerRoster.Claimed"/> counts workers started or woken for a task that have not yet looked at the
 /// queue. While the queue holds no more tasks than that, every queued task has a worker on its way. A busy worker may take a
 /// task first; the claimed worker then finds the queue shorter and parks again, which costs a wake-up and loses nothing.
 /// </para>
 /// <para>
-/// The cap: <see cref="Serving"/> (workers alive less those retiring, which take no more tasks) never exceeds
+/// The cap: <see cref="WorkerRoster.Serving"/> (workers alive less those retiring, which take no more tasks) never exceeds
 /// <see cref="_maxWorkers"/>. At the cap a post that finds no worker coming queues its task without a worker for it; that
 /// loses nothing, because no worker parks while a task is queued, so one of the busy workers takes it when it finishes. A
 /// queued task with no worker coming therefore means the pool is at its cap with none parked (<see cref="AssertInvariants"/>),
@@ -33,60 +34,34 @@ internal sealed class ElasticWorkerPool : IWorkerPool
     private static ElasticWorkerPool? t_running; // the pool whose worker this thread is: its Dispose must not wait for itself
 
     private readonly Lock _gate = new();
-    private readonly Queue<Action> _tasks = new();         // guarded by _gate
-    private readonly LinkedList<PoolWorker> _parked = new(); // guarded by _gate: longest parked first
+    private readonly Queue<Action> _tasks = new(); // guarded by _gate
+    private readonly WorkerRoster _roster;         // guarded by _gate
+    private readonly PoolRetirement _retirement;   // guarded by _gate, but for its timers, which take it
     private readonly ReportFeed<WorkerPoolFailure> _failures = new();
     private readonly TaskCompletionSource _exited = new(TaskCreationOptions.RunContinuationsAsynchronously);
-    private readonly TimeProvider _time;
-    private readonly WorkerRetirement _retirement;
-    private readonly TimeSpan _retirementDelay;
-    private readonly TimeSpan _idleTimeout;
-    private readonly int _minWorkers;
     private readonly int _maxWorkers;
-    private readonly ITimer? _killer;   // the leaky bucket's timer; null under an idle timeout
-    private int _alive;                 // guarded by _gate: threads started and not yet exited
-    private int _claimed;               // guarded by _gate: workers in state Claimed (see remarks)
-    private int _retiring;              // guarded by _gate: workers in state Retiring, pill takers included
-    private bool _pillPending;          // guarded by _gate: a pill no parked worker could take; the next worker out of work takes it
-    private long _lastCreatedAt;        // guarded by _gate: the clock's timestamp of the last worker created
-    private int _nextId;                // guarded by _gate
-    private bool _disposed;             // guarded by _gate: no more tasks, no more retirements
-    private long _created;              // Interlocked
-    private long _retired;              // Interlocked
-    private long _completed;            // Interlocked
-    private long _failed;               // Interlocked
+    private EventCount _completed = new(WorkerPoolInstruments.TasksCompleted);
+    private EventCount _failed = new(WorkerPoolInstruments.TasksFailed);
+    private bool _disposed; // guarded by _gate: no more tasks, no more retirements
 
     public ElasticWorkerPool(WorkerPoolOptions options)
     {
-        _time = options.TimeProvider;
-        _retirement = options.Retirement;
-        _retirementDelay = options.RetirementDelay;
-        _idleTimeout = options.IdleTimeout;
-        _minWorkers = options.MinWorkers;
         _maxWorkers = options.MaxWorkers;
-        Debug.Assert(_minWorkers <= _maxWorkers, "WorkerPool.Create validates the options.");
-        _lastCreatedAt = _time.GetTimestamp();
-
+        Debug.Assert(options.MinWorkers <= _maxWorkers, "WorkerPool.Create validates the options.");
+        _roster = new WorkerRoster(_gate);
+        _retirement = new PoolRetirement(options, _gate, _roster);
         lock (_gate)
         {
-            for (var i = 0; i < _minWorkers; i++)
+            for (var i = 0; i < options.MinWorkers; i++)
             {
-                StartUnderGate(CreateWorker(WorkerState.Running));
+                StartWorker(WorkerState.Running);
             }
-        }
-
-        if (_retirement == WorkerRetirement.LeakyBucket)
-        {
-            _killer = _time.CreateTimer(static pool => ((ElasticWorkerPool)pool!).HandOutPill(), this, options.RetirementInterval, options.RetirementInterval);
         }
 
         WorkerPoolInstruments.Live.Add(this);
     }
 
     public IObservable<WorkerPoolFailure> Failures => _failures.Observable;
-
-    /// <summary>Gets the workers that take tasks: alive and not retiring. Guarded by <see cref="_gate"/>.</summary>
-    private int Serving => _alive - _retiring;
 
     public WorkerPoolMetrics Metrics
     {
@@ -95,13 +70,13 @@ internal sealed class ElasticWorkerPool : IWorkerPool
             lock (_gate)
             {
                 return new WorkerPoolMetrics(
-                    _alive,
-                    _parked.Count,
-                    Interlocked.Read(ref _created),
-                    Interlocked.Read(ref _retired),
+                    _roster.Alive,
+                    _roster.Parked,
+                    _roster.Created,
+                    _roster.Retired,
                     _tasks.Count,
-                    Interlocked.Read(ref _completed),
-                    Interlocked.Read(ref _failed),
+                    _completed.Read(),
+                    _failed.Read(),
                     _failures.SubscriberErrors);
             }
         }
@@ -152,8 +127,9 @@ internal sealed class ElasticWorkerPool : IWorkerPool
         {
             first = !_disposed;
             _disposed = true;
-            parked = TakeAllParked();
-            if (_alive == 0)
+            _retirement.Stop();
+            parked = _roster.TakeAllParked();
+            if (_roster.Alive == 0)
             {
                 _exited.TrySetResult();
             }
@@ -161,7 +137,7 @@ internal sealed class ElasticWorkerPool : IWorkerPool
 
         if (first)
         {
-            _killer?.Dispose(); // a tick already under way finds the pool disposed and hands out nothing
+            _retirement.Dispose();
             WorkerPoolInstruments.Live.Remove(this);
         }
 
@@ -195,18 +171,18 @@ internal sealed class ElasticWorkerPool : IWorkerPool
                 return false;
             }
 
-            if (_tasks.Count + 1 > _claimed)
+            if (_tasks.Count + 1 > _roster.Claimed)
             {
-                if (_parked.First is { } longest)
+                wake = _roster.LongestParked;
+                if (wake is not null)
                 {
-                    wake = longest.Value;
-                    Unpark(wake, WorkerState.Claimed);
+                    _roster.Claim(wake);
                 }
-                else if (Serving < _maxWorkers)
+                else if (_roster.Serving < _maxWorkers)
                 {
                     // Started under the gate and before the task is queued: if the thread cannot start, the post throws
                     // with nothing accepted and the counts undone. The new thread waits for the gate, then finds its task.
-                    StartUnderGate(CreateWorker(WorkerState.Claimed));
+                    StartWorker(WorkerState.Claimed);
                 }
             }
 
@@ -217,61 +193,6 @@ internal sealed class ElasticWorkerPool : IWorkerPool
 
         wake?.Wake.Set();
         return true;
-    }
-
-    /// <summary>The leaky bucket's tick: one worker is told to exit, unless the pool grew lately or is at its minimum.</summary>
-    private void HandOutPill()
-    {
-        PoolWorker? victim = null;
-        lock (_gate)
-        {
-            if (_disposed || _pillPending || Serving <= _minWorkers || _time.GetElapsedTime(_lastCreatedAt) < _retirementDelay)
-            {
-                return;
-            }
-
-            if (_parked.First is { } longest)
-            {
-                victim = longest.Value;
-                Unpark(victim, WorkerState.Retiring);
-                Interlocked.Increment(ref _retired);
-                WorkerPoolInstruments.Count(WorkerPoolInstruments.WorkersRetired);
-            }
-            else
-            {
-                _pillPending = true;
-            }
-
-            AssertInvariants();
-        }
-
-        victim?.Wake.Set();
-    }
-
-    /// <summary>A parked worker's idle timer: it is told to exit if it has been parked the whole timeout.</summary>
-    private void RetireIdle(PoolWorker worker)
-    {
-        lock (_gate)
-        {
-            if (_disposed || worker.State != WorkerState.Parked || Serving <= _minWorkers)
-            {
-                return;
-            }
-
-            var idle = _time.GetElapsedTime(worker.ParkedAt);
-            if (idle < _idleTimeout)
-            {
-                worker.IdleTimer!.Change(_idleTimeout - idle, Timeout.InfiniteTimeSpan); // an early tick: look again when the time is up
-                return;
-            }
-
-            Unpark(worker, WorkerState.Retiring);
-            Interlocked.Increment(ref _retired);
-            WorkerPoolInstruments.Count(WorkerPoolInstruments.WorkersRetired);
-            AssertInvariants();
-        }
-
-        worker.Wake.Set();
     }
 
     private void Work(PoolWorker worker)
@@ -285,13 +206,11 @@ internal sealed class ElasticWorkerPool : IWorkerPool
             }
             catch (Exception exception) // reported, never allowed to end the worker
             {
-                Interlocked.Increment(ref _failed);
-                WorkerPoolInstruments.Count(WorkerPoolInstruments.TasksFailed);
+                _failed.Add();
                 _failures.Report(new WorkerPoolFailure(worker.Name, exception)); // a subscriber's exception is counted and dropped
             }
 
-            Interlocked.Increment(ref _completed);
-            WorkerPoolInstruments.Count(WorkerPoolInstruments.TasksCompleted);
+            _completed.Add();
         }
 
         // Disposed before the worker counts as gone, so a shutdown that returns finds its timer and signal disposed.
@@ -299,13 +218,8 @@ internal sealed class ElasticWorkerPool : IWorkerPool
         worker.Dispose();
         lock (_gate)
         {
-            _alive--;
-            if (worker.State == WorkerState.Retiring)
-            {
-                _retiring--;
-            }
-
-            if (_disposed && _alive == 0)
+            _roster.Exit(worker);
+            if (_disposed && _roster.Alive == 0)
             {
                 _exited.TrySetResult();
             }
@@ -327,12 +241,7 @@ internal sealed class ElasticWorkerPool : IWorkerPool
                     return null;
                 }
 
-                if (worker.State == WorkerState.Claimed)
-                {
-                    _claimed--;
-                    worker.State = WorkerState.Running;
-                }
-
+                _roster.Arrive(worker);
                 if (worker.State == WorkerState.Running) // a worker still parked was not woken: it waits again
                 {
                     if (_tasks.TryDequeue(out var task))
@@ -346,21 +255,16 @@ internal sealed class ElasticWorkerPool : IWorkerPool
                         return null;
                     }
 
-                    if (_pillPending)
+                    if (_retirement.TakePendingPill(worker))
                     {
-                        // Counted as retiring from now, not from its exit: it takes no more tasks, so a post meanwhile must
-                        // not count it toward the cap (with a cap of 1 its task would wait for nobody), nor may the next
-                        // pill count it toward the minimum.
-                        _pillPending = false;
-                        worker.State = WorkerState.Retiring;
-                        _retiring++;
-                        Interlocked.Increment(ref _retired);
-                        WorkerPoolInstruments.Count(WorkerPoolInstruments.WorkersRetired);
                         AssertInvariants();
                         return null;
                     }
 
-                    Park(worker); // the queue is empty: nothing parks while a task is queued
+                    // The queue is empty: nothing parks while a task is queued.
+                    Debug.Assert(_tasks.Count == 0, "Parking is decided with no task queued.");
+                    _roster.Park(worker);
+                    _retirement.Parked(worker);
                     AssertInvariants();
                 }
             }
@@ -369,97 +273,22 @@ internal sealed class ElasticWorkerPool : IWorkerPool
         }
     }
 
-    private PoolWorker CreateWorker(WorkerState state)
+    /// <summary>Starts a worker under the gate; if its thread cannot start, throws with the worker uncounted.</summary>
+    private void StartWorker(WorkerState state)
     {
-        Debug.Assert(_gate.IsHeldByCurrentThread, "Workers are counted under the gate.");
-        var worker = new PoolWorker(++_nextId, state);
-        if (_retirement == WorkerRetirement.IdleTimeout)
-        {
-            worker.IdleTimer = _time.CreateTimer(w => RetireIdle((PoolWorker)w!), worker, Timeout.InfiniteTimeSpan, Timeout.InfiniteTimeSpan);
-        }
-
-        _alive++;
-        if (state == WorkerState.Claimed)
-        {
-            _claimed++;
-        }
-
-        _pillPending = false; // the pool just grew: the pill meant for a smaller load is withdrawn
-        _lastCreatedAt = _time.GetTimestamp();
-        Interlocked.Increment(ref _created);
-        return worker;
-    }
-
-    private void StartUnderGate(PoolWorker worker)
-    {
-        Debug.Assert(_gate.IsHeldByCurrentThread, "A worker is started under the gate.");
-        try
-        {
-            new Thread(() => Work(worker)) { IsBackground = true, Name = worker.Name }.Start();
-            WorkerPoolInstruments.Count(WorkerPoolInstruments.WorkersCreated);
-        }
-        catch
-        {
-            _alive--;
-            if (worker.State == WorkerState.Claimed)
-            {
-                _claimed--;
-            }
-
-            Interlocked.Decrement(ref _created);
-            worker.Dispose();
-            throw;
-        }
-    }
-
-    private void Park(PoolWorker worker)
-    {
-        Debug.Assert(_gate.IsHeldByCurrentThread && _tasks.Count == 0, "Parking is decided under the gate, with no task queued.");
-        worker.State = WorkerState.Parked;
-        worker.ParkedAt = _time.GetTimestamp();
-        _parked.AddLast(worker.IdleNode);
-        worker.IdleTimer?.Change(_idleTimeout, Timeout.InfiniteTimeSpan);
-    }
-
-    /// <summary>Takes a parked worker off the idle list; the caller sets its wake signal after leaving the gate.</summary>
-    private void Unpark(PoolWorker worker, WorkerState state)
-    {
-        Debug.Assert(_gate.IsHeldByCurrentThread && worker.State == WorkerState.Parked, "Only a parked worker is taken off the list, under the gate.");
-        _parked.Remove(worker.IdleNode);
-        worker.State = state;
-        if (state == WorkerState.Claimed)
-        {
-            _claimed++;
-        }
-        else if (state == WorkerState.Retiring)
-        {
-            _retiring++;
-        }
+        var worker = _roster.Add(state);
+        _retirement.Created(worker); // the pool just grew: a pill meant for a smaller load is withdrawn
+        _roster.Start(worker, Work);
     }
 
     /// <summary>Checks, under the gate, what the remarks promise: the cap holds, and a task with no worker coming is queued only at the cap.</summary>
     [Conditional("DEBUG")]
     private void AssertInvariants()
     {
-        Debug.Assert(_gate.IsHeldByCurrentThread, "The invariants hold under the gate.");
-        Debug.Assert(_claimed >= 0 && _retiring >= 0 && _retiring <= _alive, "The counts are consistent.");
-        Debug.Assert(Serving <= _maxWorkers, "No more workers serve than the cap.");
-        Debug.Assert(_parked.Count <= Serving - _claimed, "Parked workers are serving and not claimed.");
+        _roster.AssertInvariants();
+        Debug.Assert(_roster.Serving <= _maxWorkers, "No more workers serve than the cap.");
         Debug.Assert(
-            _tasks.Count <= _claimed || (_parked.Count == 0 && Serving == _maxWorkers),
+            _tasks.Count <= _roster.Claimed || (_roster.Parked == 0 && _roster.Serving == _maxWorkers),
             "A task with no worker coming waits only at the cap, with none parked.");
-    }
-
-    private PoolWorker[] TakeAllParked()
-    {
-        var parked = new PoolWorker[_parked.Count];
-        var i = 0;
-        while (_parked.First is { } longest)
-        {
-            parked[i++] = longest.Value;
-            Unpark(longest.Value, WorkerState.Running);
-        }
-
-        return parked;
     }
 }

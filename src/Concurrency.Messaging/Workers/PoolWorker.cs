@@ -15,7 +15,7 @@ internal sealed class PoolWorker : IDisposable
     /// <summary>Gets the thread's name, also given in <see cref="WorkerPoolFailure.Worker"/>.</summary>
     public string Name { get; }
 
-    /// <summary>Gets the node that puts this worker in the pool's idle list, made once so parking allocates nothing.</summary>
+    /// <summary>Gets the node that puts this worker in the roster's idle list, made once so parking allocates nothing.</summary>
     public LinkedListNode<PoolWorker> IdleNode { get; }
 
     /// <summary>Gets the signal the worker parks on; set by whoever takes it off the idle list.</summary>

@@ -1,11 +1,10 @@
+using Concurrency.Messaging.Internal;
+
 namespace Concurrency.Messaging.Workers;
 
 /// <summary>Creates <see cref="IWorkerPool"/> instances.</summary>
 public static class WorkerPool
 {
-    /// <summary>The longest span a <see cref="ITimer"/> accepts (about 49.7 days).</summary>
-    private static readonly TimeSpan MaxTimerSpan = TimeSpan.FromMilliseconds(uint.MaxValue - 1);
-
     /// <summary>Creates an elastic worker pool and starts its <see cref="WorkerPoolOptions.MinWorkers"/> workers.</summary>
     /// <param name="options">Options; <see langword="null"/> for the defaults.</param>
     /// <returns>A running pool.</returns>
@@ -26,9 +25,9 @@ public static class WorkerPool
             throw new ArgumentOutOfRangeException(nameof(options), options.Retirement, "Unknown retirement policy.");
         }
 
-        RequireTimerSpan(options.RetirementInterval, TimeSpan.FromTicks(1), "options.RetirementInterval");
-        RequireTimerSpan(options.IdleTimeout, TimeSpan.FromTicks(1), "options.IdleTimeout");
-        RequireTimerSpan(options.RetirementDelay, TimeSpan.Zero, "options.RetirementDelay");
+        TimerSpan.ThrowIfOutOfRange(options.RetirementInterval, TimeSpan.FromTicks(1), "options.RetirementInterval");
+        TimerSpan.ThrowIfOutOfRange(options.IdleTimeout, TimeSpan.FromTicks(1), "options.IdleTimeout");
+        TimerSpan.ThrowIfOutOfRange(options.RetirementDelay, TimeSpan.Zero, "options.RetirementDelay");
 
         ArgumentOutOfRangeException.ThrowIfNegative(options.MinWorkers, "options.MinWorkers");
         if (options.MaxWorkers < Math.Max(1, options.MinWorkers))
@@ -37,13 +36,5 @@ public static class WorkerPool
         }
 
         ArgumentNullException.ThrowIfNull(options.TimeProvider, "options.TimeProvider");
-    }
-
-    private static void RequireTimerSpan(TimeSpan value, TimeSpan least, string name)
-    {
-        if (value < least || value > MaxTimerSpan)
-        {
-            throw new ArgumentOutOfRangeException(name, value, $"The time span must be at least {least} and at most {MaxTimerSpan} (the longest a timer accepts).");
-        }
     }
 }

@@ -13,33 +13,17 @@ internal static class WorkerPoolInstruments
     // Every instrument is made when the type is first touched (a pool registering), so a listener sees all of them at once.
     public static LiveInstances<ElasticWorkerPool> Live { get; } = new();
 
-    public static Counter<long> WorkersCreated { get; } = LibraryMeter.Meter.CreateCounter<long>(
-        "concurrency.workers.created", "{thread}", "Worker threads started.");
+    public static ObservableUpDownCounter<long> WorkersAlive { get; } = Live.Gauge("concurrency.workers.alive", pool => pool.Metrics.WorkersAlive, "{thread}", "Worker threads alive, retiring ones included.");
 
-    public static Counter<long> WorkersRetired { get; } = LibraryMeter.Meter.CreateCounter<long>(
-        "concurrency.workers.retired", "{thread}", "Workers retired (a poison pill or an idle timeout).");
+    public static ObservableUpDownCounter<long> WorkersIdle { get; } = Live.Gauge("concurrency.workers.idle", pool => pool.Metrics.WorkersIdle, "{thread}", "Workers parked, waiting for a task.");
 
-    public static Counter<long> TasksCompleted { get; } = LibraryMeter.Meter.CreateCounter<long>(
-        "concurrency.workers.tasks.completed", "{task}", "Tasks that ran to the end, thrown ones included.");
+    public static ObservableUpDownCounter<long> TasksQueued { get; } = Live.Gauge("concurrency.workers.tasks.queued", pool => pool.Metrics.TasksQueued, "{task}", "Tasks submitted and not yet taken by a worker.");
 
-    public static Counter<long> TasksFailed { get; } = LibraryMeter.Meter.CreateCounter<long>(
-        "concurrency.workers.tasks.failed", "{task}", "Posted tasks that threw.");
+    public static Counter<long> WorkersCreated { get; } = LibraryMeter.Meter.CreateCounter<long>("concurrency.workers.created", "{thread}", "Worker threads started.");
 
-    public static ObservableUpDownCounter<long> WorkersAlive { get; } = LibraryMeter.Meter.CreateObservableUpDownCounter(
-        "concurrency.workers.alive", () => Live.Sum(pool => pool.Metrics.WorkersAlive), "{thread}", "Worker threads alive, retiring ones included.");
+    public static Counter<long> WorkersRetired { get; } = LibraryMeter.Meter.CreateCounter<long>("concurrency.workers.retired", "{thread}", "Workers retired (a poison pill or an idle timeout).");
 
-    public static ObservableUpDownCounter<long> WorkersIdle { get; } = LibraryMeter.Meter.CreateObservableUpDownCounter(
-        "concurrency.workers.idle", () => Live.Sum(pool => pool.Metrics.WorkersIdle), "{thread}", "Workers parked, waiting for a task.");
+    public static Counter<long> TasksCompleted { get; } = LibraryMeter.Meter.CreateCounter<long>("concurrency.workers.tasks.completed", "{task}", "Tasks that ran to the end, thrown ones included.");
 
-    public static ObservableUpDownCounter<long> TasksQueued { get; } = LibraryMeter.Meter.CreateObservableUpDownCounter(
-        "concurrency.workers.tasks.queued", () => Live.Sum(pool => pool.Metrics.TasksQueued), "{task}", "Tasks submitted and not yet taken by a worker.");
-
-    /// <summary>Adds one to <paramref name="counter"/> if a listener is enabled on it; a field read otherwise.</summary>
-    public static void Count(Counter<long> counter)
-    {
-        if (counter.Enabled)
-        {
-            counter.Add(1);
-        }
-    }
+    public static Counter<long> TasksFailed { get; } = LibraryMeter.Meter.CreateCounter<long>("concurrency.workers.tasks.failed", "{task}", "Posted tasks that threw.");
 }

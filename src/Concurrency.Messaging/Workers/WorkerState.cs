@@ -6,10 +6,10 @@ internal enum WorkerState
     /// <summary>Running a task, or about to look at the queue for one.</summary>
     Running,
 
-    /// <summary>Parked in the pool's idle list, waiting for its wake signal.</summary>
+    /// <summary>Parked in the roster's idle list, waiting for its wake signal.</summary>
     Parked,
 
-    /// <summary>Started or woken for a queued task and not yet back at the queue: counted in the pool's claims.</summary>
+    /// <summary>Started or woken for a queued task and not yet back at the queue: counted in <see cref="WorkerRoster.Claimed"/>.</summary>
     Claimed,
 
     /// <summary>Took a poison pill or timed out idle: it exits at its next look.</summary>
