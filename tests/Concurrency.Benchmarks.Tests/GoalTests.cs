@@ -38,6 +38,16 @@ public class GoalTests
     }
 
     [Fact]
+    public void Judge_AGoalOfOneLaunch_ItsLowestRoundAtTheGoal_MetEvenTheLowest()
+    {
+        var onOneLaunch = AtLeast1_2 with { MinLaunches = 1 };
+
+        Assert.Equal("met, even the lowest", onOneLaunch.Judge([[1.3, 1.25, 1.4]]).Verdict);
+        Assert.Equal("met (median)", onOneLaunch.Judge([[1.3, 1.1, 1.4]]).Verdict);
+        Assert.Equal("not met", onOneLaunch.Judge(1.1, 1.0, 1.3, launches: 1).Verdict);
+    }
+
+    [Fact]
     public void Judge_LaunchesSpreadBeyondTheLimit_TheVerdictSaysSo()
     {
         var verdict = (AtLeast1_2 with { SpreadLimit = 1.5 }).Judge(1.3, 1.0, 2.0, launches: 5);

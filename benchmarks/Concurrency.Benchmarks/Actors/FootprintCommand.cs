@@ -1,9 +1,9 @@
 using System.Diagnostics;
 using System.Globalization;
 using System.CommandLine;
-using System.Text;
 using Concurrency.Benchmarks.Cli;
 using Concurrency.Benchmarks.Contenders;
+using Concurrency.Benchmarks.Lab;
 using Concurrency.Benchmarks.Runs;
 using Concurrency.Messaging.Actors;
 
@@ -36,40 +36,36 @@ public static class FootprintCommand
         {
             actors, runs, outDirectory, contender, result,
         };
-        command.SetAction(parse =>
-        {
-            var output = parse.InvocationConfiguration.Output;
-            if (parse.GetValue(result) is { } resultFile)
-            {
-                var kind = parse.GetValue(contender) ?? throw new UsageException("footprint child: --contender is missing.");
-                BenchmarkProcess.WriteResult(resultFile, Measure(kind, parse.GetValue(actors)));
-                return 0;
-            }
-
-            return Run(parse.GetValue(actors), parse.GetValue(runs), parse.GetValue(outDirectory) ?? StampedFolder.Create("footprint"), Commands.Arguments(parse), output);
-        });
+        command.SetAction(parse => Experiment.Run(
+            parse,
+            result,
+            outDirectory,
+            () => Measure(parse.GetValue(contender) ?? throw new UsageException("footprint child: --contender is missing."), parse.GetValue(actors)),
+            experiment => Run(parse.GetValue(actors), parse.GetValue(runs), experiment, kind => experiment.ChildArguments.With(contender, kind)),
+            runs));
         return command;
     }
 
-    /// <summary>In the parent: each contender in --runs child processes, then FOOTPRINT.md.</summary>
-    private static int Run(int actors, int runs, string outDirectory, IReadOnlyList<string> arguments, TextWriter output)
+    /// <summary>In the parent: --runs launches, each a child process per contender, then FOOTPRINT.md.</summary>
+    private static int Run(int actors, int runs, Experiment experiment, Func<string, ChildArguments> child)
     {
-        var provenance = RunProvenance.Capture(arguments);
-        var table = new StringBuilder()
+        var launches = experiment.Launches<double[]>(runs, ChildLimit, _ => ActorContenders.Names.Select(kind => new Experiment.Launch(kind, child(kind))));
+        var text = experiment.Header(
+                "What an idle actor costs",
+                string.Create(CultureInfo.InvariantCulture, $"Each contender in a process of its own, {runs} runs: the managed heap added by {actors:N0} actors that never got a message, per actor (full collection before and after); then {TouchedActors:N0} more actors each handle one message, and the process's threads are counted. Median [lowest, highest]."))
             .AppendLine(CultureInfo.InvariantCulture, $"| actor system | bytes per idle actor ({actors:N0} actors) | process threads with {TouchedActors:N0} actors | thread-pool threads |")
             .AppendLine("|---|---:|---:|---:|");
         var measurements = new List<Measurement>();
-        foreach (var kind in ActorContenders.Names)
+        foreach (var (kind, index) in ActorContenders.Names.Select((kind, index) => (kind, index)))
         {
-            var samples = Enumerable.Range(0, runs).Select(_ => RunChild(kind, actors)).ToList();
-            measurements.Add(Measurement.Of("footprint", kind, ActorContenders.Registry[kind].Family, string.Create(CultureInfo.InvariantCulture, $"Actors={actors}"), Phase.Cold, Environment.ProcessorCount, Measurement.BytesPerIdleActor, [.. samples.Select(s => s[0])]));
-            var cells = Enumerable.Range(0, 3).Select(column => Median(samples.Select(s => s[column]).ToList()));
-            table.AppendLine(CultureInfo.InvariantCulture, $"| {kind} | {string.Join(" | ", cells)} |");
-            output.WriteLine($"{kind}: {string.Join(", ", samples.Select(s => string.Join('/', s)))}");
+            var samples = launches.Select(launch => launch[index]).ToList();
+            measurements.Add(Measurement.Of("footprint", kind, ActorContenders.Registry[kind].Family, string.Create(CultureInfo.InvariantCulture, $"Actors={actors}"), Phase.Cold, experiment.Cores, Measurement.BytesPerIdleActor, [.. samples.Select(s => s[0])]));
+            var cells = Enumerable.Range(0, 3).Select(column => LabSample.Of([.. samples.Select(s => s[column])]).Format("0"));
+            text.AppendLine(CultureInfo.InvariantCulture, $"| {kind} | {string.Join(" | ", cells)} |");
+            experiment.Output.WriteLine($"{kind}: {string.Join(", ", samples.Select(s => string.Join('/', s)))}");
         }
 
-        var file = MeasurementFile.Write(output, outDirectory, "FOOTPRINT.md", "What an idle actor costs", $"Each contender in a process of its own, {runs} runs: the managed heap added by {actors:N0} actors that never got a message, per actor (full collection before and after); then {TouchedActors:N0} more actors each handle one message, and the process's threads are counted. Median [lowest, highest].", provenance, table);
-        output.WriteLine($"Wrote {new ResultSet("footprint", provenance, measurements).WriteBeside(file)}.");
+        experiment.Write("FOOTPRINT.md", text, measurements);
         return 0;
     }
 
@@ -97,19 +93,5 @@ public static class FootprintCommand
 
         using var process = Process.GetCurrentProcess();
         return [Math.Round(bytesPerActor), process.Threads.Count, ThreadPool.ThreadCount];
-    }
-
-    private static double[] RunChild(string kind, int actors)
-        => BenchmarkProcess.RunForResult<double[]>(
-            ["footprint", "--contender", kind, "--actors", actors.ToString(CultureInfo.InvariantCulture)],
-            environment: null,
-            (_, _) => { },
-            ChildLimit,
-            $"The {kind} footprint process");
-
-    private static string Median(List<double> values)
-    {
-        values.Sort();
-        return string.Create(CultureInfo.InvariantCulture, $"{values[values.Count / 2]:0} [{values[0]:0}, {values[^1]:0}]");
     }
 }

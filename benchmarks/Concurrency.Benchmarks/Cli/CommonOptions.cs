@@ -35,6 +35,13 @@ public static class CommonOptions
     /// <summary><c>--quick</c>: smoke-test sizes, to check a change, never to publish.</summary>
     public static Option<bool> Quick(string description) => new("--quick") { Description = description };
 
+    /// <summary>The value of <paramref name="option"/>: as given; else, in a quick run, <paramref name="whenQuick"/>; else its default.</summary>
+    public static T QuickOr<T>(ParseResult parse, Option<T> option, bool quick, T whenQuick)
+    {
+        ArgumentNullException.ThrowIfNull(parse);
+        return quick && parse.GetResult(option) is not { Implicit: false } ? whenQuick : parse.GetValue(option)!;
+    }
+
     /// <summary>
     /// The child protocol's hidden <c>--result FILE</c>: given, this process is a child that writes its result there (see
     /// <see cref="Runs.BenchmarkProcess"/>).

@@ -94,7 +94,8 @@ public sealed record Goal(string Name, IReadOnlyList<string> Ours, IReadOnlyList
         }
         else
         {
-            verdict = lowest >= Threshold ? "met, every launch" : "met (median)";
+            // One launch (a goal that asks for one): its lowest is its lowest round, or the low end of its ratio's range.
+            verdict = lowest < Threshold ? "met (median)" : launches == 1 ? "met, even the lowest" : "met, every launch";
         }
 
         if (SpreadLimit is { } limit && lowest > 0 && highest / lowest > limit)

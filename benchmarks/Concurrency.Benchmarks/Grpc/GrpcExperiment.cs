@@ -424,35 +424,35 @@ internal sealed class GrpcExperiment(Func<string?>? findNatsServer = null) : ILa
     {
         List<IReadOnlyList<string>> rows =
         [
-            Ratio("async ÷ naive (head to head)", HeadToHead.Ratio(rounds[PumpContender], rounds[NaiveContender]), 40),
-            Ratio("async ÷ raw batched 256 (head to head)", HeadToHead.Ratio(rounds[PumpContender], rounds[RawContender]), 0.8),
+            Ratio(LabGoal("async ÷ naive (head to head)", 40), rounds[PumpContender], rounds[NaiveContender]),
+            Ratio(LabGoal("async ÷ raw batched 256 (head to head)", 0.8), rounds[PumpContender], rounds[RawContender]),
         ];
         if (fewerSendersContender is { } fewer)
         {
             // The same ratio where the callers' own cost weighs less: fewer tasks in flight, each resumed as often.
-            rows.Add(Ratio(string.Create(CultureInfo.InvariantCulture, $"async, {FewerSenders:N0} senders ÷ raw batched 256 (head to head)"), HeadToHead.Ratio(rounds[fewer], rounds[RawContender]), 0.8));
+            rows.Add(Ratio(LabGoal(string.Create(CultureInfo.InvariantCulture, $"async, {FewerSenders:N0} senders ÷ raw batched 256 (head to head)"), 0.8), rounds[fewer], rounds[RawContender]));
         }
 
         if (plainEchoContender is { } plain)
         {
             // The end-to-end goal: ours, client and server, against gRPC with nothing of ours on either side.
-            rows.Add(Ratio(string.Create(CultureInfo.InvariantCulture, $"async, {senders:N0} senders ÷ plain grpc echo 256 (head to head)"), HeadToHead.Ratio(rounds[PumpContender], rounds[plain]), EndToEndGoal));
+            rows.Add(Ratio(LabGoal(string.Create(CultureInfo.InvariantCulture, $"async, {senders:N0} senders ÷ plain grpc echo 256 (head to head)"), EndToEndGoal), rounds[PumpContender], rounds[plain]));
             if (fewerSendersContender is { } fewerThanMany)
             {
-                rows.Add(Ratio(string.Create(CultureInfo.InvariantCulture, $"async, {FewerSenders:N0} senders ÷ plain grpc echo 256 (head to head)"), HeadToHead.Ratio(rounds[fewerThanMany], rounds[plain]), EndToEndGoal));
+                rows.Add(Ratio(LabGoal(string.Create(CultureInfo.InvariantCulture, $"async, {FewerSenders:N0} senders ÷ plain grpc echo 256 (head to head)"), EndToEndGoal), rounds[fewerThanMany], rounds[plain]));
             }
         }
 
-        rows.Add(Ratio("in-order ÷ async", inOrder, async, 0.5));
+        rows.Add(Ratio(LabGoal("in-order ÷ async", 0.5), inOrder, async));
         if (protoRequest is not null && protoTell is not null)
         {
-            rows.Add(Ratio("async ÷ Proto.Remote RequestAsync", async, Rate(protoRequest), 1));
-            rows.Add(Ratio("async ÷ Proto.Remote Tell", async, Rate(protoTell), 1));
+            rows.Add(Ratio(LabGoal("async ÷ Proto.Remote RequestAsync", 1), async, Rate(protoRequest)));
+            rows.Add(Ratio(LabGoal("async ÷ Proto.Remote Tell", 1), async, Rate(protoTell)));
         }
 
         if (nats is not null && nats.TryGetValue(senders, out var natsRuns))
         {
-            rows.Add(Ratio(string.Create(CultureInfo.InvariantCulture, $"async ÷ NATS request/reply, {senders:N0} senders"), async, Rate(natsRuns), 1));
+            rows.Add(Ratio(LabGoal(string.Create(CultureInfo.InvariantCulture, $"async ÷ NATS request/reply, {senders:N0} senders"), 1), async, Rate(natsRuns)));
         }
 
         return new LabTable(
@@ -463,7 +463,7 @@ internal sealed class GrpcExperiment(Func<string?>? findNatsServer = null) : ILa
             "A head-to-head ratio is taken within each round of the table below (the contenders run back to back) and shows the "
             + "median round [the lowest, the highest round]. The others divide the rows above: their range divides the lowest run of "
             + "one side by the highest of the other, and the other way round. "
-            + "\"met\" means even the range's low end reaches the goal; \"median only\" that the medians do and the range does not.");
+            + "Each goal is judged on this launch: \"met (median)\" means the median reaches it, \"met, even the lowest\" that the range's low end does too.");
     }
 
     private static LabTable HeadToHeadTable(IReadOnlyList<HeadToHead.Contender> contenders, double[][] rounds)
@@ -481,14 +481,19 @@ internal sealed class GrpcExperiment(Func<string?>? findNatsServer = null) : ILa
             numbers);
     }
 
-    private static IReadOnlyList<string> Ratio(string name, LabSample top, LabSample bottom, double goal)
-        => Ratio(name, new LabSample(top.Median / bottom.Median, top.Low / bottom.High, top.High / bottom.Low, Math.Min(top.Count, bottom.Count)), goal);
+    /// <summary>A goal of this experiment, "OURS ÷ VERSUS": judged on one launch, its verdict that launch's (the lab lists each launch's).</summary>
+    private static Goal LabGoal(string name, double threshold)
+        => new(name, [name.Split(" ÷ ")[0]], [name.Split(" ÷ ")[^1]], threshold) { MinLaunches = 1 };
 
-    private static IReadOnlyList<string> Ratio(string name, LabSample ratio, double goal)
-    {
-        var verdict = ratio.Low >= goal ? "met" : ratio.Median >= goal ? "median only" : "not met";
-        return [name, string.Create(CultureInfo.InvariantCulture, $"{ratio.Median:0.00} [{ratio.Low:0.00}, {ratio.High:0.00}]"), string.Create(CultureInfo.InvariantCulture, $"≥ {goal:0.##}"), verdict];
-    }
+    /// <summary>A head-to-head goal's row: the ratio within each round of <paramref name="top"/>'s rates to <paramref name="bottom"/>'s.</summary>
+    private static IReadOnlyList<string> Ratio(Goal goal, double[] top, double[] bottom) => Row(goal.Judge([HeadToHead.Ratios(top, bottom)]));
+
+    /// <summary>A goal's row from two rows' runs: the medians' ratio, its range the extremes divided.</summary>
+    private static IReadOnlyList<string> Ratio(Goal goal, LabSample top, LabSample bottom)
+        => Row(goal.Judge(top.Median / bottom.Median, top.Low / bottom.High, top.High / bottom.Low, launches: 1));
+
+    private static IReadOnlyList<string> Row(GoalVerdict verdict)
+        => [verdict.Goal.Name, string.Create(CultureInfo.InvariantCulture, $"{verdict.Median:0.00} [{verdict.Lowest:0.00}, {verdict.Highest:0.00}]"), string.Create(CultureInfo.InvariantCulture, $"≥ {verdict.Goal.Threshold:0.##}"), verdict.Verdict];
 
     private static LabTable SweepTable(string title, string key, Dictionary<int, List<PeerRunResult>> results) => new(
         title,

@@ -1,6 +1,5 @@
 using System.CommandLine;
 using System.Globalization;
-using System.Text;
 using Concurrency.Benchmarks.Cli;
 using Concurrency.Benchmarks.Contenders;
 using Concurrency.Benchmarks.Runs;
@@ -34,31 +33,30 @@ public static class IdleCommand
         {
             seconds, outDirectory,
         };
-        command.SetAction(parse => Run(parse.GetValue(seconds), parse.GetValue(outDirectory) ?? StampedFolder.Create("idle"), Commands.Arguments(parse), parse.InvocationConfiguration.Output));
+        command.SetAction(parse => Run(parse.GetValue(seconds), Experiment.Start(parse, outDirectory)));
         return command;
     }
 
-    private static int Run(double seconds, string outDirectory, IReadOnlyList<string> arguments, TextWriter output)
+    private static int Run(double seconds, Experiment experiment)
     {
         var window = TimeSpan.FromSeconds(seconds);
-        var provenance = RunProvenance.Capture(arguments);
-        var cores = Environment.ProcessorCount;
         var measurements = new List<Measurement>();
-        var table = new StringBuilder();
-        table.AppendLine("| idle consumers | 1 instance, % of one core | 100 instances, % of one core | threads added by 100 instances |");
-        table.AppendLine("|---|---:|---:|---:|");
-        table.AppendLine(CultureInfo.InvariantCulture, $"| none (this process's baseline) | {Format(Measure(window))} | | |");
+        var text = experiment.Header(
+                "What an idle consumer costs",
+                string.Create(CultureInfo.InvariantCulture, $"Process CPU time over {Windows} windows of {seconds:0.#} s each, after each instance handled one message and {Settle.TotalSeconds:0} s passed; the median window as a share of one core, [lowest, highest]."))
+            .AppendLine("| idle consumers | 1 instance, % of one core | 100 instances, % of one core | threads added by 100 instances |")
+            .AppendLine("|---|---:|---:|---:|")
+            .AppendLine(CultureInfo.InvariantCulture, $"| none (this process's baseline) | {Format(Measure(window))} | | |");
         foreach (var contender in HandOffContenders.Idle)
         {
             var cells = Counts.Select(count => MeasureIdle(contender, count, window)).ToList();
             var row = cells.Select(c => Format(c.Shares)).Append(cells[^1].ThreadsAdded.ToString(CultureInfo.InvariantCulture)).ToList();
-            table.AppendLine(CultureInfo.InvariantCulture, $"| {contender.Name} | {string.Join(" | ", row)} |");
-            output.WriteLine($"{contender.Name}: {string.Join(", ", row)}");
-            measurements.Add(Measurement.Of(Scenario, contender.Name, contender.Family, string.Empty, Phase.Steady, cores, Measurement.IdleCorePercent, cells[^1].Shares));
+            text.AppendLine(CultureInfo.InvariantCulture, $"| {contender.Name} | {string.Join(" | ", row)} |");
+            experiment.Output.WriteLine($"{contender.Name}: {string.Join(", ", row)}");
+            measurements.Add(Measurement.Of(Scenario, contender.Name, contender.Family, string.Empty, Phase.Steady, experiment.Cores, Measurement.IdleCorePercent, cells[^1].Shares));
         }
 
-        var file = MeasurementFile.Write(output, outDirectory, "IDLE.md", "What an idle consumer costs", $"Process CPU time over {Windows} windows of {seconds:0.#} s each, after each instance handled one message and {Settle.TotalSeconds:0} s passed; the median window as a share of one core, [lowest, highest].", provenance, table);
-        output.WriteLine($"Wrote {new ResultSet(Scenario, provenance, measurements).WriteBeside(file)}.");
+        experiment.Write("IDLE.md", text, measurements);
         return 0;
     }
 

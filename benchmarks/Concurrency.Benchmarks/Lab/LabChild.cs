@@ -1,6 +1,6 @@
-using System.Diagnostics;
 using System.Globalization;
 using System.Runtime;
+using Concurrency.Benchmarks.Cli;
 using Concurrency.Benchmarks.Runs;
 
 namespace Concurrency.Benchmarks.Lab;
@@ -8,11 +8,15 @@ namespace Concurrency.Benchmarks.Lab;
 /// <summary>
 /// One experiment at one core count in a process of its own, so its pinning, its thread pool and its garbage do not leak
 /// into the next, through the program's one child protocol (<see cref="BenchmarkProcess"/>): <c>lab NAME --cores N
-/// --gc MODE [--quick] [--contender NAME] --result FILE</c>.
+/// --gc MODE [--quick] [--contender NAME] --result FILE</c>, with the peers the lab was given.
 /// </summary>
 internal static class LabChild
 {
-    private static readonly TimeSpan Limit = TimeSpan.FromMinutes(60);
+    /// <summary>The most one child may take.</summary>
+    public static readonly TimeSpan Limit = TimeSpan.FromMinutes(60);
+
+    // The lab's options, for their names and types in a child's line.
+    private static readonly LabOptions.Symbols Options = new(CommonOptions.MostCores);
 
     /// <summary>In the child: pins, runs, writes the outcome. Returns the exit code.</summary>
     public static int RunHere(LabOptions options, TextWriter output, TextWriter error)
@@ -34,7 +38,8 @@ internal static class LabChild
                 options.Quick,
                 (fraction, step) => BenchmarkProcess.ReportProgress(output, fraction, step),
                 peers: options.Peers,
-                contender: options.Contender);
+                contender: options.Contender,
+                line: options.Line);
             var outcome = experiment.Run(context);
             BenchmarkProcess.WriteResult(options.ResultFile!, outcome);
             return 0;
@@ -50,13 +55,20 @@ internal static class LabChild
     public static string Collector(bool server) => server ? "server" : "workstation";
 
     /// <summary>
-    /// In the parent: starts the child, passes its progress on, and returns its outcome. An experiment that runs each of
-    /// its contenders in a fresh process calls this too, naming the <paramref name="contender"/> (see <see cref="LabContext.Contender"/>).
+    /// The child that runs <paramref name="experiment"/> at <paramref name="cores"/> cores: <paramref name="line"/> (the
+    /// lab's own, less what only the parent reads) with that experiment, core count, collector, quick and contender set,
+    /// and the runtime's settings for that many cores and that collector.
     /// </summary>
-    /// <exception cref="InvalidOperationException">The child failed or ran past the limit; the message carries its error output.</exception>
-    public static LabOutcome Start(ILabExperiment experiment, int cores, bool quick, LabPeers peers, Action<double, string> progress, bool serverGc = false, string? contender = null)
+    public static Experiment.Launch Launch(ChildArguments line, ILabExperiment experiment, int cores, bool quick, bool serverGc, string? contender = null)
     {
-        string[] arguments = ["lab", experiment.Name, "--cores", cores.ToString(CultureInfo.InvariantCulture), "--gc", Collector(serverGc), .. contender is null ? Array.Empty<string>() : ["--contender", contender]];
+        ArgumentNullException.ThrowIfNull(line);
+        ArgumentNullException.ThrowIfNull(experiment);
+        var arguments = line
+            .With(Options.Names, [experiment.Name])
+            .With(Options.Cores, [cores])
+            .With(Options.Collector, Collector(serverGc))
+            .With(Options.Quick, quick)
+            .With(Options.Contender, contender);
 
         // The runtime sizes its thread pool and spin waits from this; the benchmark jobs set the same tiering knob.
         var environment = new Dictionary<string, string>
@@ -67,11 +79,18 @@ internal static class LabChild
             // The collector, set for the child and whatever it starts (the gRPC experiment's peer process); the child checks it.
             ["DOTNET_gcServer"] = serverGc ? "1" : "0",
         };
-        return BenchmarkProcess.RunForResult<LabOutcome>(
-            [.. arguments, .. quick ? ["--quick"] : Array.Empty<string>(), .. peers.Arguments()],
-            environment,
-            progress,
-            Limit,
-            string.Create(CultureInfo.InvariantCulture, $"{experiment.Name} at {cores} cores"));
+        return new Experiment.Launch(string.Create(CultureInfo.InvariantCulture, $"{experiment.Name} at {cores} cores"), arguments, environment);
+    }
+
+    /// <summary>
+    /// In an experiment that runs each of its contenders in a fresh process of its own: starts the child for
+    /// <paramref name="contender"/>, passes its progress on, and returns its outcome (see <see cref="LabContext.Contender"/>).
+    /// </summary>
+    /// <exception cref="ChildProcessException">The child failed or ran past the limit; the message carries its error output.</exception>
+    public static LabOutcome Start(LabContext context, ILabExperiment experiment, string contender, Action<double, string> progress)
+    {
+        ArgumentNullException.ThrowIfNull(context);
+        var child = Launch(context.Line, experiment, context.Cores, context.Quick, GCSettings.IsServerGC, contender);
+        return BenchmarkProcess.RunForResult<LabOutcome>(child.Arguments, child.Environment, progress, Limit, child.Label);
     }
 }

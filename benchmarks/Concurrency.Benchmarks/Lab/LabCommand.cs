@@ -29,14 +29,14 @@ public static class LabCommand
             }
         }
 
-        command.SetAction(parse => Run(LabOptions.From(parse, symbols, machineCores), Cli.Commands.Arguments(parse), parse.InvocationConfiguration.Output, parse.InvocationConfiguration.Error));
+        command.SetAction(parse => Run(parse, symbols, machineCores));
         return command;
     }
 
-    /// <param name="arguments">The command line as given, which the sections record so that it can be run again.</param>
-    public static int Run(LabOptions options, IReadOnlyList<string> arguments, TextWriter output, TextWriter error)
+    private static int Run(ParseResult parse, LabOptions.Symbols symbols, int machineCores)
     {
-        ArgumentNullException.ThrowIfNull(options);
+        var options = LabOptions.From(parse, symbols, machineCores);
+        var (output, error) = (parse.InvocationConfiguration.Output, parse.InvocationConfiguration.Error);
         if (options.Child)
         {
             return LabChild.RunHere(options, output, error);
@@ -52,13 +52,13 @@ public static class LabCommand
             return 0;
         }
 
-        var provenance = RunProvenance.Capture(arguments);
+        var lab = Experiment.Start(parse, symbols.Out);
         var plan = options.Experiments
             .SelectMany(e => (e.PerCoreCount ? options.Cores : [Environment.ProcessorCount]).Select(c => (Experiment: e, Cores: c)))
             .ToList();
         var failures = new List<string>();
         var written = new List<string>();
-        LabProgress.Show(output, [.. plan.Select(run => $"{run.Experiment.Name}, {LabReport.CoreCount(run.Cores)}")], rows =>
+        LabProgress.Show(output, [.. plan.Select(run => $"{run.Experiment.Name}, {Experiment.CoreCount(run.Cores)}")], rows =>
         {
             foreach (var experiment in options.Experiments)
             {
@@ -69,15 +69,14 @@ public static class LabCommand
                     try
                     {
                         // Each launch is a fresh child process; the published value is the median of the launches.
-                        var launches = new List<LabOutcome>(options.Launches);
-                        for (var launch = 1; launch <= options.Launches; launch++)
-                        {
-                            var prefix = options.Launches == 1 ? string.Empty : string.Create(CultureInfo.InvariantCulture, $"launch {launch}/{options.Launches}: ");
-                            var done = (double)(launch - 1) / options.Launches;
-                            launches.Add(LabChild.Start(experiment, cores, options.Quick, options.Peers, (fraction, step) => row(Math.Min(done + (fraction / options.Launches), 0.999), prefix + step), options.ServerGc));
-                        }
-
-                        outcomes.Add((cores, LabLaunches.Merge(launches)));
+                        var launches = lab.Launches<LabOutcome>(
+                            options.Launches,
+                            LabChild.Limit,
+                            _ => [LabChild.Launch(options.Line, experiment, cores, options.Quick, options.ServerGc)],
+                            progress: (launch, fraction, step) => row(
+                                Math.Min((launch + fraction) / options.Launches, 0.999),
+                                options.Launches == 1 ? step : string.Create(CultureInfo.InvariantCulture, $"launch {launch + 1}/{options.Launches}: {step}")));
+                        outcomes.Add((cores, LabLaunches.Merge([.. launches.Select(l => l[0])])));
                         row(1, "done");
                     }
                     catch (Exception failure) when (failure is InvalidOperationException or ChildProcessException)
@@ -89,7 +88,7 @@ public static class LabCommand
 
                 if (outcomes.Count > 0)
                 {
-                    written.Add(LabReport.WriteSection(options.OutDirectory, experiment, outcomes, provenance with { FinishedUtc = DateTime.UtcNow }, options.Quick, options.Launches, options.ServerGc));
+                    written.Add(LabReport.WriteSection(lab.OutDirectory, experiment, outcomes, lab.Provenance with { FinishedUtc = DateTime.UtcNow }, options.Quick, options.Launches, options.ServerGc));
                 }
             }
         });
@@ -101,7 +100,7 @@ public static class LabCommand
 
         if (written.Count > 0)
         {
-            output.WriteLine($"Wrote {Path.Combine(options.OutDirectory, LabReport.FileName)}.");
+            output.WriteLine($"Wrote {Path.Combine(lab.OutDirectory, LabReport.FileName)}.");
         }
 
         foreach (var failure in failures)

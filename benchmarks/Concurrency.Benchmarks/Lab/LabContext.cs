@@ -1,3 +1,5 @@
+using Concurrency.Benchmarks.Runs;
+
 namespace Concurrency.Benchmarks.Lab;
 
 /// <summary>
@@ -5,7 +7,7 @@ namespace Concurrency.Benchmarks.Lab;
 /// for checking a change, not for publishing), a progress callback, a token that stops it, and, in a child an experiment
 /// started for one of its contenders, that contender's name.
 /// </summary>
-public sealed class LabContext(int cores, bool quick, Action<double, string>? progress = null, LabPeers? peers = null, string? contender = null, CancellationToken cancellation = default)
+public sealed class LabContext(int cores, bool quick, Action<double, string>? progress = null, LabPeers? peers = null, string? contender = null, ChildArguments? line = null, CancellationToken cancellation = default)
 {
     /// <summary>Gets the number of cores this process may run on.</summary>
     public int Cores { get; } = cores;
@@ -18,9 +20,15 @@ public sealed class LabContext(int cores, bool quick, Action<double, string>? pr
 
     /// <summary>
     /// Gets the contender this process runs alone, when the experiment started it as a fresh process for that contender
-    /// (<see cref="LabChild.Start"/> with a contender); <see langword="null"/> in the experiment's own process.
+    /// (<see cref="LabChild.Start"/>); <see langword="null"/> in the experiment's own process.
     /// </summary>
     public string? Contender { get; } = contender;
+
+    /// <summary>
+    /// Gets the command line a child this experiment starts builds on (<see cref="LabChild.Start"/>): this process's own,
+    /// or a bare <c>lab</c> where the experiment runs in a process the lab's command line did not start (a test's).
+    /// </summary>
+    public ChildArguments Line { get; } = line ?? ChildArguments.Bare("lab");
 
     /// <summary>Gets the token that stops the experiment.</summary>
     public CancellationToken Cancellation { get; } = cancellation;

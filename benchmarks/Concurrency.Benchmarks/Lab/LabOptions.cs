@@ -10,7 +10,8 @@ namespace Concurrency.Benchmarks.Lab;
 /// <c>lab NAME --cores N --gc MODE [--quick] [--contender NAME] --result FILE</c> (the contender: an experiment that runs
 /// each contender in a fresh process of its own names the one this child runs).
 /// </summary>
-public sealed record LabOptions(IReadOnlyList<ILabExperiment> Experiments, IReadOnlyList<int> Cores, bool Quick, string OutDirectory, bool List, string? ResultFile, LabPeers Peers, int Launches = 1, bool ServerGc = false, string? Contender = null)
+/// <param name="Line">The command line this process's children start from (<see cref="LabChild.Launch"/>).</param>
+public sealed record LabOptions(IReadOnlyList<ILabExperiment> Experiments, IReadOnlyList<int> Cores, bool Quick, ChildArguments Line, bool List, string? ResultFile, LabPeers Peers, int Launches = 1, bool ServerGc = false, string? Contender = null)
 {
     public const string DefaultOut = "results/lab";
 
@@ -91,8 +92,9 @@ public sealed record LabOptions(IReadOnlyList<ILabExperiment> Experiments, IRead
         }
 
         var quick = parse.GetValue(symbols.Quick);
-        var outDirectory = parse.GetValue(symbols.Out) ?? StampedFolder.Create("lab");
+        // A child's line: the lab's own as given, less what only the parent reads; LabChild.Launch sets the rest.
+        var line = ChildArguments.Of(parse, symbols.Out, symbols.Launches, symbols.List, symbols.Contender);
         var peers = LabPeers.Parse(parse.GetValue(symbols.Server), parse.GetValue(symbols.ProtoRemote), parse.GetValue(symbols.InProcess));
-        return new LabOptions(experiments, cores, quick, outDirectory, parse.GetValue(symbols.List), result, peers, parse.GetValue(symbols.Launches), parse.GetValue(symbols.Collector) == LabChild.Collector(server: true), contender);
+        return new LabOptions(experiments, cores, quick, line, parse.GetValue(symbols.List), result, peers, parse.GetValue(symbols.Launches), parse.GetValue(symbols.Collector) == LabChild.Collector(server: true), contender);
     }
 }

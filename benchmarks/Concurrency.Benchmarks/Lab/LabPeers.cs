@@ -47,25 +47,4 @@ public sealed record LabPeers(Uri? Server, string? ProtoRemote, bool InProcess =
         port = 0;
         return colon > 0 && int.TryParse(endpoint.AsSpan(colon + 1), System.Globalization.CultureInfo.InvariantCulture, out port) && port is > 0 and < 65536;
     }
-
-    /// <summary>The options that pass these peers on to a child process.</summary>
-    public IEnumerable<string> Arguments()
-    {
-        if (Server is not null)
-        {
-            yield return "--server";
-            yield return Server.ToString();
-        }
-
-        if (ProtoRemote is not null)
-        {
-            yield return "--proto-remote";
-            yield return ProtoRemote;
-        }
-
-        if (InProcess)
-        {
-            yield return "--in-process";
-        }
-    }
 }

@@ -15,9 +15,6 @@ internal static class LabReport
 {
     public const string FileName = "LAB.md";
 
-    /// <summary>"1 core", "2 cores".</summary>
-    public static string CoreCount(int cores) => string.Create(CultureInfo.InvariantCulture, $"{cores} {(cores == 1 ? "core" : "cores")}");
-
     /// <summary>Writes the section of <paramref name="experiment"/> from its outcome at each core count, then LAB.md.</summary>
     public static string WriteSection(string directory, ILabExperiment experiment, IReadOnlyList<(int Cores, LabOutcome Outcome)> runs, RunProvenance provenance, bool quick, int launches = 1, bool serverGc = false)
     {
@@ -30,8 +27,7 @@ internal static class LabReport
             .AppendLine()
             .AppendLine(experiment.Method.Trim())
             .AppendLine()
-            .AppendLine(CultureInfo.InvariantCulture, $"Machine: {provenance.Cpu}, {provenance.LogicalCores} logical cores, {provenance.Os}, {provenance.Runtime}. Commit {provenance.CommitLabel}. {placement} Garbage collector: {(serverGc ? "server (--gc server)" : "workstation (the program's setting)")}, non-concurrent, in every process the experiment starts.")
-            .AppendLine(CultureInfo.InvariantCulture, $"Command: `dotnet run -c Release --project benchmarks/Concurrency.Benchmarks -- {provenance.Arguments}`")
+            .AppendLine(Experiment.MachineAndCommand(provenance, Environment.ProcessorCount, $"{placement} Garbage collector: {(serverGc ? "server (--gc server)" : "workstation (the program's setting)")}, non-concurrent, in every process the experiment starts."))
             .AppendLine();
         if (launches > 1)
         {
@@ -42,7 +38,7 @@ internal static class LabReport
 
         if (quick)
         {
-            text.AppendLine("**Quick run: smoke-test sizes, one repetition. These numbers are not for publishing.**").AppendLine();
+            text.AppendLine(Experiment.QuickBanner("smoke-test sizes, one repetition")).AppendLine();
         }
 
         var perCore = experiment.PerCoreCount;
@@ -57,7 +53,7 @@ internal static class LabReport
             foreach (var chart in outcome.Charts)
             {
                 var file = perCore ? string.Create(CultureInfo.InvariantCulture, $"{chart.Name}-{cores}c.png") : $"{chart.Name}.png";
-                Draw(Path.Combine(directory, file), perCore ? $"{chart.Title} ({CoreCount(cores)})" : chart.Title, chart);
+                Draw(Path.Combine(directory, file), perCore ? $"{chart.Title} ({Experiment.CoreCount(cores)})" : chart.Title, chart);
                 text.AppendLine(CultureInfo.InvariantCulture, $"![{chart.Title}]({file})").AppendLine();
             }
         }

@@ -1,4 +1,5 @@
 using System.Globalization;
+using Concurrency.Benchmarks.Reporting;
 
 namespace Concurrency.Benchmarks.Lab;
 
@@ -24,10 +25,7 @@ public sealed record LabSample(double Median, double Low, double High, int Count
             throw new ArgumentException("No values.", nameof(values));
         }
 
-        var sorted = values.Order().ToArray();
-        var middle = sorted.Length / 2;
-        var median = sorted.Length % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-        return new LabSample(median, sorted[0], sorted[^1], sorted.Length);
+        return new LabSample(Bootstrap.MedianOf([.. values]), values.Min(), values.Max(), values.Count);
     }
 
     /// <summary>"median [low, high]" in <paramref name="format"/>; just the median when there was one value.</summary>

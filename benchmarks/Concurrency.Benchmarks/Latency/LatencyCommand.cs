@@ -65,44 +65,25 @@ public static class LatencyCommand
         command.SetAction(parse =>
         {
             var isQuick = parse.GetValue(quick);
-            bool Given(Option option) => parse.GetResult(option) is { Implicit: false };
             var settings = new LatencySettings(
-                isQuick && !Given(seconds) ? LatencyPlan.Quick.Seconds : parse.GetValue(seconds),
-                isQuick && !Given(idle) ? 0.2 : parse.GetValue(idle),
-                isQuick && !Given(launches) ? 1 : parse.GetValue(launches),
+                CommonOptions.QuickOr(parse, seconds, isQuick, LatencyPlan.Quick.Seconds),
+                CommonOptions.QuickOr(parse, idle, isQuick, 0.2),
+                CommonOptions.QuickOr(parse, launches, isQuick, 1),
                 isQuick,
                 Selection(parse.GetValue(contenders)));
-            var output = parse.InvocationConfiguration.Output;
-            if (parse.GetValue(result) is { } resultFile)
-            {
-                BenchmarkProcess.WriteResult(resultFile, MeasureAll(settings, output));
-                return 0;
-            }
-
-            var directory = parse.GetValue(outDirectory) ?? StampedFolder.Create("latency");
-            return Run(settings, directory, Commands.Arguments(parse), output);
+            return Experiment.Run(
+                parse,
+                result,
+                outDirectory,
+                () => MeasureAll(settings, parse.InvocationConfiguration.Output),
+                experiment =>
+                {
+                    LatencyReport.Write(experiment.Launches<LatencyLaunch>(settings.Launches, LaunchLimit), settings, experiment);
+                    return 0;
+                },
+                launches);
         });
         return command;
-    }
-
-    /// <summary>In the parent: the launches, each a child process, then the report.</summary>
-    private static int Run(LatencySettings settings, string outDirectory, IReadOnlyList<string> arguments, TextWriter output)
-    {
-        var provenance = RunProvenance.Capture(arguments);
-        var measured = new List<LatencyLaunch>(settings.Launches);
-        for (var launch = 1; launch <= settings.Launches; launch++)
-        {
-            output.WriteLine(string.Create(CultureInfo.InvariantCulture, $"Launch {launch} of {settings.Launches}:"));
-            measured.Add(BenchmarkProcess.RunForResult<LatencyLaunch>(
-                ["latency", .. settings.ChildArguments()],
-                environment: null,
-                (_, step) => output.WriteLine("  " + step),
-                LaunchLimit,
-                string.Create(CultureInfo.InvariantCulture, $"Latency launch {launch}")));
-        }
-
-        LatencyReport.Write(measured, settings, provenance with { FinishedUtc = DateTime.UtcNow }, outDirectory, output);
-        return 0;
     }
 
     /// <summary>In a launch: the clock's cost, every selected target through the plan, then the idle wakes.</summary>
@@ -206,26 +187,4 @@ public static class LatencyCommand
 internal sealed record LatencySettings(double Seconds, double IdleSeconds, int Launches, bool Quick, IReadOnlyList<string>? Contenders)
 {
     public bool Includes(string name) => Contenders is null || Contenders.Contains(name);
-
-    /// <summary>The options a launch is started with (everything but the launches and where the parent writes).</summary>
-    public IEnumerable<string> ChildArguments()
-    {
-        yield return "--seconds";
-        yield return Seconds.ToString("R", CultureInfo.InvariantCulture);
-        yield return "--idle";
-        yield return IdleSeconds.ToString("R", CultureInfo.InvariantCulture);
-        if (Contenders is not null)
-        {
-            yield return "--contenders";
-            foreach (var name in Contenders)
-            {
-                yield return name;
-            }
-        }
-
-        if (Quick)
-        {
-            yield return "--quick";
-        }
-    }
 }

@@ -2,7 +2,7 @@ using System.Globalization;
 using System.Text;
 using Concurrency.Benchmarks.Contenders;
 using Concurrency.Benchmarks.Grpc;
-using Concurrency.Benchmarks.Lab;
+using Concurrency.Benchmarks.Reporting;
 using Concurrency.Benchmarks.Runs;
 
 namespace Concurrency.Benchmarks.Latency;
@@ -27,23 +27,17 @@ internal static class LatencyReport
 
     private static readonly string[] ChartLoads = ["50%", "90%"];
 
-    public static void Write(IReadOnlyList<LatencyLaunch> launches, LatencySettings settings, RunProvenance provenance, string outDirectory, TextWriter output)
+    public static void Write(IReadOnlyList<LatencyLaunch> launches, LatencySettings settings, Experiment experiment)
     {
-        var cores = Environment.ProcessorCount;
+        var cores = experiment.Cores;
+        var outDirectory = experiment.OutDirectory;
         Directory.CreateDirectory(outDirectory);
         var measurements = new List<Measurement>();
         var timestamp = Measurement.Of("latency", "Stopwatch.GetTimestamp", ContenderFamily.Ceiling, string.Empty, Phase.Steady, cores, "ns per timestamp", [.. launches.Select(l => l.TimestampNanoseconds)]);
-        var text = new StringBuilder()
-            .AppendLine(CultureInfo.InvariantCulture, $"# Latency under load, {LabReport.CoreCount(cores)}")
-            .AppendLine()
-            .Append(settings.Quick ? $"**Quick run (--quick): smoke-test sizes, short runs, one launch. These numbers are not for publishing.**{Environment.NewLine}{Environment.NewLine}" : string.Empty)
-            .AppendLine(CultureInfo.InvariantCulture, $"Open loop, corrected for coordinated omission (the wrk2 method): one producer offers messages on a fixed schedule, message i due at start + i ÷ rate, posting each when it is due (spinning on the clock between messages; on one core yielding instead) or at once when it is late; each message is timed from when it was **due** to when its consumer handled it, so a stall delays, and shows in, every message behind it. One HdrHistogram per consumer (1 ns to 1 h, 3 significant digits), merged at the end of each run. Each target first warms up until its code has settled, then its own maximum is measured in the same shape (every message due at once, posted one at a time, timed alike; the median of {(settings.Quick ? LatencyPlan.Quick : LatencyPlan.Full).MaxRuns} runs), then it is offered {string.Join(", ", LatencyPlan.Loads.Select(l => l.Load))} (the absolute rates only where at or below its maximum), each for {settings.Seconds:0.##} s (at least {LatencyPlan.FewestMessages:N0} and at most {LatencyPlan.MostMessages:N0} messages). Every run is verified: count, checksum and order at the consumer (at every actor for the actors; for gRPC, each reply carries its request's number, and the count and sum). {Spread(launches.Count)}")
-            .AppendLine()
-            .AppendLine(CultureInfo.InvariantCulture, $"Taking a timestamp (`Stopwatch.GetTimestamp`) costs {Cell(timestamp, v => v.ToString("0.0", CultureInfo.InvariantCulture))} ns here; every timed message pays at least two (the producer's due check and the consumer's record), so figures within a few of that are the clock's.")
-            .AppendLine()
-            .AppendLine(CultureInfo.InvariantCulture, $"Machine: {provenance.Cpu}, {provenance.LogicalCores} logical cores ({cores} usable by this process), {provenance.Os}, {provenance.Runtime}. Commit {provenance.CommitLabel}.")
-            .AppendLine(CultureInfo.InvariantCulture, $"Command: `{(cores == 1 ? "taskset -c 0 " : string.Empty)}dotnet run -c Release --project benchmarks/Concurrency.Benchmarks -- {provenance.Arguments}`")
-            .AppendLine();
+        var text = experiment.Header(
+            "Latency under load",
+            string.Create(CultureInfo.InvariantCulture, $"Open loop, corrected for coordinated omission (the wrk2 method): one producer offers messages on a fixed schedule, message i due at start + i ÷ rate, posting each when it is due (spinning on the clock between messages; on one core yielding instead) or at once when it is late; each message is timed from when it was **due** to when its consumer handled it, so a stall delays, and shows in, every message behind it. One HdrHistogram per consumer (1 ns to 1 h, 3 significant digits), merged at the end of each run. Each target first warms up until its code has settled, then its own maximum is measured in the same shape (every message due at once, posted one at a time, timed alike; the median of {(settings.Quick ? LatencyPlan.Quick : LatencyPlan.Full).MaxRuns} runs), then it is offered {string.Join(", ", LatencyPlan.Loads.Select(l => l.Load))} (the absolute rates only where at or below its maximum), each for {settings.Seconds:0.##} s (at least {LatencyPlan.FewestMessages:N0} and at most {LatencyPlan.MostMessages:N0} messages). Every run is verified: count, checksum and order at the consumer (at every actor for the actors; for gRPC, each reply carries its request's number, and the count and sum). {Spread(launches.Count)}{Environment.NewLine}{Environment.NewLine}Taking a timestamp (`Stopwatch.GetTimestamp`) costs {Cell(timestamp, v => v.ToString("0.0", CultureInfo.InvariantCulture))} ns here; every timed message pays at least two (the producer's due check and the consumer's record), so figures within a few of that are the clock's."),
+            settings.Quick ? "smoke-test sizes, short runs, one launch" : null);
         foreach (var (scenario, title, slug) in Scenarios)
         {
             var targets = launches[0].Loaded.Where(s => s.Scenario == scenario).ToList();
@@ -61,7 +55,7 @@ internal static class LatencyReport
                     .Where(s => s.Curve is not null)
                     .Select(s => (s.Contender, s.Family, (IReadOnlyList<double>)s.Curve!))
                     .ToList();
-                LatencyChart.Distribution(Path.Combine(outDirectory, file), $"{title}: latency at {load} of each one's maximum, {LabReport.CoreCount(cores)}", series);
+                LatencyChart.Distribution(Path.Combine(outDirectory, file), $"{title}: latency at {load} of each one's maximum, {Experiment.CoreCount(cores)}", series);
                 if (series.Count > 0)
                 {
                     text.AppendLine(CultureInfo.InvariantCulture, $"![{title} at {load} load]({file})").AppendLine();
@@ -95,12 +89,8 @@ internal static class LatencyReport
         }
 
         WriteIdle(launches, settings, cores, text, measurements);
-        var path = Path.Combine(outDirectory, string.Create(CultureInfo.InvariantCulture, $"LATENCY-{cores}.md"));
-        File.WriteAllText(path, text.ToString());
         measurements.Add(timestamp);
-        var json = new ResultSet("latency", provenance, measurements).WriteBeside(path);
-        output.WriteLine(text.ToString());
-        output.WriteLine($"Wrote {path} and {json}.");
+        experiment.Write(string.Create(CultureInfo.InvariantCulture, $"LATENCY-{cores}.md"), text, measurements);
     }
 
     private static void WriteIdle(IReadOnlyList<LatencyLaunch> launches, LatencySettings settings, int cores, StringBuilder text, List<Measurement> measurements)
@@ -118,7 +108,7 @@ internal static class LatencyReport
             .AppendLine("|---|---:|");
         foreach (var wake in launches[0].Idle)
         {
-            var values = launches.Select(l => l.Idle.Single(w => w.Contender == wake.Contender && w.Scenario == wake.Scenario).Microseconds).Select(Median).ToList();
+            var values = launches.Select(l => l.Idle.Single(w => w.Contender == wake.Contender && w.Scenario == wake.Scenario).Microseconds).Select(w => Bootstrap.MedianOf([.. w])).ToList();
             var figure = Measurement.Of(wake.Scenario, wake.Contender, wake.Family, string.Empty, Phase.Steady, cores, IdleMetric, values);
             measurements.Add(figure);
             text.AppendLine(CultureInfo.InvariantCulture, $"| {wake.Contender} | {Cell(figure, LatencyDistribution.Format)} |");
@@ -145,14 +135,7 @@ internal static class LatencyReport
             .Select(l => l.Loaded.SingleOrDefault(s => s.Scenario == scenario && s.Contender == contender)?.Loads.SingleOrDefault(x => x.Load == load)?.Latency.Curve)
             .OfType<IReadOnlyList<double>>()
             .ToList();
-        return curves.Count == 0 ? null : [.. Enumerable.Range(0, LatencyDistribution.CurveLevels.Count).Select(i => Median([.. curves.Select(c => c[i])]))];
-    }
-
-    private static double Median(IReadOnlyList<double> values)
-    {
-        var sorted = values.Order().ToArray();
-        var middle = sorted.Length / 2;
-        return sorted.Length % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+        return curves.Count == 0 ? null : [.. Enumerable.Range(0, LatencyDistribution.CurveLevels.Count).Select(i => Bootstrap.MedianOf([.. curves.Select(c => c[i])]))];
     }
 
     private static string Cell(Measurement m, Func<double, string> format)

@@ -1,7 +1,6 @@
 using System.CommandLine;
 using System.Diagnostics;
 using System.Globalization;
-using System.Text;
 using Concurrency.Benchmarks.Actors;
 using Concurrency.Benchmarks.Cli;
 using Concurrency.Benchmarks.Contenders;
@@ -29,10 +28,6 @@ public static class ActorsCommand
 
     private static readonly TimeSpan LaunchLimit = TimeSpan.FromMinutes(60);
 
-    // A user's program runs with the runtime's default garbage collector (workstation, concurrent); this program's
-    // project turns concurrent collection off for its other commands, so the contenders' processes turn it back on.
-    private static readonly Dictionary<string, string> UserDefaults = new() { ["DOTNET_gcConcurrent"] = "1" };
-
     // The goals of the actors issue: our default mailbox against the better peer, per game and phase.
     private const string Ours = "BatchDrainMailbox";
     private static readonly string[] BetterPeer = ["AkkaNet", "ProtoActor"];
@@ -44,7 +39,7 @@ public static class ActorsCommand
         var steady = CommonOptions.Seconds("--steady-seconds", 60, "how long a process plays a game before its steady runs (2 with --quick)");
         var quick = CommonOptions.Quick("a smoke test: games a twentieth the size, one run, one launch, a short steady phase; not for publishing");
         var outDirectory = CommonOptions.Out("where ACTORS-<cores>.md goes (default: a new folder results/runs/actors/yyyy-MM-dd-HHmmss)");
-        var only = new Option<string>("--contender") { Hidden = true }; // a child's one contender
+        var only = new Option<string?>("--contender") { Hidden = true }; // a child's one contender
         var result = CommonOptions.Result();
         var command = new Command("actors", "The actor games as a user's program plays them: a fresh process per launch, a fresh system per run, a Stopwatch, every delivery checked; cold (the first runs of a game in the process) and steady (after --steady-seconds of the game) apart; ours on each mailbox, Akka.NET and Proto.Actor. Prefix taskset -c 0 for one core. Writes ACTORS-<cores>.md.")
         {
@@ -53,63 +48,37 @@ public static class ActorsCommand
         command.SetAction(parse =>
         {
             var isQuick = parse.GetValue(quick);
-            bool Given(Option option) => parse.GetResult(option) is { Implicit: false };
             var settings = new Settings(
-                isQuick && !Given(launches) ? 1 : parse.GetValue(launches),
-                isQuick && !Given(runs) ? 1 : parse.GetValue(runs),
-                TimeSpan.FromSeconds(isQuick && !Given(steady) ? 2 : parse.GetValue(steady)),
+                CommonOptions.QuickOr(parse, launches, isQuick, 1),
+                CommonOptions.QuickOr(parse, runs, isQuick, 1),
+                TimeSpan.FromSeconds(CommonOptions.QuickOr(parse, steady, isQuick, 2)),
                 isQuick);
-            var output = parse.InvocationConfiguration.Output;
-            if (parse.GetValue(result) is { } resultFile)
-            {
-                BenchmarkProcess.WriteResult(resultFile, Play(settings, parse.GetValue(only) ?? throw new InvalidOperationException("A child plays one --contender."), output));
-                return 0;
-            }
-
-            return Run(settings, parse.GetValue(outDirectory) ?? StampedFolder.Create("actors"), Commands.Arguments(parse), output);
+            return Experiment.Run(
+                parse,
+                result,
+                outDirectory,
+                () => Play(settings, parse.GetValue(only) ?? throw new UsageException("actors: a child plays one --contender."), parse.InvocationConfiguration.Output),
+                experiment => Run(settings, experiment, c => experiment.ChildArguments.With(only, c)),
+                launches);
         });
         return command;
     }
 
     /// <summary>In the parent: the launches, each a child process per contender, then ACTORS-&lt;cores&gt;.md and its JSON.</summary>
-    private static int Run(Settings settings, string outDirectory, IReadOnlyList<string> arguments, TextWriter output)
+    private static int Run(Settings settings, Experiment experiment, Func<string, ChildArguments> child)
     {
-        var provenance = RunProvenance.Capture(arguments);
-        var cores = Environment.ProcessorCount;
+        var cores = experiment.Cores;
         var contenders = ActorContenders.Registry.All;
-        var launches = new List<List<ActorSample>>();
-        for (var launch = 0; launch < settings.Launches; launch++)
-        {
-            output.WriteLine(string.Create(CultureInfo.InvariantCulture, $"Launch {launch + 1} of {settings.Launches}:"));
-            var samples = new List<ActorSample>();
-            foreach (var contender in contenders.Skip(launch % contenders.Count).Concat(contenders.Take(launch % contenders.Count)))
-            {
-                samples.AddRange(BenchmarkProcess.RunForResult<List<ActorSample>>(
-                    [
-                        "actors", "--runs", settings.Runs.ToString(CultureInfo.InvariantCulture),
-                        "--steady-seconds", settings.Steady.TotalSeconds.ToString(CultureInfo.InvariantCulture),
-                        "--contender", contender.Name, .. settings.Quick ? ["--quick"] : Array.Empty<string>(),
-                    ],
-                    UserDefaults,
-                    (_, step) => output.WriteLine("  " + step),
-                    LaunchLimit,
-                    string.Create(CultureInfo.InvariantCulture, $"Actors launch {launch + 1}, {contender.Name}")));
-            }
-
-            launches.Add(samples);
-        }
-
+        var launches = experiment.Launches<List<ActorSample>>(settings.Launches, LaunchLimit, launch => Experiment.Rotation(contenders, launch)
+            .Select(c => new Experiment.Launch(c.Name, child(c.Name), Experiment.UserDefaults)))
+            .Select(launch => launch.SelectMany(samples => samples).ToList())
+            .ToList();
         var games = launches[0].Select(s => s.Game).Distinct().ToList();
         var measurements = new List<Measurement>();
-        var text = new StringBuilder()
-            .AppendLine(CultureInfo.InvariantCulture, $"# Actors as a user's program plays them, {LabReport.CoreCount(cores)}")
-            .AppendLine()
-            .Append(settings.Quick ? $"**Quick run (--quick): games a twentieth the size, one run, one launch. These numbers are not for publishing.**{Environment.NewLine}{Environment.NewLine}" : string.Empty)
-            .AppendLine(CultureInfo.InvariantCulture, $"Each launch starts a fresh process per contender (so each one's cold phase is its process's first work, and ours do not warm each other's shared code), with the runtime's default garbage collector (workstation, concurrent), as a user's program has; each run builds a fresh actor system, sets up the game's actors (untimed), times one run with a Stopwatch and checks every delivery (count and checksum), then shuts the system down. **Cold**: one warm-up run, then the median of {settings.Runs} runs, before the process has played the game otherwise. **Steady**: after the process has played the game for {settings.Steady.TotalSeconds:0.#} s, the median of {settings.Runs} runs. Every contender at its defaults (ours: throughput 300; Akka.NET and Proto.Actor their default dispatchers). Ping-pong: one pair per core. Cells: msg/s (hops/s for the rings), the median of {settings.Launches} launches [lowest, highest launch]; the launches' spread is highest ÷ lowest. Goals: {Ours} at least 1.0× the better of Akka.NET and Proto.Actor steady, at least 0.83× cold, taken within each launch; our launches within 1.5× of each other unless the peers' differ as much.")
-            .AppendLine()
-            .AppendLine(CultureInfo.InvariantCulture, $"Machine: {provenance.Cpu}, {provenance.LogicalCores} logical cores ({cores} usable by this process), {provenance.Os}, {provenance.Runtime}. Commit {provenance.CommitLabel}.")
-            .AppendLine(CultureInfo.InvariantCulture, $"Command: `{(cores == 1 ? "taskset -c 0 " : string.Empty)}dotnet run -c Release --project benchmarks/Concurrency.Benchmarks -- {provenance.Arguments}`")
-            .AppendLine();
+        var text = experiment.Header(
+            "Actors as a user's program plays them",
+            string.Create(CultureInfo.InvariantCulture, $"Each launch starts a fresh process per contender (so each one's cold phase is its process's first work, and ours do not warm each other's shared code), with the runtime's default garbage collector (workstation, concurrent), as a user's program has; each run builds a fresh actor system, sets up the game's actors (untimed), times one run with a Stopwatch and checks every delivery (count and checksum), then shuts the system down. **Cold**: one warm-up run, then the median of {settings.Runs} runs, before the process has played the game otherwise. **Steady**: after the process has played the game for {settings.Steady.TotalSeconds:0.#} s, the median of {settings.Runs} runs. Every contender at its defaults (ours: throughput 300; Akka.NET and Proto.Actor their default dispatchers). Ping-pong: one pair per core. Cells: msg/s (hops/s for the rings), the median of {settings.Launches} launches [lowest, highest launch]; the launches' spread is highest ÷ lowest. Goals: {Ours} at least 1.0× the better of Akka.NET and Proto.Actor steady, at least 0.83× cold, taken within each launch; our launches within 1.5× of each other unless the peers' differ as much."),
+            settings.Quick ? "games a twentieth the size, one run, one launch" : null);
         foreach (var phase in (Phase[])[Phase.Cold, Phase.Steady])
         {
             text.AppendLine(CultureInfo.InvariantCulture, $"## {phase}")
@@ -136,12 +105,7 @@ public static class ActorsCommand
             text.AppendLine();
         }
 
-        Directory.CreateDirectory(outDirectory);
-        var file = Path.Combine(outDirectory, string.Create(CultureInfo.InvariantCulture, $"ACTORS-{cores}.md"));
-        File.WriteAllText(file, text.ToString());
-        var json = new ResultSet(Scenario, provenance, measurements).WriteBeside(file);
-        output.WriteLine(text.ToString());
-        output.WriteLine($"Wrote {file} and {json}.");
+        experiment.Write(string.Create(CultureInfo.InvariantCulture, $"ACTORS-{cores}.md"), text, measurements);
         return 0;
     }
 

@@ -1,7 +1,6 @@
 using System.Diagnostics;
 using System.Globalization;
 using System.Runtime;
-using System.Text;
 using System.CommandLine;
 using Concurrency.Benchmarks.Cli;
 using Concurrency.Benchmarks.Contenders;
@@ -66,12 +65,6 @@ public static class LoopCommand
     // A quick run (--quick): a smoke test of the whole command, not a measurement.
     private const int QuickMessages = 100_000;
 
-    internal const string ShapesOption = "--shapes";
-    internal const string WarmOption = "--warm-seconds";
-    internal const string ChildShapeOption = "--child-shape";
-    internal const string ChildPhaseOption = "--child-phase";
-    internal const string ChildPathOption = "--child-path";
-
     public static Command Create()
     {
         var messages = CommonOptions.WholeNumber("--messages", "N", 10_000_000, 1, int.MaxValue, $"messages per run ({QuickMessages:N0} with --quick)");
@@ -80,13 +73,13 @@ public static class LoopCommand
         var outDirectory = CommonOptions.Out("where LOOP-<cores>.md goes (default: a new folder results/runs/loop/yyyy-MM-dd-HHmmss; the published one is --out results)");
         var quick = CommonOptions.Quick("a smoke test: small message counts, one run, one launch, a short warm-up; not for publishing");
         var result = CommonOptions.Result();
-        var shapes = new Option<bool>(ShapesOption) { Description = "instead: the shapes users have, head to head (value or small reference messages, trivial or verifying handler; cold, steady and burst phases) for ActionBlock, Rx ObserveOn, RawRing, Ring, BatchDrainQueue and ObserveOnRing (and, in the burst phase, Ring and BatchDrainQueue on the pool runner); writes LOOP-SHAPES-<cores>.md" };
+        var shapes = new Option<bool>("--shapes") { Description = "instead: the shapes users have, head to head (value or small reference messages, trivial or verifying handler; cold, steady and burst phases) for ActionBlock, Rx ObserveOn, RawRing, Ring, BatchDrainQueue and ObserveOnRing (and, in the burst phase, Ring and BatchDrainQueue on the pool runner); writes LOOP-SHAPES-<cores>.md" };
         var phases = new Option<string?>("--phases") { HelpName = "LIST", Description = "with --shapes: any of cold, steady and burst (a fresh path per burst in a warm process), comma-separated; cold,steady by default" };
         var onlyShape = new Option<string?>("--shape") { HelpName = "MESSAGE,HANDLER", Description = "with --shapes: one shape only, for example value,trivial (default: every shape)" };
-        var warm = CommonOptions.Seconds(WarmOption, 10, "with --shapes: how long a steady or burst launch runs its one path alone before it measures (1 with --quick)");
-        var childShape = new Option<string?>(ChildShapeOption) { Hidden = true };
-        var childPhase = new Option<Phase>(ChildPhaseOption) { Hidden = true };
-        var childPath = new Option<ShapePath?>(ChildPathOption) { Hidden = true };
+        var warm = CommonOptions.Seconds("--warm-seconds", 10, "with --shapes: how long a steady or burst launch runs its one path alone before it measures (1 with --quick)");
+        var childShape = new Option<string?>("--child-shape") { Hidden = true };
+        var childPhase = new Option<Phase>("--child-phase") { Hidden = true };
+        var childPath = new Option<ShapePath?>("--child-path") { Hidden = true };
         var command = new Command("loop", "The headline contenders as a plain loop outside BenchmarkDotNet: one producer posts N messages in one loop; warm-up runs until the runtime has settled on its code (at least 3 s, and a run that compiled no method), then the median of --runs. Each launch is a fresh process. Then Ring and ObserveOnRing of capacity 16 and 64 beside their default capacity; on one core each with its ceiling, capacity / (2 x the time one thread takes to hand the core to another). Last, the speed goals head to head, each goal's ratio taken within each of 14 rounds. Prefix taskset -c 0 for one core. Writes LOOP-<cores>.md.")
         {
             messages, runs, launches, outDirectory, quick, result, shapes, phases, onlyShape, warm, childShape, childPhase, childPath,
@@ -94,71 +87,48 @@ public static class LoopCommand
         command.SetAction(parse =>
         {
             var isQuick = parse.GetValue(quick);
-            bool Given(Option option) => parse.GetResult(option) is { Implicit: false };
+            var output = parse.InvocationConfiguration.Output;
+            var count = CommonOptions.QuickOr(parse, messages, isQuick, QuickMessages);
             if (parse.GetValue(shapes))
             {
                 var shapeSettings = new ShapeSettings(
                     ParsePhases(parse.GetValue(phases)),
                     parse.GetValue(onlyShape) is { } one ? [ParseShape(one)] : LoopShape.All,
-                    isQuick && !Given(messages) ? QuickMessages : parse.GetValue(messages),
-                    isQuick && !Given(launches) ? 1 : parse.GetValue(launches),
-                    TimeSpan.FromSeconds(isQuick && !Given(warm) ? 1 : parse.GetValue(warm)),
+                    count,
+                    CommonOptions.QuickOr(parse, launches, isQuick, 1),
+                    TimeSpan.FromSeconds(CommonOptions.QuickOr(parse, warm, isQuick, 1)),
                     isQuick);
-                if (parse.GetValue(result) is { } shapeResult)
-                {
-                    var shape = ParseShape(parse.GetValue(childShape));
-                    BenchmarkProcess.WriteResult(shapeResult, LoopShapes.Measure(shape, parse.GetValue(childPhase), parse.GetValue(childPath) ?? throw new UsageException($"loop: a shapes launch needs {ChildPathOption}."), shapeSettings.Messages, shapeSettings.Warm));
-                    return 0;
-                }
-
-                return LoopShapes.Run(shapeSettings, parse.GetValue(outDirectory) ?? StampedFolder.Create("loop"), Commands.Arguments(parse), parse.InvocationConfiguration.Output);
+                return Experiment.Run(
+                    parse,
+                    result,
+                    outDirectory,
+                    () => LoopShapes.Measure(ParseShape(parse.GetValue(childShape)), parse.GetValue(childPhase), parse.GetValue(childPath) ?? throw new UsageException($"loop: a shapes launch needs {childPath.Name}."), shapeSettings.Messages, shapeSettings.Warm),
+                    experiment => LoopShapes.Run(shapeSettings, experiment, (shape, phase, path) => experiment.ChildArguments.With(childShape, $"{shape.Message},{shape.Handler}").With(childPhase, phase).With(childPath, path)),
+                    launches);
             }
 
-            var settings = new LoopSettings(
-                isQuick && !Given(messages) ? QuickMessages : parse.GetValue(messages),
-                isQuick && !Given(runs) ? 1 : parse.GetValue(runs),
-                isQuick && !Given(launches) ? 1 : parse.GetValue(launches),
-                isQuick);
-            var output = parse.InvocationConfiguration.Output;
-            if (parse.GetValue(result) is { } resultFile)
-            {
-                BenchmarkProcess.WriteResult(resultFile, MeasureAll(settings, output));
-                return 0;
-            }
-
-            return Run(settings, parse.GetValue(outDirectory) ?? StampedFolder.Create("loop"), Commands.Arguments(parse), output);
+            var settings = new LoopSettings(count, CommonOptions.QuickOr(parse, runs, isQuick, 1), CommonOptions.QuickOr(parse, launches, isQuick, 1), isQuick);
+            return Experiment.Run(parse, result, outDirectory, () => MeasureAll(settings, output), experiment => Run(settings, experiment), launches);
         });
         return command;
     }
 
     /// <summary>In the parent: the launches, each a child process, then LOOP-&lt;cores&gt;.md.</summary>
-    private static int Run(LoopSettings settings, string outDirectory, IReadOnlyList<string> arguments, TextWriter output)
+    private static int Run(LoopSettings settings, Experiment experiment)
     {
         var (messages, runs, launches, quick) = settings;
-        var provenance = RunProvenance.Capture(arguments);
-        var measured = new List<LoopLaunch>(launches);
-        for (var launch = 1; launch <= launches; launch++)
-        {
-            output.WriteLine(string.Create(CultureInfo.InvariantCulture, $"Launch {launch} of {launches}:"));
-            measured.Add(StartLaunch(launch, settings, output));
-        }
-
+        var measured = experiment.Launches<LoopLaunch>(launches, LaunchLimit);
         var results = LoopSummary.Merge([.. measured.Select(l => l.Paths)]);
-        var cores = Environment.ProcessorCount;
+        var cores = experiment.Cores;
         var rx = results.Single(r => r.Path == "RxObserveOnTaskPool");
         var dataflow = results.Single(r => r.Path == "DataflowActionBlock");
         var spread = launches == 1
             ? $"the median of {runs} runs [lowest, highest]; ratios divide medians, and their bracket divides the extremes (lowest ÷ highest, highest ÷ lowest)"
             : $"in each of {launches} launches (each a fresh process) the median of {runs} runs; the table gives the median of the launches' medians [lowest, highest launch], and each ratio as the ratio of medians within each launch, then the median of the launches [lowest, highest]";
-        var text = new StringBuilder()
-            .AppendLine(CultureInfo.InvariantCulture, $"# Plain loop, {LabReport.CoreCount(cores)}")
-            .AppendLine()
-            .Append(quick ? $"**Quick run (--quick): smoke-test sizes, one run, a short warm-up. These numbers are not for publishing.**{Environment.NewLine}{Environment.NewLine}" : string.Empty)
-            .AppendLine(CultureInfo.InvariantCulture, $"One producer thread posts {messages:N0} preallocated messages in one loop; a run ends when the consumer handled the last one, and is verified (count, checksum, order). Each path first runs warm-up runs until at least {FullWarmup.MinRuns} runs and {FullWarmup.Least.TotalSeconds:0} s have passed and the last run compiled no method (tiered compilation has replaced the first, unoptimized code; at most {FullWarmup.Most.TotalSeconds:0} s), then {spread}. The last column says how many warm-up runs that took and the most methods still compiled during one launch's measured runs. CPU is this process's CPU time over the run ÷ messages (median). The core round trip is how long a cache line took to go from one core to the other and back, measured just before and just after each path's runs (two threads handing a counter back and forth): on a VM it changes as the hypervisor moves the virtual CPUs, and every hand-off between cores pays it.")
-            .AppendLine()
-            .AppendLine(CultureInfo.InvariantCulture, $"Machine: {provenance.Cpu}, {provenance.LogicalCores} logical cores ({cores} usable by this process), {provenance.Os}, {provenance.Runtime}. Commit {provenance.CommitLabel}.")
-            .AppendLine(CultureInfo.InvariantCulture, $"Command: `{(cores == 1 ? "taskset -c 0 " : string.Empty)}dotnet run -c Release --project benchmarks/Concurrency.Benchmarks -- {provenance.Arguments}`")
-            .AppendLine()
+        var text = experiment.Header(
+                "Plain loop",
+                string.Create(CultureInfo.InvariantCulture, $"One producer thread posts {messages:N0} preallocated messages in one loop; a run ends when the consumer handled the last one, and is verified (count, checksum, order). Each path first runs warm-up runs until at least {FullWarmup.MinRuns} runs and {FullWarmup.Least.TotalSeconds:0} s have passed and the last run compiled no method (tiered compilation has replaced the first, unoptimized code; at most {FullWarmup.Most.TotalSeconds:0} s), then {spread}. The last column says how many warm-up runs that took and the most methods still compiled during one launch's measured runs. CPU is this process's CPU time over the run ÷ messages (median). The core round trip is how long a cache line took to go from one core to the other and back, measured just before and just after each path's runs (two threads handing a counter back and forth): on a VM it changes as the hypervisor moves the virtual CPUs, and every hand-off between cores pays it."),
+                quick ? "smoke-test sizes, one run, a short warm-up" : null)
             .AppendLine("| path | msg/s | CPU ns/msg | × Rx ObserveOn (TaskPool) | × Dataflow ActionBlock | core round trip | warm-up runs / methods compiled while measured |")
             .AppendLine("|---|---:|---:|---:|---:|---:|---:|");
         foreach (var result in results.Where(r => r.Capacity is null))
@@ -192,12 +162,7 @@ public static class LoopCommand
             text.AppendLine(CultureInfo.InvariantCulture, $"| {goal.Name} | {verdict.Ratio} | {goal.Threshold:0.0}× | {verdict.AtGoal} | {verdict.Verdict} |");
         }
 
-        Directory.CreateDirectory(outDirectory);
-        var file = Path.Combine(outDirectory, string.Create(CultureInfo.InvariantCulture, $"LOOP-{cores}.md"));
-        File.WriteAllText(file, text.ToString());
-        var json = new ResultSet("loop", provenance, Measurements(results, cores)).WriteBeside(file);
-        output.WriteLine(text.ToString());
-        output.WriteLine($"Wrote {file} and {json}.");
+        experiment.Write(string.Create(CultureInfo.InvariantCulture, $"LOOP-{cores}.md"), text, Measurements(results, cores));
         return 0;
     }
 
@@ -331,15 +296,6 @@ public static class LoopCommand
         return rate;
     }
 
-    /// <summary>Runs one launch as a child process (this program again, with the same pinning), passing its lines on.</summary>
-    private static LoopLaunch StartLaunch(int launch, LoopSettings settings, TextWriter output)
-        => BenchmarkProcess.RunForResult<LoopLaunch>(
-            ["loop", "--messages", settings.Messages.ToString(CultureInfo.InvariantCulture), "--runs", settings.Runs.ToString(CultureInfo.InvariantCulture), .. settings.Quick ? ["--quick"] : Array.Empty<string>()],
-            environment: null,
-            (_, step) => output.WriteLine("  " + step),
-            LaunchLimit,
-            string.Create(CultureInfo.InvariantCulture, $"Loop launch {launch}"));
-
     private static LoopResult Measure(string name, int? capacity, Func<IMessagePath> create, Message[] block, int runs, Warmup warmup)
     {
         var path = create();
@@ -397,7 +353,7 @@ public static class LoopCommand
 
     private static LoopShape ParseShape(string? shape)
     {
-        var parts = (shape ?? throw new UsageException($"loop: a shapes launch needs {ChildShapeOption}.")).Split(',', StringSplitOptions.TrimEntries);
+        var parts = (shape ?? throw new UsageException("loop: a shapes launch needs --child-shape.")).Split(',', StringSplitOptions.TrimEntries);
         return parts.Length == 2
             && Enum.TryParse<ShapeMessage>(parts[0], ignoreCase: true, out var message) && Enum.IsDefined(message)
             && Enum.TryParse<ShapeHandler>(parts[1], ignoreCase: true, out var handler) && Enum.IsDefined(handler)

@@ -6,8 +6,8 @@ namespace Concurrency.Benchmarks.Runs;
 
 /// <summary>
 /// The one protocol between this program and the child processes it starts to measure in (the lab's experiments, the
-/// loop's launches, the footprint's contenders). The parent runs the program again with the command's own options and
-/// the hidden <c>--result FILE</c>; that option is what makes a process a child. The child prints progress as lines
+/// loop's launches, the footprint's contenders; <see cref="Experiment"/> starts them). The parent runs the program again
+/// with the command's own options (<see cref="ChildArguments"/>) and the hidden <c>--result FILE</c>; that option is what makes a process a child. The child prints progress as lines
 /// "@progress FRACTION STEP" (FRACTION from 0 to 1, invariant culture), writes its result as JSON to FILE, and exits 0;
 /// on failure it prints one line to standard error and exits non-zero. The parent passes the progress on, reads FILE
 /// and deletes it. Other lines on the child's standard output are not part of the protocol and are dropped.
@@ -69,17 +69,18 @@ public static class BenchmarkProcess
     /// <exception cref="InvalidOperationException">The child could not start, failed, ran past <paramref name="limit"/> (it is then
     /// stopped) or wrote no result; the message names it and carries its error output.</exception>
     public static TResult RunForResult<TResult>(
-        IEnumerable<string> arguments,
+        ChildArguments arguments,
         IReadOnlyDictionary<string, string>? environment,
         Action<double, string> progress,
         TimeSpan limit,
         string what)
     {
+        ArgumentNullException.ThrowIfNull(arguments);
         ArgumentNullException.ThrowIfNull(progress);
         var resultFile = Path.GetTempFileName();
         try
         {
-            var start = StartInfo([.. arguments, ResultOption, resultFile]);
+            var start = StartInfo([.. arguments.ToList(), ResultOption, resultFile]);
             start.RedirectStandardError = true;
             foreach (var (name, value) in environment ?? new Dictionary<string, string>())
             {

@@ -2,6 +2,7 @@ using System.Globalization;
 using System.Text.Json;
 using System.Text.Json.Serialization;
 using Concurrency.Benchmarks.Contenders;
+using Concurrency.Benchmarks.Reporting;
 
 namespace Concurrency.Benchmarks.Runs;
 
@@ -60,10 +61,7 @@ public sealed record Measurement(
             throw new ArgumentException("A measurement needs at least one value.", nameof(values));
         }
 
-        var sorted = values.Order().ToArray();
-        var middle = sorted.Length / 2;
-        var median = sorted.Length % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-        return new Measurement(scenario, contender, family, conditions, phase, cores, metric, median, sorted[0], sorted[^1]) { Samples = values };
+        return new Measurement(scenario, contender, family, conditions, phase, cores, metric, Bootstrap.MedianOf([.. values]), values.Min(), values.Max()) { Samples = values };
     }
 
     public override string ToString()

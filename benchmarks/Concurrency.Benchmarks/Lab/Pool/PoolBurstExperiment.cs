@@ -1,5 +1,4 @@
 using System.Globalization;
-using System.Runtime;
 
 namespace Concurrency.Benchmarks.Lab.Pool;
 
@@ -64,7 +63,7 @@ public sealed class PoolBurstExperiment : ILabExperiment
             context.Cancellation.ThrowIfCancellationRequested();
             var done = (double)i / contenders.Count;
             context.Report(done, contenders[i].Label);
-            var outcome = LabChild.Start(this, context.Cores, context.Quick, LabPeers.None, (fraction, step) => context.Report(done + (fraction / contenders.Count), step), GCSettings.IsServerGC, contenders[i].Key);
+            var outcome = LabChild.Start(context, this, contenders[i].Key, (fraction, step) => context.Report(done + (fraction / contenders.Count), step));
             rows.AddRange(outcome.Tables.Single().Rows);
         }
 

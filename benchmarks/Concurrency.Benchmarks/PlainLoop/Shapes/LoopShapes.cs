@@ -55,11 +55,9 @@ public static class LoopShapes
 
     private static readonly TimeSpan RunLimit = TimeSpan.FromMinutes(2);
 
-    // A user's program runs with the runtime's default collector (workstation, concurrent); this program's project turns
-    // concurrent collection off for its other commands. A burst allocates a fresh path each time (ActionBlock's queue
-    // segments, about 160 MB a burst of 10 M), so its launches turn it back on, as the actors' do; cold and steady keep the
-    // project's setting, under which their published figures were taken.
-    private static readonly Dictionary<string, string> UserDefaults = new() { ["DOTNET_gcConcurrent"] = "1" };
+    // A burst allocates a fresh path each time (ActionBlock's queue segments, about 160 MB a burst of 10 M), so its
+    // launches run with a user's concurrent collector (Experiment.UserDefaults), as the actors' do; cold and steady keep
+    // the project's setting, under which their published figures were taken.
     private static readonly TimeSpan LaunchLimit = TimeSpan.FromMinutes(20);
 
     // A burst launch builds a fresh ActionBlock per burst, tens of them, so it meets the block's missed completion
@@ -112,57 +110,35 @@ public static class LoopShapes
     private static Goal[] GoalsOf(Phase phase, int cores) =>
         phase == Phase.Burst ? [.. Goals, .. BurstGoals.Where(g => g.Cores is null || g.Cores == cores)] : Goals;
 
-    /// <summary>In the parent: every launch, then LOOP-SHAPES-&lt;cores&gt;.md and its measurements beside it.</summary>
-    public static int Run(ShapeSettings settings, string outDirectory, IReadOnlyList<string> arguments, TextWriter output)
+    /// <summary>
+    /// In the parent: every launch (each round a child per phase, shape and path, the paths in ABBA order), then
+    /// LOOP-SHAPES-&lt;cores&gt;.md and its measurements beside it; <paramref name="child"/> gives a child's command line.
+    /// </summary>
+    public static int Run(ShapeSettings settings, Experiment experiment, Func<LoopShape, Phase, ShapePath, ChildArguments> child)
     {
         ArgumentNullException.ThrowIfNull(settings);
-        ArgumentNullException.ThrowIfNull(output);
-        var provenance = RunProvenance.Capture(arguments);
-        var launches = new List<ShapeLaunch>[settings.Launches];
-        for (var launch = 0; launch < settings.Launches; launch++)
-        {
-            launches[launch] = [];
-            foreach (var phase in settings.Phases)
+        ArgumentNullException.ThrowIfNull(experiment);
+        ArgumentNullException.ThrowIfNull(child);
+        var launches = experiment.Launches<ShapeLaunch>(
+            settings.Launches,
+            LaunchLimit,
+            launch =>
+                from phase in settings.Phases
+                from shape in settings.Shapes
+                from path in launch % 2 == 0 ? PathsOf(phase) : PathsOf(phase).Reverse()
+                select new Experiment.Launch($"{shape.Name}, {phase}, {path}", child(shape, phase, path), phase == Phase.Burst ? Experiment.UserDefaults : null),
+            (launch, result) =>
             {
-                var paths = PathsOf(phase);
-                foreach (var shape in settings.Shapes)
+                foreach (var run in result.Runs)
                 {
-                    foreach (var path in launch % 2 == 0 ? paths : [.. paths.Reverse()])
-                    {
-                        launches[launch].Add(Launch(settings, shape, phase, path, launch, output));
-                    }
+                    experiment.Output.WriteLine(string.Create(CultureInfo.InvariantCulture, $"  {new LoopShape(result.Message, result.Handler).Name,-20} {result.Phase,-6} {run.Path,-20} {run.Rate / 1e6,7:0.0} M msg/s {run.CpuPerMessage,6:0.0} ns CPU/msg, producer {run.ProducerCpuPerPost,5:0.0} ns/post"));
                 }
-            }
-        }
-
-        var cores = Environment.ProcessorCount;
-        var text = Table(settings, launches, provenance, cores);
-        Directory.CreateDirectory(outDirectory);
-        var file = Path.Combine(outDirectory, string.Create(CultureInfo.InvariantCulture, $"LOOP-SHAPES-{cores}.md"));
-        File.WriteAllText(file, text);
-        var json = new ResultSet("loop", provenance, Measurements(settings, launches, cores)).WriteBeside(file);
-        output.WriteLine(text);
-        output.WriteLine($"Wrote {file} and {json}.");
+            });
+        var cores = experiment.Cores;
+        var byLaunch = launches.Select(l => l.ToList()).ToArray();
+        var measurements = Measurements(settings, byLaunch, cores);
+        experiment.Write(string.Create(CultureInfo.InvariantCulture, $"LOOP-SHAPES-{cores}.md"), Table(settings, byLaunch, measurements, experiment), measurements);
         return 0;
-    }
-
-    private static ShapeLaunch Launch(ShapeSettings settings, LoopShape shape, Phase phase, ShapePath path, int launch, TextWriter output)
-    {
-        string[] arguments =
-        [
-            "loop", LoopCommand.ShapesOption, "--messages", settings.Messages.ToString(CultureInfo.InvariantCulture),
-            LoopCommand.WarmOption, settings.Warm.TotalSeconds.ToString(CultureInfo.InvariantCulture),
-            LoopCommand.ChildShapeOption, $"{shape.Message},{shape.Handler}", LoopCommand.ChildPhaseOption, phase.ToString(),
-            LoopCommand.ChildPathOption, path.ToString(),
-        ];
-        var what = $"the {shape.Name} {phase} launch {launch + 1} of {path}";
-        var result = BenchmarkProcess.RunForResult<ShapeLaunch>(arguments, phase == Phase.Burst ? UserDefaults : null, (_, _) => { }, LaunchLimit, what);
-        foreach (var run in result.Runs)
-        {
-            output.WriteLine(string.Create(CultureInfo.InvariantCulture, $"launch {launch + 1}: {shape.Name,-20} {phase,-6} {run.Path,-20} {run.Rate / 1e6,7:0.0} M msg/s {run.CpuPerMessage,6:0.0} ns CPU/msg, producer {run.ProducerCpuPerPost,5:0.0} ns/post"));
-        }
-
-        return result;
     }
 
     private static ShapeRun MeasureCold(ShapePath path, LoopShape shape, int messages)
@@ -284,18 +260,14 @@ public static class LoopShapes
         return [.. Enumerable.Range(0, launches.Length).Select(l => (IReadOnlyList<double>)[.. Enumerable.Range(0, byPath.Values.Min(runs => runs[l].Count)).Select(r => goal.RatioOf(name => value(byPath[name][l][r])))])];
     }
 
-    private static string Table(ShapeSettings settings, List<ShapeLaunch>[] launches, RunProvenance provenance, int cores)
+    private static StringBuilder Table(ShapeSettings settings, List<ShapeLaunch>[] launches, List<Measurement> measurements, Experiment experiment)
     {
+        var cores = experiment.Cores;
         var columns = settings.Phases.SelectMany(phase => settings.Shapes.Select(shape => (Shape: shape, Phase: phase))).ToList();
-        var text = new StringBuilder()
-            .AppendLine(CultureInfo.InvariantCulture, $"# Plain loop, the shapes users have, {LabReport.CoreCount(cores)}")
-            .AppendLine()
-            .Append(settings.Quick ? $"**Quick run (--quick): smoke-test sizes, one launch, a short warm time. These numbers are not for publishing.**{Environment.NewLine}{Environment.NewLine}" : string.Empty)
-            .AppendLine(CultureInfo.InvariantCulture, $"One producer thread posts {settings.Messages:N0} messages per run in a plain `for` loop into each path built with default options. Shapes: a `long` by value or a small preallocated object by reference; the handler `sum += m`, or the verifying one (count, checksum, order). Each launch is a fresh process of one path in one shape, and paths interleave ABBA across launches. Cold: the path created once and its first run measured through Complete and Completion. Steady: the path alone in its process (RawRing afresh per run, its consumer never parks) run for {settings.Warm.TotalSeconds:0} s, then {SteadyRuns} measured runs. Burst: a fresh path for every burst, its creation, posts, Complete and Completion timed, bursts for {settings.Warm.TotalSeconds:0} s, then {SteadyRuns} measured bursts, no collection forced between them, under the runtime's default concurrent collector as a user's program runs (cold and steady keep this program's non-concurrent one); the pool runner's rows are measured in this phase only. {settings.Launches} launch(es). Each cell: the median launch's msg/s and process CPU ns per message (a launch's figure: its median run); \"–\" where a phase does not measure the path.")
-            .AppendLine()
-            .AppendLine(CultureInfo.InvariantCulture, $"Machine: {provenance.Cpu}, {provenance.LogicalCores} logical cores ({cores} usable by this process), {provenance.Os}, {provenance.Runtime}. Commit {provenance.CommitLabel}.")
-            .AppendLine(CultureInfo.InvariantCulture, $"Command: `{(cores == 1 ? "taskset -c 0 " : string.Empty)}dotnet run -c Release --project benchmarks/Concurrency.Benchmarks -- {provenance.Arguments}`")
-            .AppendLine()
+        var text = experiment.Header(
+                "Plain loop, the shapes users have",
+                string.Create(CultureInfo.InvariantCulture, $"One producer thread posts {settings.Messages:N0} messages per run in a plain `for` loop into each path built with default options. Shapes: a `long` by value or a small preallocated object by reference; the handler `sum += m`, or the verifying one (count, checksum, order). Each launch is a fresh process of one path in one shape, and paths interleave ABBA across launches. Cold: the path created once and its first run measured through Complete and Completion. Steady: the path alone in its process (RawRing afresh per run, its consumer never parks) run for {settings.Warm.TotalSeconds:0} s, then {SteadyRuns} measured runs. Burst: a fresh path for every burst, its creation, posts, Complete and Completion timed, bursts for {settings.Warm.TotalSeconds:0} s, then {SteadyRuns} measured bursts, no collection forced between them, under the runtime's default concurrent collector as a user's program runs (cold and steady keep this program's non-concurrent one); the pool runner's rows are measured in this phase only. {settings.Launches} launch(es). Each cell: the median launch's msg/s and process CPU ns per message (a launch's figure: its median run); \"–\" where a phase does not measure the path."),
+                settings.Quick ? "smoke-test sizes, one launch, a short warm time" : null)
             .Append("| path |");
         foreach (var (shape, phase) in columns)
         {
@@ -314,9 +286,8 @@ public static class LoopShapes
                     continue;
                 }
 
-                var perLaunch = RunsOf(launches, shape, phase, path);
-                var rate = Median([.. perLaunch.Select(runs => Median([.. runs.Select(r => r.Rate)]))]);
-                var cpu = Median([.. perLaunch.Select(runs => Median([.. runs.Select(r => r.CpuPerMessage)]))]);
+                double Median(string metric) => measurements.Single(m => m.Contender == path.ToString() && m.Conditions == shape.Conditions && m.Phase == phase && m.Metric == metric).Median;
+                var (rate, cpu) = (Median(Measurement.MessagesPerSecond), Median(Measurement.CpuNanosecondsPerMessage));
                 text.Append(CultureInfo.InvariantCulture, $" {rate / 1e6:0.0} M, {cpu:0.0} ns |");
             }
 
@@ -349,7 +320,7 @@ public static class LoopShapes
             text.AppendLine(CultureInfo.InvariantCulture, $"| {shape.Name} | {phase.ToString().ToLowerInvariant()} | {CpuGoal.Name} | {cpu.Ratio} | {CpuGoal.Threshold:0.00}× | {cpu.AtGoal} | {(shape.Handler == ShapeHandler.Trivial && cores == 2 ? cpu.Verdict : "shown, not a goal here")} |");
         }
 
-        return text.ToString();
+        return text;
     }
 
     private static List<Measurement> Measurements(ShapeSettings settings, List<ShapeLaunch>[] launches, int cores)
@@ -363,18 +334,12 @@ public static class LoopShapes
                 {
                     var perLaunch = RunsOf(launches, shape, phase, path);
                     var name = path.ToString();
-                    measurements.Add(Measurement.Of(Scenario, name, Families.Of(name), shape.Conditions, phase, cores, Measurement.MessagesPerSecond, [.. perLaunch.Select(runs => Median([.. runs.Select(r => r.Rate)]))]));
-                    measurements.Add(Measurement.Of(Scenario, name, Families.Of(name), shape.Conditions, phase, cores, Measurement.CpuNanosecondsPerMessage, [.. perLaunch.Select(runs => Median([.. runs.Select(r => r.CpuPerMessage)]))]));
+                    measurements.Add(Measurement.Of(Scenario, name, Families.Of(name), shape.Conditions, phase, cores, Measurement.MessagesPerSecond, [.. perLaunch.Select(runs => Bootstrap.MedianOf([.. runs.Select(r => r.Rate)]))]));
+                    measurements.Add(Measurement.Of(Scenario, name, Families.Of(name), shape.Conditions, phase, cores, Measurement.CpuNanosecondsPerMessage, [.. perLaunch.Select(runs => Bootstrap.MedianOf([.. runs.Select(r => r.CpuPerMessage)]))]));
                 }
             }
         }
 
         return measurements;
-    }
-
-    private static double Median(List<double> values)
-    {
-        var sorted = values.Order().ToList();
-        return sorted.Count % 2 == 1 ? sorted[sorted.Count / 2] : (sorted[(sorted.Count / 2) - 1] + sorted[sorted.Count / 2]) / 2;
     }
 }
