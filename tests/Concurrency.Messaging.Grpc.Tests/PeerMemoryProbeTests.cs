@@ -1,7 +1,5 @@
 using System.Diagnostics;
 using System.Globalization;
-using Concurrency.Messaging.Grpc.Protocol;
-using Grpc.Core;
 using static Concurrency.Messaging.Grpc.Tests.RawStream;
 
 namespace Concurrency.Messaging.Grpc.Tests;

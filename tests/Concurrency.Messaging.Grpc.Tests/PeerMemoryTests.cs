@@ -1,5 +1,3 @@
-using Concurrency.Messaging.Grpc.Protocol;
-using Grpc.Core;
 using Microsoft.Extensions.Logging.Abstractions;
 using static Concurrency.Messaging.Grpc.Tests.RawStream;
 

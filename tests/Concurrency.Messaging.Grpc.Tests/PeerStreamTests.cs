@@ -1,7 +1,5 @@
-using Concurrency.Messaging.Grpc.Protocol;
 using Google.Protobuf;
 using Google.Protobuf.Reflection;
-using Grpc.Core;
 using Microsoft.Extensions.Logging.Abstractions;
 
 namespace Concurrency.Messaging.Grpc.Tests;

@@ -1,9 +1,7 @@
 using System.Collections.Concurrent;
 using System.Diagnostics;
 using System.Diagnostics.Metrics;
-using Concurrency.Messaging.Grpc.Protocol;
 using Google.Protobuf;
-using Grpc.Core;
 using Microsoft.Extensions.DependencyInjection;
 using static Concurrency.Messaging.Grpc.Tests.RawStream;
 

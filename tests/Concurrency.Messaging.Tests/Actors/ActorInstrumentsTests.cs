@@ -1,5 +1,3 @@
-using Concurrency.Messaging.Actors;
-
 namespace Concurrency.Messaging.Tests.Actors;
 
 /// <summary>The actors' instruments on the library's meter, read as a user would with a <see cref="System.Diagnostics.Metrics.MeterListener"/>.</summary>

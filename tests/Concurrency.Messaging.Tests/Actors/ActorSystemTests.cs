@@ -1,5 +1,3 @@
-using Concurrency.Messaging.Actors;
-
 namespace Concurrency.Messaging.Tests.Actors;
 
 /// <summary>The system's own arguments and lifetime; what every actor does is in <see cref="MailboxContractTests"/>.</summary>

@@ -1,4 +1,3 @@
-using Concurrency.Messaging.Actors;
 using CsCheck;
 
 namespace Concurrency.Messaging.Tests.Actors;

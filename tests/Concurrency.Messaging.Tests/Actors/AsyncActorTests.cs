@@ -1,7 +1,5 @@
 using System.Collections.Concurrent;
-using Concurrency.Messaging.Actors;
 using Concurrency.Messaging.Tests.Pipes;
-using Microsoft.Extensions.Time.Testing;
 
 namespace Concurrency.Messaging.Tests.Actors;
 

@@ -1,6 +1,4 @@
-using Concurrency.Messaging.Actors;
 using Concurrency.Messaging.Tests.Pipes;
-using Microsoft.Extensions.Time.Testing;
 
 namespace Concurrency.Messaging.Tests.Actors;
 

@@ -1,5 +1,4 @@
 using System.Collections.Concurrent;
-using Concurrency.Messaging.Actors;
 
 namespace Concurrency.Messaging.Tests.Actors;
 

@@ -1,8 +1,6 @@
 using System.Collections.Concurrent;
 using System.Diagnostics;
-using Concurrency.Messaging.Actors;
 using Concurrency.Messaging.Tests.Pipes;
-using Microsoft.Extensions.Time.Testing;
 
 namespace Concurrency.Messaging.Tests.Actors;
 

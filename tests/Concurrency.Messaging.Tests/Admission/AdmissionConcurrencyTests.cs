@@ -1,5 +1,3 @@
-using Concurrency.Messaging.Admission;
-
 namespace Concurrency.Messaging.Tests.Admission;
 
 /// <summary>

@@ -1,6 +1,4 @@
 using System.Threading.Channels;
-using Concurrency.Messaging.Internal;
-using Concurrency.Messaging.Pipes;
 
 namespace Concurrency.Messaging.Tests.Internal;
 

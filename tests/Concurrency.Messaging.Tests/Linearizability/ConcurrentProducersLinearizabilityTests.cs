@@ -1,4 +1,3 @@
-using Concurrency.Messaging.Pipes;
 using CsCheck;
 
 namespace Concurrency.Messaging.Tests.Linearizability;

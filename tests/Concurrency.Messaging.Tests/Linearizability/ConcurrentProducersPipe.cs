@@ -1,5 +1,4 @@
 using System.Collections.Concurrent;
-using Concurrency.Messaging.Pipes;
 
 namespace Concurrency.Messaging.Tests.Linearizability;
 

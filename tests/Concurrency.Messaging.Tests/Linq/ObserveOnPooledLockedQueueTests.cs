@@ -1,6 +1,3 @@
-using Concurrency.Messaging.Linq;
-using Concurrency.Messaging.Pipes;
-
 namespace Concurrency.Messaging.Tests.Linq;
 
 /// <summary>The batch-drain operator with its consumer run as thread-pool turns.</summary>

@@ -1,6 +1,3 @@
-using Concurrency.Messaging.Linq;
-using Concurrency.Messaging.Pipes;
-
 namespace Concurrency.Messaging.Tests.Linq;
 
 /// <summary>The ring operator with its consumer run as thread-pool turns: the same Rx grammar, no thread of its own.</summary>

@@ -1,6 +1,5 @@
 using System.Reactive.Linq;
 using System.Reactive.Subjects;
-using Concurrency.Messaging.Linq;
 
 namespace Concurrency.Messaging.Tests.Linq;
 

@@ -1,7 +1,6 @@
 using System.Reactive.Concurrency;
 using System.Reactive.Linq;
 using System.Reactive.Subjects;
-using Concurrency.Messaging.Linq;
 
 namespace Concurrency.Messaging.Tests.Linq;
 

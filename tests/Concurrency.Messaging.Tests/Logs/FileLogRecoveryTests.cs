@@ -1,6 +1,5 @@
 using System.Buffers.Binary;
 using System.Globalization;
-using Concurrency.Messaging.Logs;
 
 namespace Concurrency.Messaging.Tests.Logs;
 

@@ -1,5 +1,3 @@
-using Concurrency.Messaging.Pipes;
-
 namespace Concurrency.Messaging.Tests.Pipes;
 
 /// <summary>Producer threads that start together and each post their own numbered sequence.</summary>

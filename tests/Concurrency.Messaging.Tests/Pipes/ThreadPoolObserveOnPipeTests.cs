@@ -1,5 +1,3 @@
-using Concurrency.Messaging.Pipes;
-
 namespace Concurrency.Messaging.Tests.Pipes;
 
 /// <summary>Rx ObserveOn without its long-running thread: Rx drains in pool work items.</summary>

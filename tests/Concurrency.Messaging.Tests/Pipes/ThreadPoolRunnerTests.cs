@@ -1,5 +1,4 @@
 using System.Diagnostics;
-using Concurrency.Messaging.Pipes;
 
 namespace Concurrency.Messaging.Tests.Pipes;
 

@@ -1,5 +1,4 @@
 using System.Diagnostics;
-using Concurrency.Messaging.Sequences;
 
 namespace Concurrency.Messaging.Tests.Sequences;
 

@@ -1,5 +1,3 @@
-using Concurrency.Messaging.Workers;
-
 namespace Concurrency.Messaging.Tests.Workers;
 
 /// <summary>Disposal: running and accepted tasks finish, the retirement timers stop, nothing is accepted afterwards.</summary>
