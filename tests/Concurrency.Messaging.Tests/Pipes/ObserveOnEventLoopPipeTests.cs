@@ -5,6 +5,4 @@ public sealed class ObserveOnEventLoopPipeTests : PipeContractTests
     protected override PipeKind Kind => PipeKind.ObserveOn;
 
     protected override PipeOptions BaseOptions => new() { Scheduler = PipeScheduler.EventLoop };
-
-    protected override bool AllowsWorkSharing => false;
 }

@@ -3,6 +3,4 @@ namespace Concurrency.Messaging.Tests.Pipes;
 public sealed class ObserveOnTaskPoolPipeTests : PipeContractTests
 {
     protected override PipeKind Kind => PipeKind.ObserveOn;
-
-    protected override bool AllowsWorkSharing => false;
 }

@@ -5,6 +5,4 @@ public sealed class ObserveOnThreadPoolPipeTests : PipeContractTests
     protected override PipeKind Kind => PipeKind.ObserveOn;
 
     protected override PipeOptions BaseOptions => new() { Scheduler = PipeScheduler.ThreadPool };
-
-    protected override bool AllowsWorkSharing => false;
 }

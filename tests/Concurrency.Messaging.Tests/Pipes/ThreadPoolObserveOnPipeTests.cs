@@ -6,6 +6,4 @@ public sealed class ThreadPoolObserveOnPipeTests : PipeContractTests
     protected override PipeKind Kind => PipeKind.ObserveOn;
 
     protected override PipeOptions BaseOptions => new() { Runner = PipeRunner.ThreadPool };
-
-    protected override bool AllowsWorkSharing => false;
 }

@@ -6,6 +6,4 @@ public sealed class ThreadPoolRingPipeTests : PipeContractTests
     protected override PipeKind Kind => PipeKind.Ring;
 
     protected override PipeOptions BaseOptions => new() { Capacity = 64, Runner = PipeRunner.ThreadPool, MessagesPerTurn = 7 };
-
-    protected override bool AllowsManyProducers => false;
 }
