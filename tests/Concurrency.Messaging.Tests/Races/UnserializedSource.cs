@@ -36,8 +36,7 @@ internal static class UnserializedSource
         subject.OnCompleted();
         await completed.Task.WaitAsync(budget, TestContext.Current.CancellationToken);
 
-        log.AssertExactlyOnce(2, perProducer);
-        Assert.Equal(0, log.OutOfOrder);
+        log.AssertExactlyOnceInOrder(2, perProducer);
     }
 
     private static IObservable<long> Apply(IObservable<long> source, string name) => name switch
