@@ -288,5 +288,4 @@ public sealed class PeerAdmissionTests
             return StatusCode.Cancelled;
         }
     }
-
 }

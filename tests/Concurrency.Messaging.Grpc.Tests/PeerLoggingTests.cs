@@ -104,5 +104,4 @@ public sealed class PeerLoggingTests
         builder.Services.AddPeerService(options);
         return await HostedPeer.StartAsync(builder);
     }
-
 }
