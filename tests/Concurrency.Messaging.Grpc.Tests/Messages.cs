@@ -12,6 +12,9 @@ internal static class Messages
         return new PeerMessage(type, "test", payload);
     }
 
+    /// <summary>Every way the client can run (<see cref="PeerMode"/>): a promise every mode keeps is tested in each.</summary>
+    public static TheoryData<PeerMode> EveryMode => [.. Enum.GetValues<PeerMode>()];
+
     public static long Number(PeerMessage message) => BinaryPrimitives.ReadInt64LittleEndian(message.Payload.Span);
 
     /// <summary>Short timings so that reconnects, heartbeats and deadlines happen within a test's budget.</summary>

@@ -1,5 +1,3 @@
-using Concurrency.Messaging.Grpc.Protocol;
-using Grpc.Core;
 using Grpc.Net.Client;
 using static Concurrency.Messaging.Grpc.Tests.RawStream;
 
@@ -210,8 +208,7 @@ public sealed class PeerAbuseTests
 
         await WriteAsync(attack.Call, Requests(2 + 1001, 1, 8));
 
-        await attack.AssertRefusedAsync(StatusCode.OutOfRange, "MaxSequenceGap");
-        await attack.AssertHandledAndBystanderServedAsync(2);
+        await attack.AssertRefusedAsync(StatusCode.OutOfRange, "MaxSequenceGap", handled: 2);
     }
 
     [Fact]
@@ -230,8 +227,7 @@ public sealed class PeerAbuseTests
         Assert.Equal(1, await CountRepliesAsync(attack.Call, 1));
         await WriteAsync(attack.Call, Requests(29 + 2000, 1, 8));
 
-        await attack.AssertRefusedAsync(StatusCode.OutOfRange, "MaxSequenceGap");
-        await attack.AssertHandledAndBystanderServedAsync(21);
+        await attack.AssertRefusedAsync(StatusCode.OutOfRange, "MaxSequenceGap", handled: 21);
     }
 
     [Theory]
@@ -248,8 +244,7 @@ public sealed class PeerAbuseTests
 
         await WriteAsync(attack.Call, batch);
 
-        await attack.AssertRefusedAsync(StatusCode.InvalidArgument, "increasing");
-        await attack.AssertHandledAndBystanderServedAsync(0);
+        await attack.AssertRefusedAsync(StatusCode.InvalidArgument, "increasing", handled: 0);
     }
 
     [Fact]
@@ -259,8 +254,7 @@ public sealed class PeerAbuseTests
 
         await WriteAsync(attack.Call, Requests(1001, 1, 8));
 
-        await attack.AssertRefusedAsync(StatusCode.OutOfRange, "MaxSequenceGap");
-        await attack.AssertHandledAndBystanderServedAsync(0);
+        await attack.AssertRefusedAsync(StatusCode.OutOfRange, "MaxSequenceGap", handled: 0);
     }
 
     [Fact]
@@ -401,12 +395,16 @@ public sealed class PeerAbuseTests
             }
         }
 
-        /// <summary>Reads the stream's end and checks it is the refusal <paramref name="status"/> naming <paramref name="reason"/>.</summary>
-        public async Task AssertRefusedAsync(StatusCode status, string reason)
+        /// <summary>
+        /// Reads the stream's end and checks it is the refusal <paramref name="status"/> naming <paramref name="reason"/>; then
+        /// <see cref="AssertHandledAndBystanderServedAsync"/>: the attack cost only the <paramref name="handled"/> requests taken before it.
+        /// </summary>
+        public async Task AssertRefusedAsync(StatusCode status, string reason, int handled)
         {
             var error = await Assert.ThrowsAsync<RpcException>(() => ReadAsync(Call)).DefaultTimeout();
             Assert.Equal(status, error.StatusCode);
             Assert.Contains(reason, error.Status.Detail, StringComparison.Ordinal);
+            await AssertHandledAndBystanderServedAsync(handled);
         }
 
         /// <summary>Checks that the handler saw <paramref name="handled"/> of the attacker's requests, and that the bystander is still served.</summary>

@@ -1,9 +1,6 @@
 using System.Collections.Concurrent;
-using Concurrency.Messaging.Grpc.Protocol;
 using Google.Protobuf;
-using Grpc.Core;
 using Microsoft.Extensions.Logging.Abstractions;
-using Microsoft.Extensions.Time.Testing;
 using static Concurrency.Messaging.Grpc.Tests.RawStream;
 
 namespace Concurrency.Messaging.Grpc.Tests;
@@ -291,5 +288,4 @@ public sealed class PeerAdmissionTests
             return StatusCode.Cancelled;
         }
     }
-
 }

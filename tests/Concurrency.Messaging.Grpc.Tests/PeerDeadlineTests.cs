@@ -1,5 +1,3 @@
-using Microsoft.Extensions.Time.Testing;
-
 namespace Concurrency.Messaging.Grpc.Tests;
 
 /// <summary>
@@ -7,122 +5,102 @@ namespace Concurrency.Messaging.Grpc.Tests;
 /// advanced): each wait is timed from its own start, however the timer was set for the waits before it, and a busy
 /// stream's waits do not change the timer once each.
 /// </summary>
-public sealed class PeerDeadlineTests
+public sealed class PeerDeadlineTests : IDisposable
 {
     private static readonly TimeSpan Timeout = TimeSpan.FromSeconds(30);
+
+    // Each test gets its own (xUnit makes an instance per test): a deadline on a fake clock whose timer's changes are
+    // counted, with the target it cancels.
+    private readonly FakeTimeProvider _time = new();
+    private readonly CancellationTokenSource _target = new();
+    private readonly PeerDeadline _deadline;
+    private readonly CountingClock.Timer _timer;
+
+    public PeerDeadlineTests()
+    {
+        var clock = new CountingClock(_time);
+        _deadline = new PeerDeadline(clock, Timeout, _target);
+        _timer = clock.Made!;
+    }
 
     [Fact]
     public void AWaitPastTheTimeout_CancelsTheTarget_AndOneEndedInTimeDoesNot()
     {
-        using var clock = new Clocked();
-        var (time, target, deadline) = (clock.Time, clock.Target, clock.Deadline);
+        _deadline.Arm();
+        _time.Advance(TimeSpan.FromSeconds(29));
+        _deadline.Disarm();
+        _time.Advance(TimeSpan.FromSeconds(60));
+        Assert.False(_target.IsCancellationRequested);
 
-        deadline.Arm();
-        time.Advance(TimeSpan.FromSeconds(29));
-        deadline.Disarm();
-        time.Advance(TimeSpan.FromSeconds(60));
-        Assert.False(target.IsCancellationRequested);
-
-        deadline.Arm();
-        time.Advance(TimeSpan.FromSeconds(29));
-        Assert.False(target.IsCancellationRequested);
-        time.Advance(TimeSpan.FromSeconds(1));
-        Assert.True(target.IsCancellationRequested);
-        Assert.True(deadline.HasPassed);
+        _deadline.Arm();
+        AssertCancelsAfter(TimeSpan.FromSeconds(30));
+        Assert.True(_deadline.HasPassed);
     }
 
     [Fact]
     public void AWaitArmedWhileTheTimerIsSetForAnEarlierOne_IsTimedFromItsOwnStart()
     {
-        using var clock = new Clocked();
-        var (time, target, deadline) = (clock.Time, clock.Target, clock.Deadline);
+        _deadline.Arm(); // sets the timer for 30 s
+        _time.Advance(TimeSpan.FromSeconds(10));
+        _deadline.Disarm();
+        _time.Advance(TimeSpan.FromSeconds(10));
+        _deadline.Arm(); // at 20 s: the timer, set already, fires at 30 s, finds this wait 10 s old and sets itself for 20 more
 
-        deadline.Arm(); // sets the timer for 30 s
-        time.Advance(TimeSpan.FromSeconds(10));
-        deadline.Disarm();
-        time.Advance(TimeSpan.FromSeconds(10));
-        deadline.Arm(); // at 20 s: the timer, set already, fires at 30 s, finds this wait 10 s old and sets itself for 20 more
-        time.Advance(TimeSpan.FromSeconds(29)); // 49 s
-        Assert.False(target.IsCancellationRequested);
-        time.Advance(TimeSpan.FromSeconds(1)); // 50 s: this wait's 30 s
-        Assert.True(target.IsCancellationRequested);
+        AssertCancelsAfter(TimeSpan.FromSeconds(30)); // at 50 s: this wait's 30 s
     }
 
     [Fact]
     public void ATimerThatFiresWithNoWait_Stops_AndTheNextWaitSetsItAgain()
     {
-        using var clock = new Clocked();
-        var (time, target, deadline, timer) = (clock.Time, clock.Target, clock.Deadline, clock.Timer);
+        _deadline.Arm();
+        _deadline.Disarm();
+        _time.Advance(TimeSpan.FromSeconds(30)); // fires, finds no wait: stops
+        var changes = _timer.Changes;
+        _time.Advance(TimeSpan.FromSeconds(10));
+        _deadline.Arm(); // at 40 s
+        Assert.Equal(changes + 1, _timer.Changes);
 
-        deadline.Arm();
-        deadline.Disarm();
-        time.Advance(TimeSpan.FromSeconds(30)); // fires, finds no wait: stops
-        var changes = timer.Changes;
-        time.Advance(TimeSpan.FromSeconds(10));
-        deadline.Arm(); // at 40 s
-        Assert.Equal(changes + 1, timer.Changes);
-        time.Advance(TimeSpan.FromSeconds(29));
-        Assert.False(target.IsCancellationRequested);
-        time.Advance(TimeSpan.FromSeconds(1));
-        Assert.True(target.IsCancellationRequested);
+        AssertCancelsAfter(TimeSpan.FromSeconds(30));
     }
 
     [Fact]
     public void ATouch_PutsTheDeadlineOff()
     {
-        using var clock = new Clocked();
-        var (time, target, deadline) = (clock.Time, clock.Target, clock.Deadline);
+        _deadline.Arm();
+        _time.Advance(TimeSpan.FromSeconds(20));
+        _deadline.Touch();
 
-        deadline.Arm();
-        time.Advance(TimeSpan.FromSeconds(20));
-        deadline.Touch();
-        time.Advance(TimeSpan.FromSeconds(20)); // 40 s: 20 s since the touch
-        Assert.False(target.IsCancellationRequested);
-        time.Advance(TimeSpan.FromSeconds(10));
-        Assert.True(target.IsCancellationRequested);
+        AssertCancelsAfter(TimeSpan.FromSeconds(30)); // 30 s since the touch, 50 s since the wait began
     }
 
     [Fact]
     public void ABusyStreamsWaits_SetTheTimerOnce_NotOnceAWait()
     {
-        using var clock = new Clocked();
-        var (time, target, deadline, timer) = (clock.Time, clock.Target, clock.Deadline, clock.Timer);
-
         // 10,000 waits of a millisecond each, 10 s in all: the first sets the timer; the rest find it set.
         for (var wait = 0; wait < 10_000; wait++)
         {
-            deadline.Arm();
-            time.Advance(TimeSpan.FromMilliseconds(1));
-            deadline.Disarm();
+            _deadline.Arm();
+            _time.Advance(TimeSpan.FromMilliseconds(1));
+            _deadline.Disarm();
         }
 
-        Assert.Equal(1, timer.Changes);
-        Assert.False(target.IsCancellationRequested);
+        Assert.Equal(1, _timer.Changes);
+        Assert.False(_target.IsCancellationRequested);
     }
 
-    // A deadline on a fake clock whose timer's changes are counted, with the target it cancels; disposed with the test.
-    private sealed class Clocked : IDisposable
+    public void Dispose()
     {
-        public Clocked()
-        {
-            var clock = new CountingClock(Time);
-            Deadline = new PeerDeadline(clock, Timeout, Target);
-            Timer = clock.Made!;
-        }
+        _deadline.Dispose();
+        _target.Dispose();
+    }
 
-        public FakeTimeProvider Time { get; } = new();
-
-        public CancellationTokenSource Target { get; } = new();
-
-        public PeerDeadline Deadline { get; }
-
-        public CountingClock.Timer Timer { get; }
-
-        public void Dispose()
-        {
-            Deadline.Dispose();
-            Target.Dispose();
-        }
+    /// <summary>Moves the clock on by <paramref name="after"/> less one second: the target stands; then by that second: it is cancelled.</summary>
+    private void AssertCancelsAfter(TimeSpan after)
+    {
+        _time.Advance(after - TimeSpan.FromSeconds(1));
+        Assert.False(_target.IsCancellationRequested);
+        _time.Advance(TimeSpan.FromSeconds(1));
+        Assert.True(_target.IsCancellationRequested);
     }
 
     // The fake clock, with each Change of the timer it makes counted (the one made at start counts none).

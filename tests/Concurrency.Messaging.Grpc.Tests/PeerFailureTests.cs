@@ -5,9 +5,7 @@ namespace Concurrency.Messaging.Grpc.Tests;
 public sealed class PeerFailureTests
 {
     [Theory]
-    [InlineData(PeerMode.Async)]
-    [InlineData(PeerMode.InOrder)]
-    [InlineData(PeerMode.Sync)]
+    [MemberData(nameof(Messages.EveryMode), MemberType = typeof(Messages))]
     public async Task SendAsync_ServerStoppedAndRestartedMidStream_LosesNothing(PeerMode mode)
     {
         var ct = TestContext.Current.CancellationToken;

@@ -1,10 +1,7 @@
-using Concurrency.Messaging.Grpc.Protocol;
 using Google.Protobuf;
-using Grpc.Core;
 using Microsoft.AspNetCore.Builder;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Logging;
-using Microsoft.Extensions.Time.Testing;
 using static Concurrency.Messaging.Grpc.Tests.RawStream;
 
 namespace Concurrency.Messaging.Grpc.Tests;
@@ -107,5 +104,4 @@ public sealed class PeerLoggingTests
         builder.Services.AddPeerService(options);
         return await HostedPeer.StartAsync(builder);
     }
-
 }

@@ -1,7 +1,5 @@
 using System.Diagnostics;
 using System.Globalization;
-using Concurrency.Messaging.Grpc.Protocol;
-using Grpc.Core;
 using static Concurrency.Messaging.Grpc.Tests.RawStream;
 
 namespace Concurrency.Messaging.Grpc.Tests;
@@ -144,21 +142,17 @@ public sealed class PeerMemoryProbeTests
         => TestTimeouts.WaitUntilAsync(async () => await probe.StatusAsync() is var status && status.Idle == status.Sessions, "the streams never ended on the server");
 
     /// <summary>The probe's process: the server's address and bound, and its commands, each answered within the default timeout.</summary>
-    private sealed class MemoryProbe : IAsyncDisposable
+    /// <param name="process">The probe's process, which this owns.</param>
+    /// <param name="address">The address its server listens on.</param>
+    /// <param name="bound">PeerMemoryBound.Server of the probe's options: what the formula says the whole server may hold.</param>
+    private sealed class MemoryProbe(Process process, Uri address, long bound) : IAsyncDisposable
     {
-        private readonly Process _process;
+        private readonly Process _process = process;
 
-        private MemoryProbe(Process process, Uri address, long bound)
-        {
-            _process = process;
-            Address = address;
-            Bound = bound;
-        }
-
-        public Uri Address { get; }
+        public Uri Address { get; } = address;
 
         /// <summary>Gets PeerMemoryBound.Server of the probe's options: what the formula says the whole server may hold.</summary>
-        public long Bound { get; }
+        public long Bound { get; } = bound;
 
         public static async Task<MemoryProbe> StartAsync()
         {

@@ -1,6 +1,3 @@
-using Concurrency.Messaging.Grpc.Protocol;
-using Grpc.Core;
-using Microsoft.Extensions.Logging.Abstractions;
 using static Concurrency.Messaging.Grpc.Tests.RawStream;
 
 namespace Concurrency.Messaging.Grpc.Tests;
@@ -17,31 +14,12 @@ public sealed class PeerMemoryTests
     private const int ReplyBytes = 60 * 1024;
     private const int Requests = 512;
 
-    // Each reply batch carries one reply (64 KiB a batch), so the stream's reply batches are counted in replies.
-    private static PeerServerOptions LargeReplies(Counter handled) => new()
-    {
-        MaxQueuedBatches = 2,
-        MaxMessageBytes = 64 * 1024,
-        MaxBatchBytes = 64 * 1024,
-        Handler = (request, _) =>
-        {
-            if (request.Type != "large")
-            {
-                return PeerHandlers.Echo(request, CancellationToken.None);
-            }
-
-            handled.Increment();
-            return ValueTask.FromResult(new PeerMessage("large", "server", new byte[ReplyBytes]));
-        },
-    };
-
     [Fact]
     public async Task AnswerAsync_LargeRepliesToABatchTheClientDoesNotRead_HandlerIsHeldBackInsideTheBatch()
     {
         var ct = TestContext.Current.CancellationToken;
-        var handled = new Counter();
-        await using var server = await PeerServer.StartAsync(LargeReplies(handled), ct).DefaultTimeout();
-        using var raw = new RawPeer(server.Address);
+        await using var large = await LargeReplyServer.StartAsync();
+        var (server, raw, handled) = (large.Server, large.Raw, large.Handled);
         using var call = await raw.OpenAsync();
 
         // One batch of 512 small requests, each answered with 60 KiB (30 MiB in all), and no reads.
@@ -64,9 +42,8 @@ public sealed class PeerMemoryTests
     public async Task AnswerAsync_StreamWaitingForRoomInsideABatch_IsSupersededByTheSessionsNextStreamWithNothingHandledTwice()
     {
         var ct = TestContext.Current.CancellationToken;
-        var handled = new Counter();
-        await using var server = await PeerServer.StartAsync(LargeReplies(handled), ct).DefaultTimeout();
-        using var raw = new RawPeer(server.Address);
+        await using var large = await LargeReplyServer.StartAsync();
+        var (server, raw, handled) = (large.Server, large.Raw, large.Handled);
         using var first = raw.Exchange();
         var session = await SessionOfAsync(first);
         await ReadAsync(first);
@@ -90,11 +67,8 @@ public sealed class PeerMemoryTests
     [Fact]
     public async Task Acknowledge_AfterManyRememberedReplies_GivesTheArraysBackAndTheBudgetCountsWhatIsAllocated()
     {
-        using var state = new PeerServerState(new PeerServerOptions(), NullLogger.Instance, CancellationToken.None);
-        var session = state.Sessions.Attach(null)!;
-        using var stop = new CancellationTokenSource();
-        using var writer = new PeerResponseWriter(new DiscardingWriter(), () => { }, state.Options, stop.Token, CancellationToken.None);
-        var stream = new PeerStream(state, session, writer, stop);
+        using var offline = new OfflineStream(new DiscardingWriter());
+        var (state, session, stream) = (offline.State, offline.Session, offline.Stream);
 
         // A client that never acknowledges: 4,000 replies of 1 KiB remembered.
         for (ulong first = 1; first <= 4_000; first += 100)
@@ -185,6 +159,50 @@ public sealed class PeerMemoryTests
 
     private static async Task<List<ulong>> ReadRepliesAsync(AsyncDuplexStreamingCall<PeerBatch, PeerBatch> call, int count)
         => [.. (await ReadEnvelopesAsync(call, count)).Select(reply => reply.Sequence)];
+
+    /// <summary>
+    /// A server whose handler answers each request of type "large" with 60 KiB and counts it, at most one reply a batch (64
+    /// KiB a batch), so that the stream's reply batches are counted in replies; with a raw peer of the test's own.
+    /// </summary>
+    private sealed class LargeReplyServer : IAsyncDisposable
+    {
+        private LargeReplyServer(PeerServer server, Counter handled)
+            => (Server, Raw, Handled) = (server, new RawPeer(server.Address), handled);
+
+        public PeerServer Server { get; }
+
+        public RawPeer Raw { get; }
+
+        public Counter Handled { get; }
+
+        public static async Task<LargeReplyServer> StartAsync()
+        {
+            var handled = new Counter();
+            var options = new PeerServerOptions
+            {
+                MaxQueuedBatches = 2,
+                MaxMessageBytes = 64 * 1024,
+                MaxBatchBytes = 64 * 1024,
+                Handler = (request, _) =>
+                {
+                    if (request.Type != "large")
+                    {
+                        return PeerHandlers.Echo(request, CancellationToken.None);
+                    }
+
+                    handled.Increment();
+                    return ValueTask.FromResult(new PeerMessage("large", "server", new byte[ReplyBytes]));
+                },
+            };
+            return new LargeReplyServer(await PeerServer.StartAsync(options, TestContext.Current.CancellationToken).DefaultTimeout(), handled);
+        }
+
+        public async ValueTask DisposeAsync()
+        {
+            Raw.Dispose();
+            await Server.DisposeAsync();
+        }
+    }
 
     /// <summary>A count the handler adds to on the server's threads and the test reads.</summary>
     private sealed class Counter

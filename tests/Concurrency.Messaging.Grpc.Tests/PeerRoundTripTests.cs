@@ -6,9 +6,7 @@ namespace Concurrency.Messaging.Grpc.Tests;
 public sealed class PeerRoundTripTests
 {
     [Theory]
-    [InlineData(PeerMode.Sync)]
-    [InlineData(PeerMode.Async)]
-    [InlineData(PeerMode.InOrder)]
+    [MemberData(nameof(Messages.EveryMode), MemberType = typeof(Messages))]
     public async Task SendAsync_EchoServer_EveryReplyCarriesItsOwnPayload(PeerMode mode)
     {
         await using var peers = await PeerPair.StartAsync(client: Messages.Quick(mode));
@@ -31,9 +29,10 @@ public sealed class PeerRoundTripTests
                 ? throw new InvalidOperationException("sevens")
                 : new ValueTask<PeerMessage>(request),
         };
-        await using var server = await PeerServer.StartAsync(options, TestContext.Current.CancellationToken).DefaultTimeout();
+
         // Room for every send: a send still waiting for room when its token fires was never sent, and has no place in the order.
-        await using var client = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick(PeerMode.InOrder) with { BufferSize = 4096 }, TestContext.Current.CancellationToken).DefaultTimeout();
+        await using var peers = await PeerPair.StartAsync(options, Messages.Quick(PeerMode.InOrder) with { BufferSize = 4096 });
+        var client = peers.Client;
         var completed = new List<long>();
         var sends = new List<Task>();
         using var cancelled = new CancellationTokenSource();

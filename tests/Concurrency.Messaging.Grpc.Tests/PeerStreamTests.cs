@@ -1,8 +1,5 @@
-using Concurrency.Messaging.Grpc.Protocol;
 using Google.Protobuf;
 using Google.Protobuf.Reflection;
-using Grpc.Core;
-using Microsoft.Extensions.Logging.Abstractions;
 
 namespace Concurrency.Messaging.Grpc.Tests;
 
@@ -17,12 +14,9 @@ public sealed class PeerStreamTests
     [Fact]
     public async Task AcceptAsync_EchoAndIdleWriter_WritesTheReplyBeforeReturning()
     {
-        using var state = new PeerServerState(new PeerServerOptions(), NullLogger.Instance, CancellationToken.None);
-        var session = state.Sessions.Attach(null)!;
         var writer = new RecordingWriter();
-        using var stop = new CancellationTokenSource();
-        using var responseWriter = new PeerResponseWriter(writer, () => { }, state.Options, stop.Token, CancellationToken.None);
-        var stream = new PeerStream(state, session, responseWriter, stop);
+        using var offline = new OfflineStream(writer);
+        var stream = offline.Stream;
 
         var accepted = stream.AcceptAsync(Requests(1, 3));
 
@@ -42,12 +36,9 @@ public sealed class PeerStreamTests
     public async Task Envelope_FieldsTheReplyResets_AreAllTheEnvelopeHas()
     {
         var answer = new PeerMessage("answer", "server", new byte[] { 9, 9 });
-        using var state = new PeerServerState(new PeerServerOptions { Handler = (_, _) => ValueTask.FromResult(answer) }, NullLogger.Instance, CancellationToken.None);
-        var session = state.Sessions.Attach(null)!;
         var writer = new RecordingWriter();
-        using var stop = new CancellationTokenSource();
-        using var responseWriter = new PeerResponseWriter(writer, () => { }, state.Options, stop.Token, CancellationToken.None);
-        var stream = new PeerStream(state, session, responseWriter, stop);
+        using var offline = new OfflineStream(writer, new PeerServerOptions { Handler = (_, _) => ValueTask.FromResult(answer) });
+        var stream = offline.Stream;
         var fields = Envelope.Descriptor.Fields.InDeclarationOrder();
         var request = new Envelope();
         foreach (var field in fields)
@@ -74,12 +65,9 @@ public sealed class PeerStreamTests
     [Fact]
     public async Task AcceptAsync_WritesThatSometimesWaitBesideHeartbeats_RepliesEveryRequestOnceInOrder()
     {
-        using var state = new PeerServerState(new PeerServerOptions { MaxQueuedBatches = 2 }, NullLogger.Instance, CancellationToken.None);
-        var session = state.Sessions.Attach(null)!;
         var writer = new RecordingWriter { WaitEvery = 3 };
-        using var stop = new CancellationTokenSource();
-        using var responseWriter = new PeerResponseWriter(writer, () => { }, state.Options, stop.Token, CancellationToken.None);
-        var stream = new PeerStream(state, session, responseWriter, stop);
+        using var offline = new OfflineStream(writer, new PeerServerOptions { MaxQueuedBatches = 2 });
+        var stream = offline.Stream;
 
         ulong next = 1;
         for (var batch = 0; batch < 200; batch++)
@@ -102,17 +90,13 @@ public sealed class PeerStreamTests
     [Fact]
     public async Task AcceptAsync_InlineWriteFails_StopsTheStreamAndKeepsTheRepliesRemembered()
     {
-        using var state = new PeerServerState(new PeerServerOptions(), NullLogger.Instance, CancellationToken.None);
-        var session = state.Sessions.Attach(null)!;
-        var writer = new RecordingWriter { Fail = true };
-        using var stop = new CancellationTokenSource();
-        using var responseWriter = new PeerResponseWriter(writer, () => { }, state.Options, stop.Token, CancellationToken.None);
-        var stream = new PeerStream(state, session, responseWriter, stop);
+        using var offline = new OfflineStream(new RecordingWriter { Fail = true });
+        var stream = offline.Stream;
 
         await stream.AcceptAsync(Requests(1, 4)).AsTask().DefaultTimeout();
 
-        Assert.True(stop.IsCancellationRequested);
-        Assert.Equal(4, session.RememberedCount);
+        Assert.True(offline.Stop.IsCancellationRequested);
+        Assert.Equal(4, offline.Session.RememberedCount);
         await stream.CloseAsync().DefaultTimeout();
     }
 

@@ -1,9 +1,7 @@
 using System.Collections.Concurrent;
 using System.Diagnostics;
 using System.Diagnostics.Metrics;
-using Concurrency.Messaging.Grpc.Protocol;
 using Google.Protobuf;
-using Grpc.Core;
 using Microsoft.Extensions.DependencyInjection;
 using static Concurrency.Messaging.Grpc.Tests.RawStream;
 
@@ -94,18 +92,18 @@ public sealed class PeerTelemetryTests
         using var recorder = new MeasurementRecorder();
         var name = Unique("abused");
         await using var server = await PeerServer.StartAsync(new PeerServerOptions { Name = name }, ct).DefaultTimeout();
+        await using var beside = await WellBehavedClient.ConnectAsync(server); // served before the abuse
         using var peer = new RawPeer(server.Address);
         using var raw = await peer.OpenAsync();
 
         await WriteAsync(raw, Requests("abuse", 2, 1));
         var refused = await Assert.ThrowsAsync<RpcException>(() => ReadAsync(raw));
-        await using var client = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick(), ct).DefaultTimeout();
 
         Assert.Equal(StatusCode.InvalidArgument, refused.StatusCode);
-        Assert.Equal(5, Messages.Number(await client.SendAsync(Messages.Numbered(5), ct).DefaultTimeout()));
+        await beside.AssertServedAsync(); // and after it, on the same connection
         var refusal = Assert.Single(recorder.Of("concurrency.peer.server.refused", ServerName, name));
         Assert.Equal("sequence_order", refusal.Tag(ErrorType));
-        Assert.Equal(1, server.HandledCount); // only the PeerClient's request reached the handler
+        Assert.Equal(40, server.HandledCount); // only the PeerClient's requests reached the handler, 20 before and 20 after
     }
 
     [Fact]
@@ -242,89 +240,93 @@ public sealed class PeerTelemetryTests
     public async Task Tracing_CallerCancelsASend_ItsSpanEndsWithAnErrorStatusAndItsDurationIsRecorded()
     {
         var ct = TestContext.Current.CancellationToken;
-        var type = Unique("hang");
+        var hang = new Hang();
         using var spans = new SpanRecorder();
         using var recorder = new MeasurementRecorder();
-        var started = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-        await using var peers = await PeerPair.StartAsync(new PeerServerOptions { Handler = Hanging(type, started) });
+        await using var peers = await PeerPair.StartAsync(new PeerServerOptions { Handler = hang.Handler });
         var (server, client) = peers;
         using var cancel = CancellationTokenSource.CreateLinkedTokenSource(ct);
 
-        var send = client.SendAsync(Messages.Numbered(1, type), cancel.Token);
-        await started.Task.DefaultTimeout();
+        var send = client.SendAsync(Messages.Numbered(1, hang.Type), cancel.Token);
+        await hang.Started.DefaultTimeout();
         await cancel.CancelAsync();
 
         await Assert.ThrowsAnyAsync<OperationCanceledException>(() => send).DefaultTimeout();
-        var span = Assert.Single(spans.Of(type), span => span.Kind == ActivityKind.Client);
-        Assert.Equal(ActivityStatusCode.Error, span.Status);
-        Assert.Equal("cancelled", span.GetTagItem(ErrorType));
+        spans.AssertEndedInError(hang.Type, ActivityKind.Client, "cancelled");
         Assert.Single(recorder.Of("concurrency.peer.client.send.duration", "server.port", server.Address.Port), measured => Equals(measured.Tag(ErrorType), "cancelled"));
 
         // The handler still holds the first client's session (the server never heard of the cancel): a second client is served.
-        await using var beside = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick(), ct).DefaultTimeout();
-        Assert.Equal(2, Messages.Number(await beside.SendAsync(Messages.Numbered(2), ct).DefaultTimeout()));
+        await WellBehavedClient.AssertNewClientServedAsync(server, Messages.Quick());
     }
 
     [Fact]
     public async Task Tracing_SendTimesOut_ItsSpanEndsWithAnErrorStatusAndTimeoutAsErrorType()
     {
         var ct = TestContext.Current.CancellationToken;
-        var type = Unique("hang");
+        var hang = new Hang();
         using var spans = new SpanRecorder();
-        var started = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-        await using var peers = await PeerPair.StartAsync(new PeerServerOptions { Handler = Hanging(type, started) }, Messages.Quick() with { DeliveryTimeout = TimeSpan.FromMilliseconds(300) });
+        await using var peers = await PeerPair.StartAsync(new PeerServerOptions { Handler = hang.Handler }, Messages.Quick() with { DeliveryTimeout = TimeSpan.FromMilliseconds(300) });
         var (server, client) = peers;
 
-        var timedOut = await Assert.ThrowsAsync<PeerDeliveryException>(() => client.SendAsync(Messages.Numbered(1, type), ct)).DefaultTimeout();
+        var timedOut = await Assert.ThrowsAsync<PeerDeliveryException>(() => client.SendAsync(Messages.Numbered(1, hang.Type), ct)).DefaultTimeout();
 
         Assert.Equal(PeerDeliveryFailure.Timeout, timedOut.Reason);
-        var span = Assert.Single(spans.Of(type), span => span.Kind == ActivityKind.Client);
-        Assert.Equal(ActivityStatusCode.Error, span.Status);
-        Assert.Equal("timeout", span.GetTagItem(ErrorType));
-        await using var beside = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick(), ct).DefaultTimeout();
-        Assert.Equal(3, Messages.Number(await beside.SendAsync(Messages.Numbered(3), ct).DefaultTimeout()));
+        spans.AssertEndedInError(hang.Type, ActivityKind.Client, "timeout");
+        await WellBehavedClient.AssertNewClientServedAsync(server, Messages.Quick());
     }
 
     [Fact]
     public async Task Tracing_RawClientResetsItsStreamDuringAHandler_ServerSpanEndsCancelledWhileAPeerClientBesideIsServed()
     {
         var ct = TestContext.Current.CancellationToken;
-        var type = Unique("hang");
+        var hang = new Hang();
         using var spans = new SpanRecorder();
         using var recorder = new MeasurementRecorder();
         var name = Unique("reset");
-        var started = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-        await using var server = await PeerServer.StartAsync(new PeerServerOptions { Name = name, Handler = Hanging(type, started) }, ct).DefaultTimeout();
+        await using var server = await PeerServer.StartAsync(new PeerServerOptions { Name = name, Handler = hang.Handler }, ct).DefaultTimeout();
+        await using var beside = await WellBehavedClient.ConnectAsync(server); // served before the reset
         using var peer = new RawPeer(server.Address);
         using (var raw = await peer.OpenAsync())
         {
-            await WriteAsync(raw, Requests(type, 1));
-            await started.Task.DefaultTimeout();
+            await WriteAsync(raw, Requests(hang.Type, 1));
+            await hang.Started.DefaultTimeout();
         }
 
         // The reset cancels the handler's token: its span ends then, not never.
-        await TestTimeouts.WaitUntilAsync(() => spans.Of(type).Any(span => span.Kind == ActivityKind.Server));
-        var span = Assert.Single(spans.Of(type));
-        Assert.Equal(ActivityStatusCode.Error, span.Status);
-        Assert.Equal("cancelled", span.GetTagItem(ErrorType));
+        await TestTimeouts.WaitUntilAsync(() => spans.Of(hang.Type).Any(span => span.Kind == ActivityKind.Server));
+        Assert.Single(spans.Of(hang.Type)); // the server's: a raw client makes no span of its own
+        spans.AssertEndedInError(hang.Type, ActivityKind.Server, "cancelled");
         Assert.Single(recorder.Of("concurrency.peer.server.request.duration", ServerName, name), measured => Equals(measured.Tag(ErrorType), "cancelled"));
-        await using var client = await PeerClient.ConnectAsync(server.Address.ToString(), Messages.Quick(), ct).DefaultTimeout();
-        Assert.Equal(4, Messages.Number(await client.SendAsync(Messages.Numbered(4), ct).DefaultTimeout()));
+        await beside.AssertServedAsync(); // and after it, on the same connection
     }
 
     private static string Unique(string prefix) => $"{prefix}-{Guid.NewGuid():N}";
 
-    // A handler that answers at once, except a request of type hang: that one waits for its stream's token.
-    private static PeerHandler Hanging(string hang, TaskCompletionSource started) => async (request, cancellationToken) =>
+    // A handler that answers at once, except a request of its own type: that one says it started, then waits for its
+    // stream's token (for twice the tests' bound, so only a cancel ends it in time).
+    private sealed class Hang
     {
-        if (request.Type == hang)
-        {
-            started.TrySetResult();
-            await Task.Delay(TestTimeouts.Default * 2, cancellationToken);
-        }
+        private readonly TaskCompletionSource _started = new(TaskCreationOptions.RunContinuationsAsynchronously);
 
-        return request;
-    };
+        public Hang() => Handler = async (request, cancellationToken) =>
+        {
+            if (request.Type == Type)
+            {
+                _started.TrySetResult();
+                await Task.Delay(TestTimeouts.Default * 2, cancellationToken);
+            }
+
+            return request;
+        };
+
+        /// <summary>Gets the message type that hangs, unique to the test: its spans are told from other tests' by it.</summary>
+        public string Type { get; } = Unique("hang");
+
+        public PeerHandler Handler { get; }
+
+        /// <summary>Gets a task that completes when a request of <see cref="Type"/> reached the handler.</summary>
+        public Task Started => _started.Task;
+    }
 
     // Every instrument of the library's meter name that is published while the listener runs (or was before it started).
     private static MeterListener InstrumentNames(ConcurrentDictionary<Instrument, bool> published)
@@ -373,6 +375,14 @@ public sealed class PeerTelemetryTests
         }
 
         public IEnumerable<Activity> Of(string type) => _stopped.Where(span => Equals(span.GetTagItem("concurrency.peer.message.type"), type));
+
+        /// <summary>Asserts that the one <paramref name="kind"/> span of <paramref name="type"/> ended in error, with <paramref name="errorType"/> as its error type.</summary>
+        public void AssertEndedInError(string type, ActivityKind kind, string errorType)
+        {
+            var span = Assert.Single(Of(type), span => span.Kind == kind);
+            Assert.Equal(ActivityStatusCode.Error, span.Status);
+            Assert.Equal(errorType, span.GetTagItem(ErrorType));
+        }
 
         public void Dispose() => _listener.Dispose();
     }

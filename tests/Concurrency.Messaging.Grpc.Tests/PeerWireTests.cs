@@ -1,9 +1,7 @@
 using System.Buffers;
 using System.Diagnostics;
 using Concurrency.Messaging.Grpc;
-using Concurrency.Messaging.Grpc.Protocol;
 using Google.Protobuf;
-using Grpc.Core;
 
 namespace Concurrency.Messaging.Grpc.Tests;
 

@@ -1,6 +1,3 @@
-using Concurrency.Messaging.Grpc.Protocol;
-using Grpc.Core;
-using Microsoft.Extensions.Time.Testing;
 using static Concurrency.Messaging.Grpc.Tests.RawStream;
 
 namespace Concurrency.Messaging.Grpc.Tests;

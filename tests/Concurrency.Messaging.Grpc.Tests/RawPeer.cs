@@ -1,5 +1,3 @@
-using Concurrency.Messaging.Grpc.Protocol;
-using Grpc.Core;
 using Grpc.Net.Client;
 
 namespace Concurrency.Messaging.Grpc.Tests;

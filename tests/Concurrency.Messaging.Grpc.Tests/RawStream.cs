@@ -1,6 +1,4 @@
-using Concurrency.Messaging.Grpc.Protocol;
 using Google.Protobuf;
-using Grpc.Core;
 
 namespace Concurrency.Messaging.Grpc.Tests;
 

@@ -1,4 +1,3 @@
-using Concurrency.Messaging.Grpc.Protocol;
 using Google.Protobuf;
 
 namespace Concurrency.Messaging.Grpc.Tests;

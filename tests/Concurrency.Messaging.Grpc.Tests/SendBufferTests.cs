@@ -18,6 +18,19 @@ public sealed class SendBufferTests
         return taken;
     }
 
+    /// <summary>A buffer of one holding send 1 (for <paramref name="delivery"/>), with <paramref name="waiting"/> in line for room behind it, in order.</summary>
+    private static SendBuffer FullWith(PendingSend[] waiting, InOrderDelivery? delivery = null)
+    {
+        var buffer = new SendBuffer(1);
+        Assert.Equal(SendAdmission.Added, buffer.Add(Send(1, delivery)));
+        foreach (var send in waiting)
+        {
+            Assert.Equal(SendAdmission.Waiting, buffer.Add(send));
+        }
+
+        return buffer;
+    }
+
     [Fact]
     public void Add_PastCapacity_WaitsInCallOrder_AndTakingLetsTheOldestIn()
     {
@@ -55,12 +68,8 @@ public sealed class SendBufferTests
     [Fact]
     public void TryCancelWaiting_TakesTheSendOutOfTheLine_UnlessItWasLetIn()
     {
-        var buffer = new SendBuffer(1);
-        buffer.Add(Send(1));
-        var cancelled = Send(2);
-        var next = Send(3);
-        buffer.Add(cancelled);
-        buffer.Add(next);
+        var (cancelled, next) = (Send(2), Send(3));
+        var buffer = FullWith([cancelled, next]);
 
         Assert.True(buffer.TryCancelWaiting(cancelled));
         Assert.True(buffer.TryCancelWaiting(cancelled)); // still never let in: a second refusal loses to the first on the send itself
@@ -74,12 +83,8 @@ public sealed class SendBufferTests
     [Fact]
     public void Complete_RefusesTheWaiting_KeepsWhatIsInForThePump()
     {
-        var buffer = new SendBuffer(1);
-        buffer.Add(Send(1));
-        var waiting = Send(2);
-        var cancelled = Send(3);
-        buffer.Add(waiting);
-        buffer.Add(cancelled);
+        var (waiting, cancelled) = (Send(2), Send(3));
+        var buffer = FullWith([waiting, cancelled]);
         buffer.TryCancelWaiting(cancelled);
 
         var refused = buffer.Complete();
@@ -122,12 +127,8 @@ public sealed class SendBufferTests
     public async Task PendingSend_InOrder_CancelledOrRefusedWhileWaiting_CompletesAtOnce_OutsideTheLine()
     {
         await using var delivery = new InOrderDelivery();
-        var buffer = new SendBuffer(1);
-        buffer.Add(Send(1, delivery));
-        var cancelled = Send(2, delivery);
-        var refused = Send(3, delivery);
-        buffer.Add(cancelled);
-        buffer.Add(refused);
+        var (cancelled, refused) = (Send(2, delivery), Send(3, delivery));
+        var buffer = FullWith([cancelled, refused], delivery);
         using var cancel = new CancellationTokenSource();
         cancelled.Watch(buffer, cancel.Token);
         refused.Watch(buffer, TestContext.Current.CancellationToken);
@@ -148,10 +149,8 @@ public sealed class SendBufferTests
     public async Task PendingSend_InOrder_TokenFiresBetweenCompleteAndItsRefusal_StillCompletes()
     {
         await using var delivery = new InOrderDelivery();
-        var buffer = new SendBuffer(1);
-        buffer.Add(Send(1, delivery));
         var waiting = Send(2, delivery);
-        buffer.Add(waiting);
+        var buffer = FullWith([waiting], delivery);
         using var cancel = new CancellationTokenSource();
         waiting.Watch(buffer, cancel.Token);
 

@@ -1,5 +1,3 @@
-using Concurrency.Messaging.Actors;
-
 namespace Concurrency.Messaging.Tests.Actors;
 
 /// <summary>The actors' instruments on the library's meter, read as a user would with a <see cref="System.Diagnostics.Metrics.MeterListener"/>.</summary>
@@ -28,8 +26,7 @@ public sealed class ActorInstrumentsTests
         }
 
         counter.Tell(-1);
-        held.Tell(0);
-        await gate.Entered.DefaultTimeout();
+        await gate.HoldAsync(held, 0);
         for (var i = 0; i < 10; i++)
         {
             held.Tell(i); // waits in the mailbox behind the held message

@@ -1,5 +1,3 @@
-using Concurrency.Messaging.Actors;
-
 namespace Concurrency.Messaging.Tests.Actors;
 
 /// <summary>The system's own arguments and lifetime; what every actor does is in <see cref="MailboxContractTests"/>.</summary>
@@ -44,8 +42,10 @@ public sealed class ActorSystemTests
         var actor = system.Spawn(() => new DelegateActor<int>((_, _) => { }));
 
         await system.DisposeAsync().AsTask().DefaultTimeout();
-        await system.DisposeAsync().AsTask().DefaultTimeout();
+        var second = system.DisposeAsync().AsTask();
 
+        Assert.True(second.IsCompletedSuccessfully, $"the second DisposeAsync did not return at once: {second.Status}");
+        await second;
         Assert.True(actor.IsStopped);
         Assert.Equal(0, system.ActorCount);
     }
@@ -87,8 +87,7 @@ public sealed class ActorSystemTests
                 }
             }),
             new ActorOptions { Name = "held" });
-        actor.Tell(0);
-        await gate.Entered.DefaultTimeout();
+        await gate.HoldAsync(actor, 0);
         actor.Tell(1);
         actor.Tell(2);
         actor.Tell(3);

@@ -1,4 +1,3 @@
-using Concurrency.Messaging.Actors;
 using CsCheck;
 
 namespace Concurrency.Messaging.Tests.Actors;
@@ -9,11 +8,13 @@ namespace Concurrency.Messaging.Tests.Actors;
 /// </summary>
 public sealed class AggregatingActorTests
 {
+    /// <summary>The mailboxes whose turns hand an aggregating actor the whole backlog they took.</summary>
+    public static TheoryData<MailboxKind> Kinds => [MailboxKind.BatchDrain, MailboxKind.BoundedChannel];
+
     private static CancellationToken Cancellation => TestContext.Current.CancellationToken;
 
     [Theory]
-    [InlineData(MailboxKind.BatchDrain)]
-    [InlineData(MailboxKind.BoundedChannel)]
+    [MemberData(nameof(Kinds))]
     public async Task ReceiveRun_BacklogOfTwoKeys_EachKeysRunInOneCall(MailboxKind kind)
     {
         var runs = await RunsOfBacklog(kind, ["a0", "a1", "a2", "a3", "b4", "b5", "b6"]);
@@ -22,8 +23,7 @@ public sealed class AggregatingActorTests
     }
 
     [Theory]
-    [InlineData(MailboxKind.BatchDrain)]
-    [InlineData(MailboxKind.BoundedChannel)]
+    [MemberData(nameof(Kinds))]
     public async Task ReceiveRun_KeysAlternate_RunsHandedOverInOrder(MailboxKind kind)
     {
         var runs = await RunsOfBacklog(kind, ["a0", "a1", "b2", "a3", "c4", "c5"]);
@@ -34,8 +34,7 @@ public sealed class AggregatingActorTests
     }
 
     [Theory]
-    [InlineData(MailboxKind.BatchDrain)]
-    [InlineData(MailboxKind.BoundedChannel)]
+    [MemberData(nameof(Kinds))]
     public async Task ReceiveRun_RunLongerThanTheThroughput_SplitAtTheTurnsBudget(MailboxKind kind)
     {
         string[] sent = ["a0", "a1", "a2", "a3", "a4", "a5", "a6"];
@@ -47,8 +46,7 @@ public sealed class AggregatingActorTests
     }
 
     [Theory]
-    [InlineData(MailboxKind.BatchDrain)]
-    [InlineData(MailboxKind.BoundedChannel)]
+    [MemberData(nameof(Kinds))]
     public async Task ReceiveRun_AskInsideARun_IsARunOfItsOwn(MailboxKind kind)
     {
         await using var system = new ActorSystem();
@@ -56,8 +54,7 @@ public sealed class AggregatingActorTests
         var runs = new List<(char Key, string[] Messages)>();
         var actor = system.Spawn(() => new RunRecorder(gate, runs), new ActorOptions { Mailbox = kind });
 
-        actor.Tell(RunRecorder.Hold);
-        await gate.Entered.DefaultTimeout();
+        await gate.HoldAsync(actor, RunRecorder.Hold);
         actor.Tell("a0");
         actor.Tell("a1");
         var ask = actor.Ask<int>("a2", Cancellation);
@@ -70,8 +67,7 @@ public sealed class AggregatingActorTests
     }
 
     [Theory]
-    [InlineData(MailboxKind.BatchDrain)]
-    [InlineData(MailboxKind.BoundedChannel)]
+    [MemberData(nameof(Kinds))]
     public async Task ReceiveRun_OneMessage_HandledAloneWithoutWaitingForMore(MailboxKind kind)
     {
         await using var system = new ActorSystem();
@@ -91,8 +87,7 @@ public sealed class AggregatingActorTests
     }
 
     [Theory]
-    [InlineData(MailboxKind.BatchDrain)]
-    [InlineData(MailboxKind.BoundedChannel)]
+    [MemberData(nameof(Kinds))]
     public async Task ReceiveRun_AnyBacklog_RunsConcatenateToWhatWasSentAndNeighboursDiffer(MailboxKind kind)
     {
         await Gen.Char["abc"].Array[0, 60].SampleAsync(
@@ -112,8 +107,7 @@ public sealed class AggregatingActorTests
     }
 
     [Theory]
-    [InlineData(MailboxKind.BatchDrain)]
-    [InlineData(MailboxKind.BoundedChannel)]
+    [MemberData(nameof(Kinds))]
     public async Task ReceiveRun_KeyOfAMessageThrows_ThatMessageFailsAloneAndTheRestAreHandled(MailboxKind kind)
     {
         await using var system = new ActorSystem();
@@ -136,8 +130,7 @@ public sealed class AggregatingActorTests
         var runs = new List<(char Key, string[] Messages)>();
         var actor = system.Spawn(() => new RunRecorder(gate, runs), new ActorOptions { Mailbox = kind, Throughput = throughput });
 
-        actor.Tell(RunRecorder.Hold);
-        await gate.Entered.DefaultTimeout();
+        await gate.HoldAsync(actor, RunRecorder.Hold);
         foreach (var message in backlog)
         {
             actor.Tell(message);

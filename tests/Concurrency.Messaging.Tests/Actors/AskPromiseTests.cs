@@ -1,7 +1,5 @@
 using System.Runtime.CompilerServices;
-using Concurrency.Messaging.Actors;
 using Concurrency.Messaging.Tests.Workers;
-using Microsoft.Extensions.Time.Testing;
 
 namespace Concurrency.Messaging.Tests.Actors;
 

@@ -1,7 +1,5 @@
 using System.Collections.Concurrent;
-using Concurrency.Messaging.Actors;
 using Concurrency.Messaging.Tests.Pipes;
-using Microsoft.Extensions.Time.Testing;
 
 namespace Concurrency.Messaging.Tests.Actors;
 
@@ -35,18 +33,11 @@ public sealed class AsyncActorTests
             Interlocked.Decrement(ref inside);
         }));
 
-        await Task.WhenAll(Enumerable.Range(0, senders).Select(s => Task.Run(async () =>
-        {
-            for (var i = 0; i < perSender; i++)
-            {
-                await actor.TellAsync(DeliveryLog.Message(s, i), Cancellation);
-            }
-        }))).DefaultTimeout();
+        await ProducerGroup.TellAsync(actor, senders, perSender);
         await actor.StopAsync(ActorStopMode.Drain, Cancellation).DefaultTimeout();
 
         Assert.Equal(0, Volatile.Read(ref overlaps));
-        log.AssertExactlyOnce(senders, perSender);
-        Assert.Equal(0, log.OutOfOrder);
+        log.AssertExactlyOnceInOrder(senders, perSender);
     }
 
     [Fact]
@@ -83,8 +74,7 @@ public sealed class AsyncActorTests
     public async Task ReceiveAsync_ThrowsAfterAwait_SupervisorRestartsAndTheAskGetsTheException()
     {
         await using var system = new ActorSystem();
-        var failures = new ConcurrentQueue<ActorFailure>();
-        using var subscription = system.Failures.Subscribe(failures.Enqueue);
+        using var failures = new FailureLog(system);
         var boom = new InvalidOperationException("boom");
         var created = 0;
         var actor = system.Spawn(
@@ -152,8 +142,7 @@ public sealed class AsyncActorTests
         var threads = new int[messages + 1];
         var actor = system.Spawn(() => new SynchronousRecorder(gate, allocated, threads));
 
-        actor.Tell(0);
-        await gate.Entered.DefaultTimeout();
+        await gate.HoldAsync(actor, 0);
         for (var i = 1; i <= messages; i++)
         {
             actor.Tell(i); // queued behind the held message: the next turn takes them all and handles them back to back
@@ -209,8 +198,7 @@ public sealed class AsyncActorTests
     public async Task ReceiveAsync_AwaitCancelled_CancellationGoesToTheSupervisorAndTheActorGoesOn()
     {
         await using var system = new ActorSystem();
-        var failures = new ConcurrentQueue<ActorFailure>();
-        using var subscription = system.Failures.Subscribe(failures.Enqueue);
+        using var failures = new FailureLog(system);
         using var cancel = CancellationTokenSource.CreateLinkedTokenSource(Cancellation);
         var awaiting = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
         var actor = system.Spawn(

@@ -1,5 +1,3 @@
-using Concurrency.Messaging.Actors;
-
 namespace Concurrency.Messaging.Tests.Actors;
 
 /// <summary>The whole actor contract again, each handler awaiting before it runs.</summary>

@@ -1,5 +1,3 @@
-using Concurrency.Messaging.Actors;
-
 namespace Concurrency.Messaging.Tests.Actors;
 
 public sealed class BoundedBatchDrainMailboxTests : MailboxContractTests

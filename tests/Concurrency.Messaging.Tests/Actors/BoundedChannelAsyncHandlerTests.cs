@@ -1,5 +1,3 @@
-using Concurrency.Messaging.Actors;
-
 namespace Concurrency.Messaging.Tests.Actors;
 
 /// <summary>The whole actor contract again, on the channel mailbox (its own idle/scheduled status), each handler awaiting before it runs.</summary>

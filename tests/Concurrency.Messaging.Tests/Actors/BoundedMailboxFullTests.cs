@@ -1,6 +1,4 @@
-using Concurrency.Messaging.Actors;
 using Concurrency.Messaging.Tests.Pipes;
-using Microsoft.Extensions.Time.Testing;
 
 namespace Concurrency.Messaging.Tests.Actors;
 
@@ -20,80 +18,55 @@ public abstract class BoundedMailboxFullTests
     [Fact]
     public async Task Tell_RejectAndFull_ThrowsMailboxFullAndNothingAcceptedIsLost()
     {
-        await using var system = new ActorSystem();
-        using var gate = new HandlerGate();
-        var handled = new List<int>();
-        var actor = SpawnHeld(system, gate, handled, MailboxFullMode.Reject);
-
-        await HoldAndFillAsync(actor, gate);
+        await using var full = await FullActor.StartAsync(Kind, MailboxFullMode.Reject);
+        var actor = full.Actor;
 
         Assert.False(actor.TryTell(-1));
         Assert.Throws<MailboxFullException>(() => actor.Tell(-2));
         await Assert.ThrowsAsync<MailboxFullException>(() => actor.TellAsync(-3, Cancellation).AsTask().DefaultTimeout());
         await Assert.ThrowsAsync<MailboxFullException>(() => actor.Ask<int>(-4, Cancellation).AsTask().DefaultTimeout());
-        gate.Open();
-        await actor.StopAsync(ActorStopMode.Drain, Cancellation).DefaultTimeout();
+        await full.OpenAndDrainAsync();
 
-        Assert.Equal([0, 1, 2, 3, 4], handled);
-        Assert.Equal(0, system.DeadLetterCount);
+        Assert.Equal([0, 1, 2, 3, 4], full.Handled);
+        Assert.Equal(0, full.System.DeadLetterCount);
     }
 
     [Fact]
     public async Task TellAsync_WaitAndFull_WaitsForRoomThenDelivers()
     {
-        await using var system = new ActorSystem();
-        using var gate = new HandlerGate();
-        var handled = new List<int>();
-        var actor = SpawnHeld(system, gate, handled, MailboxFullMode.Wait);
+        await using var full = await FullActor.StartAsync(Kind, MailboxFullMode.Wait);
 
-        await HoldAndFillAsync(actor, gate);
-
-        Assert.False(actor.TryTell(-1));
-        var waiting = actor.TellAsync(Capacity + 1, Cancellation).AsTask();
+        Assert.False(full.Actor.TryTell(-1));
+        var waiting = full.Actor.TellAsync(Capacity + 1, Cancellation).AsTask();
         Assert.False(waiting.IsCompleted);
-        gate.Open();
-        await waiting.DefaultTimeout();
-        await actor.StopAsync(ActorStopMode.Drain, Cancellation).DefaultTimeout();
+        await full.OpenAndDrainAsync(waiting);
 
-        Assert.Equal(Enumerable.Range(0, Capacity + 2), handled);
+        Assert.Equal(Enumerable.Range(0, Capacity + 2), full.Handled);
     }
 
     [Fact]
     public async Task TellAsync_WaitFullThenCancelled_ThrowsAndMessageNotDelivered()
     {
-        await using var system = new ActorSystem();
-        using var gate = new HandlerGate();
-        var handled = new List<int>();
-        var actor = SpawnHeld(system, gate, handled, MailboxFullMode.Wait);
+        await using var full = await FullActor.StartAsync(Kind, MailboxFullMode.Wait);
         using var cancel = CancellationTokenSource.CreateLinkedTokenSource(Cancellation);
 
-        await HoldAndFillAsync(actor, gate);
-
-        var waiting = actor.TellAsync(-1, cancel.Token).AsTask();
+        var waiting = full.Actor.TellAsync(-1, cancel.Token).AsTask();
         await cancel.CancelAsync();
         await Assert.ThrowsAnyAsync<OperationCanceledException>(() => waiting.DefaultTimeout());
-        gate.Open();
-        await actor.StopAsync(ActorStopMode.Drain, Cancellation).DefaultTimeout();
+        await full.OpenAndDrainAsync();
 
-        Assert.Equal(Enumerable.Range(0, Capacity + 1), handled);
+        Assert.Equal(Enumerable.Range(0, Capacity + 1), full.Handled);
     }
 
     [Fact]
     public async Task Tell_WaitAndFull_BlocksTheSenderUntilThereIsRoom()
     {
-        await using var system = new ActorSystem();
-        using var gate = new HandlerGate();
-        var handled = new List<int>();
-        var actor = SpawnHeld(system, gate, handled, MailboxFullMode.Wait);
+        await using var full = await FullActor.StartAsync(Kind, MailboxFullMode.Wait);
 
-        await HoldAndFillAsync(actor, gate);
+        var sender = await BlockedThread.StartAsync(() => full.Actor.Tell(Capacity + 1)); // returns once the Tell waits for room
+        await full.OpenAndDrainAsync(sender);
 
-        var sender = await BlockedThread.StartAsync(() => actor.Tell(Capacity + 1)); // returns once the Tell waits for room
-        gate.Open();
-        await sender.DefaultTimeout();
-        await actor.StopAsync(ActorStopMode.Drain, Cancellation).DefaultTimeout();
-
-        Assert.Equal(Enumerable.Range(0, Capacity + 2), handled);
+        Assert.Equal(Enumerable.Range(0, Capacity + 2), full.Handled);
     }
 
     [Fact]
@@ -123,8 +96,7 @@ public abstract class BoundedMailboxFullTests
             }),
             new ActorOptions { Mailbox = Kind, Capacity = 1, FullMode = MailboxFullMode.Wait });
 
-        actor.Tell(0);
-        await gate.Entered.DefaultTimeout();
+        await gate.HoldAsync(actor, 0);
         Assert.True(actor.TryTell(1));
         Assert.False(actor.TryTell(2));
         gate.Open();
@@ -173,68 +145,30 @@ public abstract class BoundedMailboxFullTests
         await system.ShutdownAsync(ActorStopMode.Discard, Cancellation).DefaultTimeout(); // not await using: bounded even if deadlocked
     }
 
-    [Fact]
-    public async Task TellAsync_WaitAndConcurrentSendersIntoTinyMailbox_NothingLostAndEachSendersOrderKept()
+    [Theory]
+    [InlineData(false, 2, 4, 5_000)] // TellAsync: each sender waits for room without a thread
+    [InlineData(true, 1, 3, 2_000)]  // Tell: each sender's thread blocks until there is room
+    public async Task Tell_WaitAndConcurrentSendersIntoTinyMailbox_NothingLostAndEachSendersOrderKept(bool blocking, int capacity, int senders, int perSender)
     {
-        const int senders = 4, perSender = 5_000;
         await using var system = new ActorSystem();
         var log = new DeliveryLog(senders, perSender);
         var actor = system.Spawn(
             () => new DelegateActor<long>((_, m) => log.Record(m)),
-            new ActorOptions { Mailbox = Kind, Capacity = 2, FullMode = MailboxFullMode.Wait });
+            new ActorOptions { Mailbox = Kind, Capacity = capacity, FullMode = MailboxFullMode.Wait });
 
-        await Task.WhenAll(Enumerable.Range(0, senders).Select(s => Task.Run(async () =>
-        {
-            for (var i = 0; i < perSender; i++)
-            {
-                await actor.TellAsync(DeliveryLog.Message(s, i), Cancellation);
-            }
-        }))).DefaultTimeout();
+        await ProducerGroup.TellAsync(actor, senders, perSender, blocking);
         await actor.StopAsync(ActorStopMode.Drain, Cancellation).DefaultTimeout();
 
-        log.AssertExactlyOnce(senders, perSender);
-        Assert.Equal(0, log.OutOfOrder);
+        log.AssertExactlyOnceInOrder(senders, perSender);
         Assert.Equal(0, system.DeadLetterCount);
-    }
-
-    [Fact]
-    public async Task Tell_WaitAndConcurrentBlockingSendersIntoTinyMailbox_NothingLost()
-    {
-        const int senders = 3, perSender = 2_000;
-        await using var system = new ActorSystem();
-        var log = new DeliveryLog(senders, perSender);
-        var actor = system.Spawn(
-            () => new DelegateActor<long>((_, m) => log.Record(m)),
-            new ActorOptions { Mailbox = Kind, Capacity = 1, FullMode = MailboxFullMode.Wait });
-
-        // Threads of their own: a blocking Tell on pool threads would wait on the pool for the continuation that frees it.
-        var sends = Enumerable.Range(0, senders).Select(s => Task.Factory.StartNew(
-            () =>
-            {
-                for (var i = 0; i < perSender; i++)
-                {
-                    actor.Tell(DeliveryLog.Message(s, i));
-                }
-            },
-            Cancellation,
-            TaskCreationOptions.LongRunning,
-            TaskScheduler.Default));
-        await Task.WhenAll(sends).DefaultTimeout();
-        await actor.StopAsync(ActorStopMode.Drain, Cancellation).DefaultTimeout();
-
-        log.AssertExactlyOnce(senders, perSender);
-        Assert.Equal(0, log.OutOfOrder);
     }
 
     [Fact]
     public async Task Stop_WhileSendersWaitForRoom_TheyEndAndTheirMessagesAreDeadLetters()
     {
-        await using var system = new ActorSystem(new ActorSystemOptions { TimeProvider = new FakeTimeProvider() });
-        using var gate = new HandlerGate();
-        var handled = new List<int>();
-        var actor = SpawnHeld(system, gate, handled, MailboxFullMode.Wait);
-
-        await HoldAndFillAsync(actor, gate);
+        // The clock never moves: the waiting Ask can end only by the stop.
+        await using var full = await FullActor.StartAsync(Kind, MailboxFullMode.Wait, new FakeTimeProvider());
+        var actor = full.Actor;
 
         var waitingTell = actor.TellAsync(-1, Cancellation).AsTask();
         var waitingAsk = actor.Ask<int>(-2, Cancellation).AsTask();
@@ -247,11 +181,11 @@ public abstract class BoundedMailboxFullTests
         await Assert.ThrowsAsync<ActorStoppedException>(() => waitingAsk.DefaultTimeout());
         await blockedTell.DefaultTimeout();
         Assert.False(actor.Termination.IsCompleted); // still held inside message 0
-        gate.Open();
+        full.Gate.Open();
         await actor.Termination.DefaultTimeout();
 
-        Assert.Equal(Enumerable.Range(0, Capacity + 1), handled); // what was accepted before the stop, in order
-        Assert.Equal(3, system.DeadLetterCount);                  // each waiting sender's message, none lost silently
+        Assert.Equal(Enumerable.Range(0, Capacity + 1), full.Handled); // what was accepted before the stop, in order
+        Assert.Equal(3, full.System.DeadLetterCount);                  // each waiting sender's message, none lost silently
     }
 
     [Fact]
@@ -264,28 +198,65 @@ public abstract class BoundedMailboxFullTests
             new ActorOptions { Mailbox = Kind, Capacity = 0 }));
     }
 
-    /// <summary>Tells 0, which the actor holds at the gate, then fills the mailbox with 1..Capacity.</summary>
-    private static async Task HoldAndFillAsync(ActorRef<int> actor, HandlerGate gate)
+    /// <summary>
+    /// A bounded actor of <see cref="Capacity"/> that records what it handles, held inside message 0 at its gate, its
+    /// mailbox filled with 1..Capacity: full, and nothing frees it until the test opens the gate.
+    /// </summary>
+    private sealed class FullActor : IAsyncDisposable
     {
-        actor.Tell(0);
-        await gate.Entered.DefaultTimeout();
-        for (var i = 1; i <= Capacity; i++)
+        private FullActor(ActorSystem system, MailboxKind kind, MailboxFullMode fullMode)
         {
-            Assert.True(actor.TryTell(i));
+            System = system;
+            Actor = system.Spawn(
+                () => new DelegateActor<int>(Gate.HoldingZero((_, m) => Handled.Add(m))),
+                new ActorOptions { Mailbox = kind, Capacity = Capacity, FullMode = fullMode });
         }
-    }
 
-    /// <summary>A bounded actor that records what it handles and holds at <paramref name="gate"/> on message 0.</summary>
-    private ActorRef<int> SpawnHeld(ActorSystem system, HandlerGate gate, List<int> handled, MailboxFullMode fullMode) =>
-        system.Spawn(
-            () => new DelegateActor<int>((_, m) =>
+        public ActorSystem System { get; }
+
+        public HandlerGate Gate { get; } = new();
+
+        /// <summary>Gets what the actor handled, in order (written by its turns only, read after it stopped).</summary>
+        public List<int> Handled { get; } = [];
+
+        public ActorRef<int> Actor { get; }
+
+        public static async Task<FullActor> StartAsync(MailboxKind kind, MailboxFullMode fullMode, TimeProvider? time = null)
+        {
+            var full = new FullActor(new ActorSystem(new ActorSystemOptions { TimeProvider = time ?? TimeProvider.System }), kind, fullMode);
+            try
             {
-                if (m == 0)
+                await full.Gate.HoldAsync(full.Actor, 0);
+                for (var i = 1; i <= Capacity; i++)
                 {
-                    gate.Hold();
+                    Assert.True(full.Actor.TryTell(i));
                 }
 
-                handled.Add(m);
-            }),
-            new ActorOptions { Mailbox = Kind, Capacity = Capacity, FullMode = fullMode });
+                return full;
+            }
+            catch
+            {
+                await full.DisposeAsync();
+                throw;
+            }
+        }
+
+        /// <summary>Opens the gate, waits (bounded) for <paramref name="sender"/> if given, then drains and stops the actor.</summary>
+        public async Task OpenAndDrainAsync(Task? sender = null)
+        {
+            Gate.Open();
+            if (sender is not null)
+            {
+                await sender.DefaultTimeout();
+            }
+
+            await Actor.StopAsync(ActorStopMode.Drain, Cancellation).DefaultTimeout();
+        }
+
+        public async ValueTask DisposeAsync()
+        {
+            Gate.Dispose(); // opens the gate first, so a failed test never leaves the handler waiting while the system stops
+            await System.DisposeAsync();
+        }
+    }
 }

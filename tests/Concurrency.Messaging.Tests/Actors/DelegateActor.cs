@@ -1,5 +1,3 @@
-using Concurrency.Messaging.Actors;
-
 namespace Concurrency.Messaging.Tests.Actors;
 
 /// <summary>An actor whose handler is a delegate given the actor's context, so a test states the behaviour it needs inline.</summary>

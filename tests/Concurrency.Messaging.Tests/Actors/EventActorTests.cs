@@ -1,6 +1,3 @@
-using System.Collections.Concurrent;
-using Concurrency.Messaging.Actors;
-
 namespace Concurrency.Messaging.Tests.Actors;
 
 public sealed class EventActorTests
@@ -14,8 +11,7 @@ public sealed class EventActorTests
         using var gate = new HandlerGate();
         var actor = system.Spawn(() => new TallyActor(gate));
 
-        actor.Tell(Event("hold"));
-        await gate.Entered.DefaultTimeout();
+        await gate.HoldAsync(actor, Event("hold"));
         actor.Tell(Event("add", 5));
         actor.Tell(Event("increment"));
         actor.Tell(Event("increment"));
@@ -34,8 +30,7 @@ public sealed class EventActorTests
     public async Task Receive_UnknownType_ReportedAsAFailureAndTheActorGoesOn()
     {
         await using var system = new ActorSystem();
-        var failures = new ConcurrentQueue<ActorFailure>();
-        using var subscription = system.Failures.Subscribe(failures.Enqueue);
+        using var failures = new FailureLog(system);
         var actor = system.Spawn(() => new TallyActor(), new ActorOptions { Name = "tally", Supervisor = _ => SupervisionDirective.Resume });
 
         actor.Tell(Event("add", 1));

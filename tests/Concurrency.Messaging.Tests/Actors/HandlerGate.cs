@@ -23,6 +23,24 @@ internal sealed class HandlerGate : IDisposable
         }
     }
 
+    /// <summary>Tells <paramref name="actor"/> <paramref name="held"/>, which its handler holds here, and waits (bounded) until it is held.</summary>
+    public async Task HoldAsync<T>(ActorRef<T> actor, T held)
+    {
+        actor.Tell(held);
+        await Entered.DefaultTimeout();
+    }
+
+    /// <summary>Wraps <paramref name="receive"/> so that message 0 is first held here: what is told meanwhile waits in the mailbox.</summary>
+    public Action<ActorContext<int>, int> HoldingZero(Action<ActorContext<int>, int> receive) => (context, message) =>
+    {
+        if (message == 0)
+        {
+            Hold();
+        }
+
+        receive(context, message);
+    };
+
     public void Open() => _open.Set();
 
     public void Dispose() => _open.Set();

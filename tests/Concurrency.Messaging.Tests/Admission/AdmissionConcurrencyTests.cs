@@ -1,5 +1,3 @@
-using Concurrency.Messaging.Admission;
-
 namespace Concurrency.Messaging.Tests.Admission;
 
 /// <summary>
@@ -16,54 +14,34 @@ public sealed class AdmissionConcurrencyTests
 
     [Fact]
     public async Task TryEnter_ManyThreads_NeverExceedsTheLimit()
-    {
-        var gate = AdmissionGate.Create(new AdmissionOptions { Limit = Limit });
-        var probe = new Probe();
-
-        await RunThreads(() =>
+        => await AttemptFromManyThreadsAsync((gate, probe, i) =>
         {
-            for (var i = 0; i < Attempts; i++)
+            if (gate.TryEnter(out var lease))
             {
-                if (gate.TryEnter(out var lease))
-                {
-                    probe.Work(lease, i);
-                }
-                else
-                {
-                    probe.Rejected(i);
-                }
+                probe.Work(lease, i);
+            }
+            else
+            {
+                probe.Rejected(i);
             }
         });
-
-        probe.Verify(gate);
-    }
 
     [Fact]
     public async Task EnterAsync_RejectPolicyManyThreads_LosesNothingAndNeverExceedsTheLimit()
-    {
-        var gate = AdmissionGate.Create(new AdmissionOptions { Limit = Limit });
-        var probe = new Probe();
-
-        await RunThreads(() =>
+        => await AttemptFromManyThreadsAsync((gate, probe, i) =>
         {
-            for (var i = 0; i < Attempts; i++)
+            var entry = gate.EnterAsync(TestContext.Current.CancellationToken);
+            Assert.True(entry.IsCompleted, "A Reject-policy entry never waits.");
+            try
             {
-                var entry = gate.EnterAsync(TestContext.Current.CancellationToken);
-                Assert.True(entry.IsCompleted, "A Reject-policy entry never waits.");
-                try
-                {
-                    probe.Work(entry.Result, i);
-                }
-                catch (AdmissionRejectedException rejected)
-                {
-                    Assert.Equal(Limit, rejected.Limit);
-                    probe.Rejected(i);
-                }
+                probe.Work(entry.Result, i);
+            }
+            catch (AdmissionRejectedException rejected)
+            {
+                Assert.Equal(Limit, rejected.Limit);
+                probe.Rejected(i);
             }
         });
-
-        probe.Verify(gate);
-    }
 
     [Fact]
     public async Task Dispose_FromManyThreadsAtOnce_ReleasesOnce()
@@ -88,6 +66,27 @@ public sealed class AdmissionConcurrencyTests
         Assert.Equal(0, gate.Metrics.Outstanding);
     }
 
+    /// <summary>
+    /// <see cref="Threads"/> threads each make <see cref="Attempts"/> attempts through one gate of <see cref="Limit"/>:
+    /// <paramref name="attempt"/> tries to enter item i and hands it to the probe as worked or rejected; then the probe
+    /// checks the gate's counts against what the items saw.
+    /// </summary>
+    private static async Task AttemptFromManyThreadsAsync(Action<IAdmissionGate, Probe, int> attempt)
+    {
+        var gate = AdmissionGate.Create(new AdmissionOptions { Limit = Limit });
+        var probe = new Probe();
+
+        await RunThreads(() =>
+        {
+            for (var i = 0; i < Attempts; i++)
+            {
+                attempt(gate, probe, i);
+            }
+        });
+
+        probe.Verify(gate);
+    }
+
     private static Task RunThreads(Action body)
         => Task.WhenAll(Enumerable.Range(0, Threads).Select(_ => Task.Factory.StartNew(body, TestContext.Current.CancellationToken, TaskCreationOptions.LongRunning, TaskScheduler.Default))).DefaultTimeout();
 
@@ -108,12 +107,7 @@ public sealed class AdmissionConcurrencyTests
             {
                 Interlocked.Increment(ref _entered);
                 Interlocked.Add(ref _enteredSum, item);
-                var inside = Interlocked.Increment(ref _inside);
-                var max = Volatile.Read(ref _maxInside);
-                while (inside > max && Interlocked.CompareExchange(ref _maxInside, inside, max) != max)
-                {
-                    max = Volatile.Read(ref _maxInside);
-                }
+                InterlockedMax.Raise(ref _maxInside, Interlocked.Increment(ref _inside));
 
                 Thread.Yield(); // hand the core to another thread while holding the place, so the limit binds on few cores
                 Interlocked.Decrement(ref _inside);

@@ -1,6 +1,3 @@
-using Concurrency.Messaging.Admission;
-using Microsoft.Extensions.Time.Testing;
-
 namespace Concurrency.Messaging.Tests.Admission;
 
 /// <summary>

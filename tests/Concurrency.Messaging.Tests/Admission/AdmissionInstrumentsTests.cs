@@ -1,5 +1,3 @@
-using Concurrency.Messaging.Admission;
-
 namespace Concurrency.Messaging.Tests.Admission;
 
 /// <summary>The gates' counters on the library's meter, read as a user would with a <see cref="System.Diagnostics.Metrics.MeterListener"/>.</summary>

@@ -1,6 +1,5 @@
 using System.Reactive;
 using System.Reactive.Linq;
-using Concurrency.Messaging.Connectors;
 using Concurrency.Messaging.Tests.Linq;
 
 namespace Concurrency.Messaging.Tests.Connectors;

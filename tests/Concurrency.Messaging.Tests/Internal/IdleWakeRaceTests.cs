@@ -1,6 +1,4 @@
 using System.Diagnostics;
-using Concurrency.Messaging.Actors;
-using Concurrency.Messaging.Pipes;
 using Concurrency.Messaging.Tests.Actors;
 
 namespace Concurrency.Messaging.Tests.Internal;

@@ -1,6 +1,3 @@
-using Concurrency.Messaging.Internal;
-using Concurrency.Messaging.Pipes;
-
 namespace Concurrency.Messaging.Tests.Internal;
 
 /// <summary>

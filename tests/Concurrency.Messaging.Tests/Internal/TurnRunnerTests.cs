@@ -1,6 +1,4 @@
 using System.Threading.Channels;
-using Concurrency.Messaging.Internal;
-using Concurrency.Messaging.Pipes;
 
 namespace Concurrency.Messaging.Tests.Internal;
 
@@ -19,10 +17,11 @@ public sealed class TurnRunnerTests
         ChannelBatch,    // up to the budget at a time (a channel mailbox)
     }
 
+    /// <summary>Every kind of queue the runner takes from.</summary>
+    public static TheoryData<QueueKind> Kinds => [.. Enum.GetValues<QueueKind>()];
+
     [Theory]
-    [InlineData(QueueKind.BatchDrain)]
-    [InlineData(QueueKind.ChannelOne)]
-    [InlineData(QueueKind.ChannelBatch)]
+    [MemberData(nameof(Kinds))]
     public async Task Run_BacklogOverBudget_YieldsAfterEachBudget(QueueKind kind)
     {
         var probe = Fill(kind, 95);
@@ -37,9 +36,7 @@ public sealed class TurnRunnerTests
     }
 
     [Theory]
-    [InlineData(QueueKind.BatchDrain)]
-    [InlineData(QueueKind.ChannelOne)]
-    [InlineData(QueueKind.ChannelBatch)]
+    [MemberData(nameof(Kinds))]
     public async Task Run_HandlerThrows_OwnerToldOnceAndDeliveryGoesOn(QueueKind kind)
     {
         var probe = Fill(kind, 30, message => ThrowIf(message == 7));
@@ -54,9 +51,7 @@ public sealed class TurnRunnerTests
     }
 
     [Theory]
-    [InlineData(QueueKind.BatchDrain)]
-    [InlineData(QueueKind.ChannelOne)]
-    [InlineData(QueueKind.ChannelBatch)]
+    [MemberData(nameof(Kinds))]
     public async Task Run_OwnerStopsMidBacklog_RestCountedNotHandled(QueueKind kind)
     {
         ITurnProbe? probe = null;

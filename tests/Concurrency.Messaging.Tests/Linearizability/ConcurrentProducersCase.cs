@@ -1,5 +1,3 @@
-using Concurrency.Messaging.Pipes;
-
 namespace Concurrency.Messaging.Tests.Linearizability;
 
 /// <summary>One multi-producer pipe configuration whose consumers run freely while several threads post.</summary>

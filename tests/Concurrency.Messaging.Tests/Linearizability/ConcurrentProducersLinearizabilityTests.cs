@@ -1,4 +1,3 @@
-using Concurrency.Messaging.Pipes;
 using CsCheck;
 
 namespace Concurrency.Messaging.Tests.Linearizability;
@@ -64,16 +63,12 @@ public sealed class ConcurrentProducersLinearizabilityTests
             " TryComplete", actual => actual.TryComplete(), model => model.TryComplete());
 
         // Posts five times as likely as completion, so most runs have several producers posting before it.
-        Gen.Int.Select(_ => (new ConcurrentProducersPipe(@case), new BoundedFifoModel(room: null)))
-            .SampleParallel(
-                [post, post, post, post, post, complete],
-                equal: (actual, model) => actual.Matches(model),
-                maxSequentialOperations: 3,
-                maxParallelOperations: 8,
-                iter: iter,
-                time: time,
-                threads: Producers,
-                printActual: actual => actual.ToString(),
-                printModel: model => model.ToString());
+        LinearizabilityCheck.Run(
+            () => (new ConcurrentProducersPipe(@case), new BoundedFifoModel(room: null)),
+            [post, post, post, post, post, complete],
+            maxOperations: (Sequential: 3, Parallel: 8),
+            iter,
+            time,
+            threads: Producers);
     }
 }

@@ -1,5 +1,4 @@
 using System.Collections.Concurrent;
-using Concurrency.Messaging.Pipes;
 
 namespace Concurrency.Messaging.Tests.Linearizability;
 
@@ -13,31 +12,25 @@ namespace Concurrency.Messaging.Tests.Linearizability;
 /// <see cref="Matches"/> asks the model only to explain the answers (accepted until a completion, refused after), and
 /// checks the delivery itself against the pipe's contract: every accepted post handled exactly once (by every consumer for
 /// broadcast, by exactly one for work-sharing), nothing refused handled, and each producer's messages handled in the order
-/// it posted them. As in <see cref="HeldPipe"/>, the pipe starts lazily (CsCheck makes an actual for every order it tries)
-/// and the outcome is computed once.
+/// it posted them. The pipe starts lazily and the outcome is computed once (see <see cref="PipeActual"/>).
 /// </remarks>
-internal sealed class ConcurrentProducersPipe
+internal sealed class ConcurrentProducersPipe : PipeActual
 {
     private readonly ConcurrentProducersCase _case;
-    private readonly Lazy<IPipe<int>> _pipe;
-    private readonly Lazy<Outcome> _outcome;
-    private readonly List<int>[] _handled;                      // each written by its own consumer only
-    private readonly ConcurrentQueue<string> _results = new();   // one entry per operation, from any thread
     private readonly ConcurrentDictionary<int, int> _producerOf = new(); // accepted id → the thread that posted it
-    private int _lastId;                                         // Interlocked
+    private int _lastId;                                                 // Interlocked
 
     public ConcurrentProducersPipe(ConcurrentProducersCase @case)
-    {
-        _case = @case;
-        _handled = [.. Enumerable.Range(0, @case.Consumers).Select(_ => new List<int>())];
-        _pipe = new Lazy<IPipe<int>>(Start, LazyThreadSafetyMode.ExecutionAndPublication);
-        _outcome = new Lazy<Outcome>(Finish, LazyThreadSafetyMode.ExecutionAndPublication);
-    }
+        : base(@case.Consumers)
+        => _case = @case;
+
+    /// <summary>Gets the ids accepted, in order: read once every post has returned.</summary>
+    private List<int> Accepted => [.. _producerOf.Keys.Order()];
 
     /// <summary>Posts a fresh id, waiting (bounded) while a bounded pipe is full; refused only once the pipe is closed.</summary>
     public void Post(int value)
     {
-        var pipe = _pipe.Value;
+        var pipe = UnderTest;
         var id = Interlocked.Increment(ref _lastId);
         bool accepted;
         using (var bound = new CancellationTokenSource(TestTimeouts.Default))
@@ -58,37 +51,32 @@ internal sealed class ConcurrentProducersPipe
             _producerOf[id] = Environment.CurrentManagedThreadId;
         }
 
-        _results.Enqueue(OperationResult.Post(value, accepted));
+        Record(OperationResult.Post(value, accepted));
     }
-
-    public void TryComplete() => _results.Enqueue(OperationResult.Complete(_pipe.Value.TryComplete()));
 
     /// <summary>Whether the model explains the answers, and the delivery keeps the contract (see the remarks).</summary>
-    public bool Matches(BoundedFifoModel model)
+    public override bool Matches(BoundedFifoModel model)
+        => AnswersMatch(model)
+            && DeliveredExactlyOnce(Accepted)
+            && Final.Handled.All(InEachProducersOrder);
+
+    protected override string Describe()
+        => $"accepted [{string.Join(",", Accepted.Select(id => $"{id}@{_producerOf[id]}"))}] ";
+
+    protected override IPipe<int> Start()
     {
-        var outcome = _outcome.Value;
-        return outcome.Dropped == 0
-            && outcome.Unhandled == 0
-            && outcome.Results.SequenceEqual(model.Results.Order(StringComparer.Ordinal), StringComparer.Ordinal)
-            && DeliveredExactlyOnce(outcome)
-            && outcome.Handled.All(InEachProducersOrder);
+        var handlers = Enumerable.Range(0, _case.Consumers).Select(c => (Action<int>)(id => Handled[c].Add(id))).ToArray();
+        return Pipe.Create<int>(_case.Kind, handlers, _case.Options);
     }
 
-    public override string ToString()
-        => _outcome.IsValueCreated
-            ? $"accepted [{string.Join(",", _outcome.Value.Accepted.Select(id => $"{id}@{_producerOf[id]}"))}] "
-              + $"handled {string.Join(" | ", _outcome.Value.Handled.Select(h => $"[{string.Join(",", h)}]"))} "
-              + $"results [{string.Join(" ", _outcome.Value.Results)}] dropped {_outcome.Value.Dropped} unhandled {_outcome.Value.Unhandled}"
-            : $"results [{string.Join(" ", _results)}]";
-
-    private bool DeliveredExactlyOnce(Outcome outcome)
+    private bool DeliveredExactlyOnce(List<int> accepted)
     {
         if (_case.Sharing)
         {
-            return outcome.Handled.SelectMany(h => h).Order().SequenceEqual(outcome.Accepted);
+            return Final.Handled.SelectMany(h => h).Order().SequenceEqual(accepted);
         }
 
-        return outcome.Handled.All(handled => handled.Order().SequenceEqual(outcome.Accepted));
+        return Final.Handled.All(handled => handled.Order().SequenceEqual(accepted));
     }
 
     /// <summary>Within what one consumer handled, each producer's ids rise (ids rise along each producer's posts).</summary>
@@ -112,29 +100,4 @@ internal sealed class ConcurrentProducersPipe
 
         return true;
     }
-
-    private IPipe<int> Start()
-    {
-        var handlers = Enumerable.Range(0, _case.Consumers).Select(c => (Action<int>)(id => _handled[c].Add(id))).ToArray();
-        return Pipe.Create<int>(_case.Kind, handlers, _case.Options);
-    }
-
-    private Outcome Finish()
-    {
-        var pipe = _pipe.Value;
-        pipe.TryComplete();
-        if (!pipe.Completion.Wait(TestTimeouts.Default))
-        {
-            throw new TimeoutException("The pipe did not finish once completed.");
-        }
-
-        return new Outcome(
-            [.. _handled.Select(h => h.ToList())],
-            [.. _producerOf.Keys.Order()],
-            [.. _results.Order(StringComparer.Ordinal)],
-            pipe.DroppedCount,
-            pipe.UnhandledCount);
-    }
-
-    private sealed record Outcome(List<int>[] Handled, List<int> Accepted, List<string> Results, long Dropped, long Unhandled);
 }

@@ -1,6 +1,3 @@
-using System.Collections.Concurrent;
-using Concurrency.Messaging.Pipes;
-
 namespace Concurrency.Messaging.Tests.Linearizability;
 
 /// <summary>
@@ -9,33 +6,23 @@ namespace Concurrency.Messaging.Tests.Linearizability;
 /// answer depends only on the order of the posts and completions, which is what a sequential model can predict.
 /// </summary>
 /// <remarks>
-/// CsCheck generates an actual for every sequential order it tries against the model, so the pipe starts lazily, on the
-/// first operation; only the instance the operations run on ever creates one. The final state is computed once (the
-/// equality runs on many threads at once, one per candidate order): release the consumers, complete, wait for
-/// <see cref="IPipe{T}.Completion"/> (bounded), and take what each consumer handled.
+/// The pipe starts lazily and the outcome is computed once (see <see cref="PipeActual"/>); the consumers are released
+/// first.
 /// </remarks>
-internal sealed class HeldPipe
+internal sealed class HeldPipe : PipeActual
 {
     private readonly HeldPipeCase _case;
-    private readonly Lazy<IPipe<int>> _pipe;
-    private readonly Lazy<Outcome> _outcome;
     private readonly ManualResetEventSlim _release = new(false);
     private readonly SemaphoreSlim _held = new(0);
-    private readonly List<int>[] _handled;                    // each written by its own consumer only
-    private readonly ConcurrentQueue<string> _results = new(); // one entry per operation, from any thread
     private readonly Lock _producer = new();
 
     public HeldPipe(HeldPipeCase @case)
-    {
-        _case = @case;
-        _handled = [.. Enumerable.Range(0, @case.Consumers).Select(_ => new List<int>())];
-        _pipe = new Lazy<IPipe<int>>(Start, LazyThreadSafetyMode.ExecutionAndPublication);
-        _outcome = new Lazy<Outcome>(Finish, LazyThreadSafetyMode.ExecutionAndPublication);
-    }
+        : base(@case.Consumers)
+        => _case = @case;
 
     public void TryPost(int value)
     {
-        var pipe = _pipe.Value;
+        var pipe = UnderTest;
         bool accepted;
         if (_case.SerializeProducers)
         {
@@ -49,66 +36,31 @@ internal sealed class HeldPipe
             accepted = pipe.TryPost(value);
         }
 
-        _results.Enqueue(OperationResult.Post(value, accepted));
+        Record(OperationResult.Post(value, accepted));
     }
-
-    public void TryComplete() => _results.Enqueue(OperationResult.Complete(_pipe.Value.TryComplete()));
 
     /// <summary>
     /// Whether the model explains what happened: the same answers to the same operations, every accepted value handled
     /// exactly once (by every consumer, in order, for broadcast or a single consumer; by exactly one consumer, each in
     /// order, for work-sharing), nothing refused handled, nothing dropped or counted unhandled.
     /// </summary>
-    public bool Matches(BoundedFifoModel model)
+    public override bool Matches(BoundedFifoModel model)
     {
-        var outcome = _outcome.Value;
-        if (outcome.Dropped != 0 || outcome.Unhandled != 0)
-        {
-            return false;
-        }
-
-        if (!outcome.Results.SequenceEqual(model.Results.Order(StringComparer.Ordinal), StringComparer.Ordinal))
+        if (!AnswersMatch(model))
         {
             return false;
         }
 
         if (!_case.Sharing)
         {
-            return outcome.Handled.All(handled => handled.SequenceEqual(model.Accepted));
+            return Final.Handled.All(handled => handled.SequenceEqual(model.Accepted));
         }
 
-        return outcome.Handled.SelectMany(h => h).Order().SequenceEqual(model.Accepted.Order())
-            && outcome.Handled.All(handled => IsSubsequence(handled, model.Accepted));
+        return Final.Handled.SelectMany(h => h).Order().SequenceEqual(model.Accepted.Order())
+            && Final.Handled.All(handled => IsSubsequence(handled, model.Accepted));
     }
 
-    public override string ToString()
-        => _outcome.IsValueCreated
-            ? $"handled {string.Join(" | ", _outcome.Value.Handled.Select(h => $"[{string.Join(",", h)}]"))} "
-              + $"results [{string.Join(" ", _outcome.Value.Results)}] dropped {_outcome.Value.Dropped} unhandled {_outcome.Value.Unhandled}"
-            : $"results [{string.Join(" ", _results)}]";
-
-    private static bool IsSubsequence(List<int> part, List<int> whole)
-    {
-        var at = 0;
-        foreach (var value in part)
-        {
-            while (at < whole.Count && whole[at] != value)
-            {
-                at++;
-            }
-
-            if (at == whole.Count)
-            {
-                return false;
-            }
-
-            at++;
-        }
-
-        return true;
-    }
-
-    private IPipe<int> Start()
+    protected override IPipe<int> Start()
     {
         var handlers = Enumerable.Range(0, _case.Consumers).Select(c => (Action<int>)(value => Handle(c, value))).ToArray();
         var pipe = Pipe.Create<int>(_case.Kind, handlers, _case.Options);
@@ -136,6 +88,29 @@ internal sealed class HeldPipe
         return pipe;
     }
 
+    protected override void BeforeFinish() => _release.Set();
+
+    private static bool IsSubsequence(List<int> part, List<int> whole)
+    {
+        var at = 0;
+        foreach (var value in part)
+        {
+            while (at < whole.Count && whole[at] != value)
+            {
+                at++;
+            }
+
+            if (at == whole.Count)
+            {
+                return false;
+            }
+
+            at++;
+        }
+
+        return true;
+    }
+
     private void Handle(int consumer, int value)
     {
         if (value < 0)
@@ -146,26 +121,7 @@ internal sealed class HeldPipe
         _release.Wait(TestTimeouts.Default);
         if (value >= 0)
         {
-            _handled[consumer].Add(value);
+            Handled[consumer].Add(value);
         }
     }
-
-    private Outcome Finish()
-    {
-        var pipe = _pipe.Value;
-        _release.Set();
-        pipe.TryComplete();
-        if (!pipe.Completion.Wait(TestTimeouts.Default))
-        {
-            throw new TimeoutException("The pipe did not finish once its consumers were released.");
-        }
-
-        return new Outcome(
-            [.. _handled.Select(h => h.ToList())],
-            [.. _results.Order(StringComparer.Ordinal)],
-            pipe.DroppedCount,
-            pipe.UnhandledCount);
-    }
-
-    private sealed record Outcome(List<int>[] Handled, List<string> Results, long Dropped, long Unhandled);
 }

@@ -1,5 +1,3 @@
-using Concurrency.Messaging.Pipes;
-
 namespace Concurrency.Messaging.Tests.Linearizability;
 
 /// <summary>One pipe configuration under test, and how much room it has left once every consumer is held.</summary>

@@ -1,4 +1,3 @@
-using Concurrency.Messaging.Pipes;
 using CsCheck;
 
 namespace Concurrency.Messaging.Tests.Linearizability;
@@ -67,15 +66,11 @@ public sealed class HeldPipeLinearizabilityTests
             " TryComplete", actual => actual.TryComplete(), model => model.TryComplete());
 
         // Posts three times as likely as completion, so most runs fill a bounded pipe before (or while) it completes.
-        Gen.Int.Select(_ => (new HeldPipe(@case), new BoundedFifoModel(@case.RoomWhileHeld)))
-            .SampleParallel(
-                [post, post, post, complete],
-                equal: (actual, model) => actual.Matches(model),
-                maxSequentialOperations: 4,
-                maxParallelOperations: 6,
-                iter: iter,
-                time: time,
-                printActual: actual => actual.ToString(),
-                printModel: model => model.ToString());
+        LinearizabilityCheck.Run(
+            () => (new HeldPipe(@case), new BoundedFifoModel(@case.RoomWhileHeld)),
+            [post, post, post, complete],
+            maxOperations: (Sequential: 4, Parallel: 6),
+            iter,
+            time);
     }
 }

@@ -1,5 +1,3 @@
-using Concurrency.Messaging.Pipes;
-
 namespace Concurrency.Messaging.Tests.Linearizability;
 
 /// <summary>
@@ -8,7 +6,7 @@ namespace Concurrency.Messaging.Tests.Linearizability;
 /// (a lock hand-off is a legal change of thread for either side); a producer operation and a consumer operation run truly
 /// concurrently, which is the race the ring's indices and cached copies must get right.
 /// </summary>
-internal sealed class RingUnderTest(int capacity)
+internal sealed class RingUnderTest(int capacity) : ILinearizable<RingQueueModel>
 {
     private readonly SingleProducerRing<int> _ring = new(capacity);
     private readonly Lock _producer = new();
@@ -135,5 +133,4 @@ internal static class RingResult
     public static string Publish(int value, bool room) => $"{value}:{(room ? "T" : "F")}";
 
     public static string Take(int? value) => value?.ToString(System.Globalization.CultureInfo.InvariantCulture) ?? "empty";
-
 }

@@ -42,15 +42,11 @@ public sealed class SingleProducerRingLinearizabilityTests
             Gen.Int[0, 99], v => $" TryPublish({v})", (actual, v) => actual.TryPublish(v), (model, v) => model.TryPublish(v));
         var take = GenOperation.Create<RingUnderTest, RingQueueModel>(" TryTake", actual => actual.TryTake(), model => model.Take());
 
-        Gen.Int.Select(_ => (new RingUnderTest(capacity), new RingQueueModel(capacity)))
-            .SampleParallel(
-                [publish, publish, take, take],
-                equal: (actual, model) => actual.Matches(model),
-                maxSequentialOperations: 6,
-                maxParallelOperations: 6,
-                iter: iter,
-                time: time,
-                printActual: actual => actual.ToString(),
-                printModel: model => model.ToString());
+        LinearizabilityCheck.Run(
+            () => (new RingUnderTest(capacity), new RingQueueModel(capacity)),
+            [publish, publish, take, take],
+            maxOperations: (Sequential: 6, Parallel: 6),
+            iter,
+            time);
     }
 }

@@ -1,5 +1,3 @@
-using Concurrency.Messaging.Linq;
-
 namespace Concurrency.Messaging.Tests.Linq;
 
 public sealed class ObserveOnChannelTests : PipeOperatorContractTests

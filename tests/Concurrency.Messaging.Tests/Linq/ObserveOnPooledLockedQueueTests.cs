@@ -1,13 +1,7 @@
-using Concurrency.Messaging.Linq;
-using Concurrency.Messaging.Pipes;
-
 namespace Concurrency.Messaging.Tests.Linq;
 
 /// <summary>The batch-drain operator with its consumer run as thread-pool turns.</summary>
-public sealed class ObserveOnPooledLockedQueueTests : PipeOperatorContractTests
+public sealed class ObserveOnPooledLockedQueueTests : PooledPipeOperatorContractTests
 {
-    protected override bool UsesDedicatedThread => false;
-
-    protected override IObservable<T> Apply<T>(IObservable<T> source)
-        => source.ObserveOnPipe(PipeKind.BatchDrainQueue, new PipeOptions { Runner = PipeRunner.ThreadPool, MessagesPerTurn = 64 });
+    protected override PipeKind Kind => PipeKind.BatchDrainQueue;
 }

@@ -1,13 +1,9 @@
-using Concurrency.Messaging.Linq;
-using Concurrency.Messaging.Pipes;
-
 namespace Concurrency.Messaging.Tests.Linq;
 
 /// <summary>The ring operator with its consumer run as thread-pool turns: the same Rx grammar, no thread of its own.</summary>
-public sealed class ObserveOnPooledRingTests : PipeOperatorContractTests
+public sealed class ObserveOnPooledRingTests : PooledPipeOperatorContractTests
 {
-    protected override bool UsesDedicatedThread => false;
+    protected override PipeKind Kind => PipeKind.Ring;
 
-    protected override IObservable<T> Apply<T>(IObservable<T> source)
-        => source.ObserveOnPipe(PipeKind.Ring, new PipeOptions { Capacity = 256, Runner = PipeRunner.ThreadPool, MessagesPerTurn = 64 });
+    protected override int? Capacity => 256;
 }

@@ -1,6 +1,5 @@
 using System.Reactive.Linq;
 using System.Reactive.Subjects;
-using Concurrency.Messaging.Linq;
 
 namespace Concurrency.Messaging.Tests.Linq;
 
@@ -182,11 +181,7 @@ public sealed class OrderedParallelObserveOnTests
             .ObserveOnParallel(i => i == 500 ? throw boom : i, 4)
             .Subscribe(observer);
 
-        await observer.Terminated.DefaultTimeout();
-
-        Assert.Equal(Enumerable.Range(0, 500), observer.Values);
-        Assert.Same(boom, observer.Error);
-        Assert.Equal(0, observer.GrammarViolations);
+        await observer.AssertFailedAfterAsync(Enumerable.Range(0, 500), boom);
     }
 
     [Fact]
@@ -251,11 +246,7 @@ public sealed class OrderedParallelObserveOnTests
             .ObserveOnParallel(i => { Thread.SpinWait((i * 37) % 2_000); return i; }, 4)
             .Subscribe(observer);
 
-        await observer.Terminated.DefaultTimeout();
-
-        Assert.Equal(Enumerable.Range(0, 100), observer.Values);
-        Assert.Same(boom, observer.Error);
-        Assert.Equal(0, observer.GrammarViolations);
+        await observer.AssertFailedAfterAsync(Enumerable.Range(0, 100), boom);
     }
 
     [Theory]
@@ -415,18 +406,7 @@ public sealed class OrderedParallelObserveOnTests
         public int Enter()
         {
             var now = Interlocked.Increment(ref _running);
-            var peak = Volatile.Read(ref _peak);
-            while (now > peak)
-            {
-                var seen = Interlocked.CompareExchange(ref _peak, now, peak);
-                if (seen == peak)
-                {
-                    break;
-                }
-
-                peak = seen;
-            }
-
+            InterlockedMax.Raise(ref _peak, now);
             return now;
         }
 

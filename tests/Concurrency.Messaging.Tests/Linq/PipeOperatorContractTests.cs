@@ -1,7 +1,6 @@
 using System.Reactive.Concurrency;
 using System.Reactive.Linq;
 using System.Reactive.Subjects;
-using Concurrency.Messaging.Linq;
 
 namespace Concurrency.Messaging.Tests.Linq;
 
@@ -69,12 +68,8 @@ public abstract class PipeOperatorContractTests
         }
 
         subject.OnError(boom);
-        await observer.Terminated.DefaultTimeout();
 
-        Assert.Equal(Enumerable.Range(0, 1_000), observer.Values);
-        Assert.Same(boom, observer.Error);
-        Assert.False(observer.Completed);
-        Assert.Equal(0, observer.GrammarViolations);
+        await observer.AssertFailedAfterAsync(Enumerable.Range(0, 1_000), boom);
     }
 
     [Fact]

@@ -23,6 +23,20 @@ internal sealed class RecordingObserver<T>(int throwOn = -1, Exception? failure 
 
     public Task Terminated => _terminated.Task;
 
+    /// <summary>
+    /// Waits (bounded) for the terminal call, then asserts the grammar the operators keep on a failure: exactly
+    /// <paramref name="values"/>, in order, one at a time, then OnError with <paramref name="error"/> and nothing after.
+    /// </summary>
+    public async Task AssertFailedAfterAsync(IEnumerable<T> values, Exception error)
+    {
+        await Terminated.DefaultTimeout();
+
+        Assert.Equal(values, Values);
+        Assert.Same(error, Error);
+        Assert.False(Completed);
+        Assert.Equal(0, GrammarViolations);
+    }
+
     public void OnNext(T value)
     {
         if (Interlocked.Increment(ref _inOnNext) != 1 || _done)

@@ -1,5 +1,3 @@
-using Concurrency.Messaging.Logs;
-
 namespace Concurrency.Messaging.Tests.Logs;
 
 /// <summary>What the asynchronous wrapper adds to the contract: appends that return at once, complete when durable, fail loudly.</summary>

@@ -1,5 +1,3 @@
-using Concurrency.Messaging.Logs;
-
 namespace Concurrency.Messaging.Tests.Logs;
 
 /// <summary>The wrapper over a file log that fsyncs: each batch of queued appends shares one fsync.</summary>

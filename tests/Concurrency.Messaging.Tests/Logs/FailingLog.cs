@@ -1,5 +1,3 @@
-using Concurrency.Messaging.Logs;
-
 namespace Concurrency.Messaging.Tests.Logs;
 
 /// <summary>A log in memory whose batch appends throw an <see cref="IOException"/> once <see cref="Fail"/> was called: a disk gone bad.</summary>

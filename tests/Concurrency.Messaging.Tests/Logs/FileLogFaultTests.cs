@@ -1,5 +1,3 @@
-using Concurrency.Messaging.Logs;
-
 namespace Concurrency.Messaging.Tests.Logs;
 
 /// <summary>
@@ -26,8 +24,7 @@ public sealed class FileLogFaultTests : LogFolderTests
         Assert.Same(full, failed);
         AssertFaulted(log, full, count: 3);
         Assert.Equal(EndOf(3), new FileInfo(LogPath).Length); // the short write was cut back
-        log.Close();
-        AssertReopensWith(3);
+        CloseAndAssertFileLogHolds(log, 3);
     }
 
     [Fact]
@@ -42,8 +39,7 @@ public sealed class FileLogFaultTests : LogFolderTests
         Assert.Throws<IOException>(() => log.AppendBatch(batch));
 
         AssertFaulted(log, full, count: 2);
-        log.Close();
-        AssertReopensWith(2);
+        CloseAndAssertFileLogHolds(log, 2);
     }
 
     /// <summary>
@@ -75,8 +71,7 @@ public sealed class FileLogFaultTests : LogFolderTests
         await Task.WhenAll(held, waiting).DefaultTimeout();
 
         Assert.Equal(4, log.Count);
-        log.Close();
-        AssertReopensWith(4);
+        CloseAndAssertFileLogHolds(log, 4);
     }
 
     [Fact]
@@ -96,8 +91,7 @@ public sealed class FileLogFaultTests : LogFolderTests
         AssertFaulted(log, broken, count: 3);
         Assert.Equal(afterFault, storage.Flushes); // no append or flush after the fault reached the disk again
         Assert.Equal(EndOf(3), new FileInfo(LogPath).Length);
-        log.Close();
-        AssertReopensWith(3);
+        CloseAndAssertFileLogHolds(log, 3);
     }
 
     [Theory]
@@ -114,8 +108,7 @@ public sealed class FileLogFaultTests : LogFolderTests
 
         Assert.Same(broken, failed);
         AssertFaulted(log, broken, count: 3);
-        log.Close();
-        AssertReopensWith(3);
+        CloseAndAssertFileLogHolds(log, 3);
     }
 
     [Fact]
@@ -135,8 +128,7 @@ public sealed class FileLogFaultTests : LogFolderTests
         Assert.Throws<IOException>(() => log.Append(entry));
 
         AssertFaulted(log, full, count: 0);
-        log.Close();
-        AssertReopensWith(0);
+        CloseAndAssertFileLogHolds(log, 0);
     }
 
     [Fact]
@@ -150,8 +142,7 @@ public sealed class FileLogFaultTests : LogFolderTests
         Assert.Throws<IOException>(() => log.Append(LogEntries.Create(0, 3)));
 
         Assert.Equal(EndOf(3) + 7, new FileInfo(LogPath).Length);
-        log.Close();
-        AssertReopensWith(3);
+        CloseAndAssertFileLogHolds(log, 3);
     }
 
     [Fact]
@@ -169,7 +160,7 @@ public sealed class FileLogFaultTests : LogFolderTests
 
         Assert.Equal(writes, storage.Writes);
         Assert.Throws<ObjectDisposedException>(() => log.Count);
-        AssertReopensWith(3);
+        AssertFileLogHolds(3);
     }
 
     private static void AssertFaulted(FileLog log, IOException first, long count)
@@ -200,14 +191,11 @@ public sealed class FileLogFaultTests : LogFolderTests
         }
     }
 
-    private void AssertReopensWith(int count)
+    /// <summary>Closes <paramref name="log"/>, then asserts <see cref="LogFolderTests.AssertFileLogHolds"/>: what it kept is what the file holds.</summary>
+    private void CloseAndAssertFileLogHolds(FileLog log, int count)
     {
-        using var reopened = AppendLog.OpenFile(LogPath);
-        Assert.Equal(count, reopened.Count);
-        for (var i = 0; i < count; i++)
-        {
-            Assert.Equal((0, i), LogEntries.Read(reopened.Get(i)));
-        }
+        log.Close();
+        AssertFileLogHolds(count);
     }
 
     private FileLog Open(FileFlushPolicy policy, out TestLogStorage storage)

@@ -1,5 +1,3 @@
-using Concurrency.Messaging.Logs;
-
 namespace Concurrency.Messaging.Tests.Logs;
 
 /// <summary>
@@ -21,7 +19,7 @@ public sealed class FileLogHeaderRepairTests : LogFolderTests
         var bytes = (byte[])sound.Clone();
         bytes[at] ^= 0x04;
         File.WriteAllBytes(LogPath, bytes);
-        Assert.Throws<InvalidDataException>(Open);
+        Assert.Throws<InvalidDataException>(OpenFileLog);
 
         var repair = AppendLog.RepairFile(LogPath);
 
@@ -29,9 +27,7 @@ public sealed class FileLogHeaderRepairTests : LogFolderTests
         Assert.NotNull(repair.HeaderFile);
         Assert.Equal(bytes[..FileHeaderSize], File.ReadAllBytes(repair.HeaderFile));
         Assert.Equal(sound, File.ReadAllBytes(LogPath));
-        using var log = Open();
-        Assert.Equal(10, log.Count);
-        Assert.Equal(LogEntries.Create(0, 9), log.Get(9));
+        AssertFileLogHolds(10);
     }
 
     [Fact]
@@ -47,16 +43,5 @@ public sealed class FileLogHeaderRepairTests : LogFolderTests
 
         Assert.Equal(bytes, File.ReadAllBytes(LogPath));
         Assert.Single(Directory.GetFiles(Place));
-    }
-
-    private IFileAppendLog Open() => AppendLog.OpenFile(LogPath, new FileLogOptions { BufferSize = 4096 });
-
-    private void AppendAndClose(int count)
-    {
-        using var log = Open();
-        for (var i = 0; i < count; i++)
-        {
-            log.Append(LogEntries.Create(0, i));
-        }
     }
 }

@@ -1,6 +1,6 @@
 using System.Buffers.Binary;
 using System.Globalization;
-using Concurrency.Messaging.Logs;
+using System.Text;
 
 namespace Concurrency.Messaging.Tests.Logs;
 
@@ -32,13 +32,13 @@ public sealed class FileLogRecoveryTests : LogFolderTests
             file.SetLength(complete - 3);
         }
 
-        using var log = OpenLog();
+        using var log = OpenFileLog();
 
         Assert.Equal(9, log.Count);
         Assert.Equal(LogEntries.Create(0, 8), log.Get(8));
         Assert.Equal(9, log.Append(LogEntries.Create(1, 9)));
         log.Close();
-        using var reopened = OpenLog();
+        using var reopened = OpenFileLog();
         Assert.Equal(10, reopened.Count);
         Assert.Equal(LogEntries.Create(1, 9), reopened.Get(9));
     }
@@ -50,7 +50,7 @@ public sealed class FileLogRecoveryTests : LogFolderTests
         var complete = new FileInfo(LogPath).Length;
         File.AppendAllBytes(LogPath, [0xD3, 0x4C, 0x47, 0x9B, 5, 0, 0]);
 
-        using var log = OpenLog();
+        using var log = OpenFileLog();
 
         Assert.Equal(3, log.Count);
         Assert.Equal(complete, new FileInfo(LogPath).Length);
@@ -64,7 +64,7 @@ public sealed class FileLogRecoveryTests : LogFolderTests
         bytes[^2] ^= 0x40;
         File.WriteAllBytes(LogPath, bytes);
 
-        using var log = OpenLog();
+        using var log = OpenFileLog();
 
         Assert.Equal(9, log.Count);
     }
@@ -76,7 +76,7 @@ public sealed class FileLogRecoveryTests : LogFolderTests
         var complete = new FileInfo(LogPath).Length;
         File.AppendAllBytes(LogPath, new byte[64]);
 
-        using var log = OpenLog();
+        using var log = OpenFileLog();
 
         Assert.Equal(2, log.Count);
         Assert.Equal(complete, new FileInfo(LogPath).Length);
@@ -89,13 +89,13 @@ public sealed class FileLogRecoveryTests : LogFolderTests
     [InlineData(0x10, 0)]                    // a flipped bit in its marker
     public void OpenFile_BadRecordWithValidRecordsAfterIt_RefusesAndChangesNothing(byte flip, int at)
     {
-        AppendAndClose(1_000, sameSize: true);
+        AppendAndClose(1_000, SameSizeEntry);
         var bytes = File.ReadAllBytes(LogPath);
         var eleventh = FileHeaderSize + (10 * SameSizeRecord);
         bytes[eleventh + at] ^= flip;
         File.WriteAllBytes(LogPath, bytes);
 
-        var refused = Assert.Throws<LogCorruptedException>(OpenLog);
+        var refused = Assert.Throws<LogCorruptedException>(OpenFileLog);
 
         Assert.Equal(LogPath, refused.FilePath);
         Assert.Equal(eleventh, refused.Offset);
@@ -109,7 +109,7 @@ public sealed class FileLogRecoveryTests : LogFolderTests
     [Fact]
     public void RepairFile_CorruptionInTheMiddle_CutsThereKeepingTheCutBytesInASideFile()
     {
-        AppendAndClose(1_000, sameSize: true);
+        AppendAndClose(1_000, SameSizeEntry);
         var bytes = File.ReadAllBytes(LogPath);
         var eleventh = FileHeaderSize + (10 * SameSizeRecord);
         bytes[eleventh + RecordHeaderSize + 3] ^= 0x40;
@@ -121,7 +121,7 @@ public sealed class FileLogRecoveryTests : LogFolderTests
         Assert.Equal(989, repair.RecordsCut);
         Assert.Equal(bytes.Length - eleventh, repair.BytesCut);
         Assert.Equal(bytes[eleventh..], File.ReadAllBytes(repair.CutFile!));
-        using var log = OpenLog();
+        using var log = OpenFileLog();
         Assert.Equal(10, log.Count);
         Assert.Equal(SameSizeEntry(9), log.Get(9));
         Assert.Equal(10, log.Append(SameSizeEntry(10)));
@@ -152,12 +152,8 @@ public sealed class FileLogRecoveryTests : LogFolderTests
     public void OpenFile_TextFile_RefusesAndChangesNothing()
     {
         var text = string.Concat(Enumerable.Repeat("a user's notes, opened as a log by mistake\n", 25));
-        File.WriteAllText(LogPath, text);
 
-        var refused = Assert.Throws<InvalidDataException>(OpenLog);
-
-        Assert.Contains("not a file log", refused.Message, StringComparison.Ordinal);
-        Assert.Equal(text, File.ReadAllText(LogPath));
+        AssertOpenRefusesAndChangesNothing(Encoding.UTF8.GetBytes(text), "not a file log");
     }
 
     [Fact]
@@ -166,12 +162,8 @@ public sealed class FileLogRecoveryTests : LogFolderTests
         AppendAndClose(5);
         var bytes = File.ReadAllBytes(LogPath);
         bytes[9] ^= 0x02; // the format version's bytes; the header's checksum no longer agrees
-        File.WriteAllBytes(LogPath, bytes);
 
-        var refused = Assert.Throws<InvalidDataException>(OpenLog);
-
-        Assert.Contains("checksum", refused.Message, StringComparison.Ordinal);
-        Assert.Equal(bytes, File.ReadAllBytes(LogPath));
+        AssertOpenRefusesAndChangesNothing(bytes, "checksum");
     }
 
     [Fact]
@@ -182,7 +174,7 @@ public sealed class FileLogRecoveryTests : LogFolderTests
         Assert.Equal(FileHeaderSize, header.Length);
         File.WriteAllBytes(LogPath, header[..5]);
 
-        using (var log = OpenLog())
+        using (var log = OpenFileLog())
         {
             Assert.Equal(0, log.Count);
         }
@@ -194,21 +186,12 @@ public sealed class FileLogRecoveryTests : LogFolderTests
     public void OpenFile_FormatZeroLog_RefusesNamingTheUpgrade_ThenUpgradeFileConvertsIt()
     {
         var legacy = LogEntries.FormatZeroLog(20);
-        File.WriteAllBytes(LogPath, legacy);
-
-        var refused = Assert.Throws<InvalidDataException>(OpenLog);
-        Assert.Contains("AppendLog.UpgradeFile", refused.Message, StringComparison.Ordinal);
-        Assert.Equal(legacy, File.ReadAllBytes(LogPath));
+        AssertOpenRefusesAndChangesNothing(legacy, "AppendLog.UpgradeFile");
 
         Assert.Equal(new FileLogRepair(20, 0, 0, null), AppendLog.UpgradeFile(LogPath));
 
         Assert.Equal(legacy, File.ReadAllBytes(LogPath + ".v0"));
-        using var log = OpenLog();
-        Assert.Equal(20, log.Count);
-        for (var i = 0; i < 20; i++)
-        {
-            Assert.Equal(LogEntries.Create(0, i), log.Get(i));
-        }
+        AssertFileLogHolds(20);
     }
 
     [Fact]
@@ -225,7 +208,7 @@ public sealed class FileLogRecoveryTests : LogFolderTests
         Assert.Equal(torn.Length - lastRecord, upgrade.BytesCut);
         Assert.Equal(torn[lastRecord..], File.ReadAllBytes(upgrade.CutFile!));
         Assert.Equal(torn, File.ReadAllBytes(LogPath + ".v0"));
-        using var log = OpenLog();
+        using var log = OpenFileLog();
         Assert.Equal(19, log.Count);
     }
 
@@ -244,9 +227,9 @@ public sealed class FileLogRecoveryTests : LogFolderTests
     [Fact]
     public void OpenFile_SameFileTwiceInOneProcess_SecondIsRefused()
     {
-        using var first = OpenLog();
+        using var first = OpenFileLog();
 
-        var refused = Assert.Throws<IOException>(OpenLog);
+        var refused = Assert.Throws<IOException>(OpenFileLog);
 
         Assert.Contains("open in another log", refused.Message, StringComparison.Ordinal);
         first.Append(LogEntries.Create(0, 0));
@@ -256,7 +239,7 @@ public sealed class FileLogRecoveryTests : LogFolderTests
     [Fact]
     public async Task OpenFile_FileOpenInAnotherProcess_IsRefusedThere()
     {
-        using (var held = OpenLog())
+        using (var held = OpenFileLog())
         {
             held.Append(LogEntries.Create(0, 0));
             var (exitCode, output, errors) = await CrashProbeProcess.RunAsync("open", LogPath);
@@ -274,7 +257,7 @@ public sealed class FileLogRecoveryTests : LogFolderTests
     public void Append_EntryLargerThanTheBuffer_WrittenOnItsOwnAndReadBack()
     {
         var large = Enumerable.Range(0, 10_000).Select(i => (byte)i).ToArray();
-        using (var log = OpenLog())
+        using (var log = OpenFileLog())
         {
             log.Append(LogEntries.Create(0, 0));
             Assert.Equal(1, log.Append(large));
@@ -282,7 +265,7 @@ public sealed class FileLogRecoveryTests : LogFolderTests
             Assert.Equal(large, log.Get(1));
         }
 
-        using var reopened = OpenLog();
+        using var reopened = OpenFileLog();
         Assert.Equal(3, reopened.Count);
         Assert.Equal(large, reopened.Get(1));
         Assert.Equal(LogEntries.Create(0, 2), reopened.Get(2));
@@ -324,20 +307,18 @@ public sealed class FileLogRecoveryTests : LogFolderTests
         var middle = (byte[])killed.Clone();
         middle[FileHeaderSize + (promised / 2 * ProbeRecordSize) + RecordHeaderSize] ^= 0x08;
         File.WriteAllBytes(LogPath, middle);
-        var refused = Assert.Throws<LogCorruptedException>(OpenLog);
+        var refused = Assert.Throws<LogCorruptedException>(OpenFileLog);
         Assert.Equal(promised - (promised / 2) - 1, refused.RecordsAfter);
 
         var header = (byte[])killed.Clone();
         header[1] ^= 0x08;
-        File.WriteAllBytes(LogPath, header);
-        Assert.Throws<InvalidDataException>(OpenLog);
-        Assert.Equal(header, File.ReadAllBytes(LogPath));
+        AssertOpenRefusesAndChangesNothing(header);
     }
 
     // The crash probe's entries (its index, then 8 bytes of 0xA5), each checked; returns how many the log holds.
     private long CheckProbeEntries()
     {
-        using var log = OpenLog();
+        using var log = OpenFileLog();
         for (var i = 0; i < log.Count; i++)
         {
             var entry = log.Get(i);
@@ -358,14 +339,21 @@ public sealed class FileLogRecoveryTests : LogFolderTests
         return entry;
     }
 
-    private IAppendLog OpenLog() => AppendLog.OpenFile(LogPath, new FileLogOptions { BufferSize = 4096 });
-
-    private void AppendAndClose(int count, bool sameSize = false)
+    /// <summary>
+    /// Writes <paramref name="file"/> as the log's file: open refuses it (saying <paramref name="why"/>, where given) and
+    /// leaves it byte for byte as written.
+    /// </summary>
+    private void AssertOpenRefusesAndChangesNothing(byte[] file, string? why = null)
     {
-        using var log = OpenLog();
-        for (var i = 0; i < count; i++)
+        File.WriteAllBytes(LogPath, file);
+
+        var refused = Assert.Throws<InvalidDataException>(OpenFileLog);
+
+        if (why is not null)
         {
-            log.Append(sameSize ? SameSizeEntry(i) : LogEntries.Create(0, i));
+            Assert.Contains(why, refused.Message, StringComparison.Ordinal);
         }
+
+        Assert.Equal(file, File.ReadAllBytes(LogPath));
     }
 }

@@ -1,5 +1,3 @@
-using Concurrency.Messaging.Logs;
-
 namespace Concurrency.Messaging.Tests.Logs;
 
 /// <summary>An in-memory log whose batch appends wait at a gate the test opens, so a test can act while the writer is busy.</summary>

@@ -1,5 +1,3 @@
-using Concurrency.Messaging.Logs;
-
 namespace Concurrency.Messaging.Tests.Logs;
 
 public sealed class InMemoryAppendLogTests : AppendLogContractTests

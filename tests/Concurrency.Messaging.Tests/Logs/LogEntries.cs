@@ -1,5 +1,4 @@
 using System.Buffers.Binary;
-using Concurrency.Messaging.Logs;
 
 namespace Concurrency.Messaging.Tests.Logs;
 

@@ -1,4 +1,3 @@
-using Concurrency.Messaging.Logs;
 using Concurrency.Messaging.RocksDb;
 
 namespace Concurrency.Messaging.Tests.Logs;

@@ -1,6 +1,5 @@
 using System.Diagnostics;
 using System.Threading.Tasks.Sources;
-using Concurrency.Messaging.Pipes;
 
 namespace Concurrency.Messaging.Tests.Pipes;
 

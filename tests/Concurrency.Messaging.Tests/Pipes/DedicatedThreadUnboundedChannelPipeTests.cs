@@ -1,5 +1,3 @@
-using Concurrency.Messaging.Pipes;
-
 namespace Concurrency.Messaging.Tests.Pipes;
 
 /// <summary>An unbounded channel read by a dedicated thread that blocks on the channel's wait (the pooled async loop is the default).</summary>

@@ -93,6 +93,13 @@ internal sealed class DeliveryLog
         Assert.Equal(ExpectedChecksum(producers, perProducer), Checksum);
     }
 
+    /// <summary>Asserts <see cref="AssertExactlyOnce"/> and that each producer's messages were handled in the order it posted them.</summary>
+    public void AssertExactlyOnceInOrder(int producers, int perProducer)
+    {
+        AssertExactlyOnce(producers, perProducer);
+        Assert.Equal(0, OutOfOrder);
+    }
+
     /// <summary>Merges the bitmaps of work-sharing consumers: together they must have seen every id exactly once.</summary>
     public static void AssertExactlyOnceAcross(IReadOnlyList<DeliveryLog> logs, int producers, int perProducer)
     {

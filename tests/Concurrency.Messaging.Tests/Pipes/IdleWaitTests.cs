@@ -1,5 +1,3 @@
-using Concurrency.Messaging.Internal;
-
 namespace Concurrency.Messaging.Tests.Pipes;
 
 /// <summary>What a wait learns for the next one: start with a yield once one look was not enough (see <see cref="IdleWait"/>).</summary>

@@ -1,5 +1,3 @@
-using Concurrency.Messaging.Pipes;
-
 namespace Concurrency.Messaging.Tests.Pipes;
 
 public sealed class ObserveOnEventLoopPipeTests : PipeContractTests
@@ -7,6 +5,4 @@ public sealed class ObserveOnEventLoopPipeTests : PipeContractTests
     protected override PipeKind Kind => PipeKind.ObserveOn;
 
     protected override PipeOptions BaseOptions => new() { Scheduler = PipeScheduler.EventLoop };
-
-    protected override bool AllowsWorkSharing => false;
 }

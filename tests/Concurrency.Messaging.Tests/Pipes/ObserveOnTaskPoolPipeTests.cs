@@ -1,10 +1,6 @@
-using Concurrency.Messaging.Pipes;
-
 namespace Concurrency.Messaging.Tests.Pipes;
 
 public sealed class ObserveOnTaskPoolPipeTests : PipeContractTests
 {
     protected override PipeKind Kind => PipeKind.ObserveOn;
-
-    protected override bool AllowsWorkSharing => false;
 }

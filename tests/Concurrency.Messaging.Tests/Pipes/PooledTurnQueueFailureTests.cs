@@ -1,7 +1,6 @@
 using System.Collections;
 using System.Collections.Concurrent;
 using System.Reflection;
-using Concurrency.Messaging.Pipes;
 
 namespace Concurrency.Messaging.Tests.Pipes;
 

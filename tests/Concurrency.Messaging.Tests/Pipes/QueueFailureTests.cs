@@ -1,5 +1,4 @@
 using System.Threading.Channels;
-using Concurrency.Messaging.Pipes;
 
 namespace Concurrency.Messaging.Tests.Pipes;
 

@@ -1,5 +1,3 @@
-using Concurrency.Messaging.Pipes;
-
 namespace Concurrency.Messaging.Tests.Pipes;
 
 public sealed class RingPipeTests : PipeContractTests
@@ -7,6 +5,4 @@ public sealed class RingPipeTests : PipeContractTests
     protected override PipeKind Kind => PipeKind.Ring;
 
     protected override PipeOptions BaseOptions => new() { Capacity = 64 };
-
-    protected override bool AllowsManyProducers => false;
 }

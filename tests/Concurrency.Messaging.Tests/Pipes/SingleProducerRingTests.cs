@@ -1,5 +1,3 @@
-using Concurrency.Messaging.Pipes;
-
 namespace Concurrency.Messaging.Tests.Pipes;
 
 /// <summary>The ring's room, step by step: the producer's cached head is refreshed only when the ring looks full.</summary>

@@ -1,5 +1,3 @@
-using Concurrency.Messaging.Pipes;
-
 namespace Concurrency.Messaging.Tests.Pipes;
 
 /// <summary>A bounded BlockingCollection under the pooled runner: consumers on the pool free the room producers wait for.</summary>

@@ -1,5 +1,3 @@
-using Concurrency.Messaging.Pipes;
-
 namespace Concurrency.Messaging.Tests.Pipes;
 
 /// <summary>Rx ObserveOn without its long-running thread: Rx drains in pool work items.</summary>
@@ -8,6 +6,4 @@ public sealed class ThreadPoolObserveOnPipeTests : PipeContractTests
     protected override PipeKind Kind => PipeKind.ObserveOn;
 
     protected override PipeOptions BaseOptions => new() { Runner = PipeRunner.ThreadPool };
-
-    protected override bool AllowsWorkSharing => false;
 }

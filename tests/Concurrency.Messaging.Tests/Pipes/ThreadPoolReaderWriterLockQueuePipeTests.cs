@@ -1,5 +1,3 @@
-using Concurrency.Messaging.Pipes;
-
 namespace Concurrency.Messaging.Tests.Pipes;
 
 /// <summary>The 2011 queue under the pooled runner, with a budget small enough that turns end with messages left.</summary>

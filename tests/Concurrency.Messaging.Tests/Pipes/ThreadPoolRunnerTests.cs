@@ -1,5 +1,4 @@
 using System.Diagnostics;
-using Concurrency.Messaging.Pipes;
 
 namespace Concurrency.Messaging.Tests.Pipes;
 
@@ -52,8 +51,7 @@ public sealed class ThreadPoolRunnerTests
         pipe.Complete();
         await pipe.Completion.DefaultTimeout();
 
-        log.AssertExactlyOnce(1, 1_000);
-        Assert.Equal(0, log.OutOfOrder);
+        log.AssertExactlyOnceInOrder(1, 1_000);
     }
 
     public static TheoryData<PipeKind, PipeDistribution, int> IdleCases => new()

@@ -1,4 +1,3 @@
-using Concurrency.Messaging.Pipes;
 using Concurrency.Messaging.Tests.Pipes;
 
 namespace Concurrency.Messaging.Tests.Races;

@@ -1,5 +1,3 @@
-using Concurrency.Messaging.Pipes;
-
 namespace Concurrency.Messaging.Tests.Races;
 
 /// <summary>
@@ -14,28 +12,9 @@ public sealed class GateTests
     [InlineData("Ring-4")]
     public async Task TryPost_WhileAnotherThreadsPostWaitsForRoom_AnswersAtOnce(string name)
     {
-        var (kind, options) = RaceKinds.Parse(name);
-        using var release = new ManualResetEventSlim(false);
-        using var holding = new CountdownEvent(2);
-        void Hold(long message)
-        {
-            if (message == 0)
-            {
-                holding.Signal();
-                Assert.True(release.Wait(TestTimeouts.Default));
-            }
-        }
-
-        await using var pipe = Pipe.Create<long>(kind, [Hold, Hold], options);
-
         // Hold both consumers inside their first message, so every lane fills alike, then fill them.
-        pipe.Post(0, TestContext.Current.CancellationToken);
-        Assert.True(holding.Wait(TestTimeouts.Default, TestContext.Current.CancellationToken));
-        var next = 1L;
-        while (pipe.TryPost(next))
-        {
-            next++;
-        }
+        await using var held = await HeldFullPipe.FillAsync(name);
+        var (kind, pipe) = (held.Kind, held.Pipe);
 
         // Returns once the Post is parked waiting for room, so the TryPost below really runs beside a waiting Post.
         var waiting = await BlockedThread.StartAsync(() => pipe.Post(-1, TestContext.Current.CancellationToken));
@@ -59,7 +38,7 @@ public sealed class GateTests
         Assert.False(await tryPost.DefaultTimeout(), "TryPost accepted a message while the pipe was full");
         Assert.False(waiting.IsCompleted, $"the waiting Post finished early: {waiting.Status} {waiting.Exception?.InnerException}");
 
-        release.Set();
+        held.Release();
         await waiting.DefaultTimeout();
     }
 }

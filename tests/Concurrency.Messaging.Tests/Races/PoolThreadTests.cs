@@ -1,5 +1,3 @@
-using Concurrency.Messaging.Pipes;
-
 namespace Concurrency.Messaging.Tests.Races;
 
 /// <summary>
@@ -19,29 +17,8 @@ public sealed class PoolThreadTests
     [InlineData("Channel-4")]
     public async Task PostAsync_ManyWaitingOnFullBroadcast_HoldNoPoolThreads(string name)
     {
-        var (kind, options) = RaceKinds.Parse(name);
-        using var release = new ManualResetEventSlim(false);
-        using var holding = new CountdownEvent(2);
-        var handled = 0L;
-        void Hold(long message)
-        {
-            if (message == 0)
-            {
-                holding.Signal();
-                Assert.True(release.Wait(TestTimeouts.Default));
-            }
-
-            Interlocked.Increment(ref handled);
-        }
-
-        await using var pipe = Pipe.Create<long>(kind, [Hold, Hold], options);
-        pipe.Post(0, TestContext.Current.CancellationToken);
-        Assert.True(holding.Wait(TestTimeouts.Default, TestContext.Current.CancellationToken));
-        var next = 1L;
-        while (pipe.TryPost(next))
-        {
-            next++;
-        }
+        await using var held = await HeldFullPipe.FillAsync(name);
+        var (pipe, next) = (held.Pipe, held.Next);
 
         var waiting = Enumerable.Range(0, WaitingPosts)
             .Select(i => pipe.PostAsync(next + i, TestContext.Current.CancellationToken).AsTask())
@@ -52,12 +29,12 @@ public sealed class PoolThreadTests
         ThreadPool.UnsafeQueueUserWorkItem(static ran => ran.Set(), ran, preferLocal: false);
         var poolResponsive = ran.Wait(PoolItemRunsWithin, TestContext.Current.CancellationToken);
 
-        release.Set();
+        held.Release();
         await Task.WhenAll(waiting).DefaultTimeout();
         pipe.Complete();
         await pipe.Completion.DefaultTimeout();
 
         Assert.True(poolResponsive, $"a thread-pool work item waited more than {PoolItemRunsWithin.TotalSeconds:0} s behind {WaitingPosts} waiting posts");
-        Assert.Equal(2 * (next + WaitingPosts), Interlocked.Read(ref handled));
+        Assert.Equal(2 * (next + WaitingPosts), held.Handled);
     }
 }

@@ -1,6 +1,4 @@
 using System.Reactive.Subjects;
-using Concurrency.Messaging.Linq;
-using Concurrency.Messaging.Pipes;
 
 namespace Concurrency.Messaging.Tests.Races;
 

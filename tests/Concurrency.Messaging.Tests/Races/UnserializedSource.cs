@@ -1,6 +1,4 @@
 using System.Reactive.Subjects;
-using Concurrency.Messaging.Linq;
-using Concurrency.Messaging.Pipes;
 using Concurrency.Messaging.Tests.Pipes;
 
 namespace Concurrency.Messaging.Tests.Races;
@@ -38,8 +36,7 @@ internal static class UnserializedSource
         subject.OnCompleted();
         await completed.Task.WaitAsync(budget, TestContext.Current.CancellationToken);
 
-        log.AssertExactlyOnce(2, perProducer);
-        Assert.Equal(0, log.OutOfOrder);
+        log.AssertExactlyOnceInOrder(2, perProducer);
     }
 
     private static IObservable<long> Apply(IObservable<long> source, string name) => name switch

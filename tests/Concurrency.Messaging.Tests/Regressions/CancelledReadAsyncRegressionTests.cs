@@ -1,6 +1,5 @@
 using System.Diagnostics;
 using System.Threading.Channels;
-using Concurrency.Messaging.Pipes;
 
 namespace Concurrency.Messaging.Tests.Regressions;
 

@@ -1,6 +1,5 @@
 using System.Diagnostics;
 using System.Threading.Channels;
-using Concurrency.Messaging.Pipes;
 
 namespace Concurrency.Messaging.Tests.Regressions;
 
@@ -318,89 +317,47 @@ public sealed class ParkedReaderContentionRegressionTests
     /// </summary>
     private static async Task RunPacedPipeAsync(int perProducer, TimeSpan budget)
     {
-        var ledger = new IdLedger(Writers * perProducer);
         var handled = new TaskCompletionSource?[Writers];
-        var lastSeen = Enumerable.Repeat(-1, Writers).ToArray();
-        var outOfOrder = 0;
         var maxRoundTripTicks = 0L;
         var slowRoundTrips = 0L;
         var posted = 0L;
-        var pipe = Pipe.Create<int>(
-            PipeKind.Channel,
-            id =>
-            {
-                var producer = id / perProducer;
-                if (id % perProducer <= lastSeen[producer])
-                {
-                    Interlocked.Increment(ref outOfOrder);
-                }
+        var run = new PipeRun(perProducer, IssueCapacity, producer => Volatile.Read(ref handled[producer])?.TrySetResult());
 
-                lastSeen[producer] = id % perProducer;
-                ledger.Record(id);
-                Volatile.Read(ref handled[producer])?.TrySetResult();
-            },
-            new PipeOptions { Capacity = IssueCapacity, Producers = Writers });
-
-        var clock = Stopwatch.StartNew();
-        try
+        await run.RunAsync(budget, StallTimeout, async (p, seq, random) =>
         {
-            using (new CpuContention(Environment.ProcessorCount))
+            await Pace(random);
+            var id = run.Id(p, seq);
+            var done = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+            Volatile.Write(ref handled[p], done);
+            run.Ledger.Issue(id);
+            var start = Stopwatch.GetTimestamp();
+            await run.PipeUnderTest.PostAsync(id, TestContext.Current.CancellationToken);
+            Interlocked.Increment(ref posted);
+            try
             {
-                await Task.WhenAll(Enumerable.Range(0, Writers).Select(p => Task.Run(async () =>
-                {
-                    var random = new Random(131141 + p);
-                    for (var seq = 0; seq < perProducer && clock.Elapsed < budget; seq++)
-                    {
-                        await Pace(random);
-                        var id = p * perProducer + seq;
-                        var done = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-                        Volatile.Write(ref handled[p], done);
-                        ledger.Issue(id);
-                        var start = Stopwatch.GetTimestamp();
-                        await pipe.PostAsync(id, TestContext.Current.CancellationToken);
-                        Interlocked.Increment(ref posted);
-                        try
-                        {
-                            await done.Task.WaitAsync(StallTimeout, TestContext.Current.CancellationToken);
-                        }
-                        catch (TimeoutException)
-                        {
-                            Assert.Fail($"producer {p}'s message {seq} was not handled within {StallTimeout.TotalSeconds} s: a stranded consumer");
-                        }
-
-                        var roundTrip = Stopwatch.GetTimestamp() - start;
-                        if (roundTrip > Stopwatch.Frequency / 20)
-                        {
-                            Interlocked.Increment(ref slowRoundTrips); // over 50 ms: scheduling under contention, or a watchdog rescue
-                        }
-
-                        long seen;
-                        while (roundTrip > (seen = Interlocked.Read(ref maxRoundTripTicks))
-                               && Interlocked.CompareExchange(ref maxRoundTripTicks, roundTrip, seen) != seen)
-                        {
-                        }
-                    }
-                }))).WaitAsync(budget + StallTimeout + TestTimeouts.Default, TestContext.Current.CancellationToken);
+                await done.Task.WaitAsync(StallTimeout, TestContext.Current.CancellationToken);
             }
-        }
-        finally
-        {
-            pipe.TryComplete();
-        }
+            catch (TimeoutException)
+            {
+                Assert.Fail($"producer {p}'s message {seq} was not handled within {StallTimeout.TotalSeconds} s: a stranded consumer");
+            }
 
-        await pipe.Completion.DefaultTimeout();
-        var audit = ledger.Audit();
+            var roundTrip = Stopwatch.GetTimestamp() - start;
+            if (roundTrip > Stopwatch.Frequency / 20)
+            {
+                Interlocked.Increment(ref slowRoundTrips); // over 50 ms: scheduling under contention, or a watchdog rescue
+            }
+
+            InterlockedMax.Raise(ref maxRoundTripTicks, roundTrip);
+        });
+
+        var audit = run.Ledger.Audit();
         Measurement.Record(
             $"channel pipe, 10 paced producers / 1 consumer, bounded({IssueCapacity}), contended: {audit}; "
-            + $"{posted:N0} round trips in {clock.Elapsed.TotalSeconds:F1} s, {slowRoundTrips} over 50 ms, "
+            + $"{posted:N0} round trips in {run.Clock.Elapsed.TotalSeconds:F1} s, {slowRoundTrips} over 50 ms, "
             + $"slowest {Stopwatch.GetElapsedTime(0, maxRoundTripTicks).TotalMilliseconds:F1} ms");
 
-        Assert.True(posted > 0, "nothing was posted");
-        Assert.True(audit.ExactlyOnce, audit.ToString());
-        Assert.Equal(posted, audit.Issued);
-        Assert.Equal(0, outOfOrder);
-        Assert.Equal(0, pipe.DroppedCount);
-        Assert.Equal(0, pipe.UnhandledCount);
+        run.AssertAcceptedHandledOnceInOrder(audit, posted);
     }
 
     /// <summary>
@@ -411,70 +368,117 @@ public sealed class ParkedReaderContentionRegressionTests
     /// </summary>
     private static async Task RunCancelledPostsAsync(int perProducer, TimeSpan budget)
     {
-        var ledger = new IdLedger(Writers * perProducer);
-        var lastSeen = Enumerable.Repeat(-1, Writers).ToArray();
-        var outOfOrder = 0;
         long accepted = 0, cancelled = 0;
-        var pipe = Pipe.Create<int>(
-            PipeKind.Channel,
-            id =>
-            {
-                var producer = id / perProducer;
-                if (id % perProducer <= lastSeen[producer])
-                {
-                    Interlocked.Increment(ref outOfOrder);
-                }
+        var run = new PipeRun(perProducer, capacity: 2, _ => Thread.SpinWait(50)); // a consumer a little slower than ten producers, so the pipe stays full
 
-                lastSeen[producer] = id % perProducer;
-                ledger.Record(id);
-                Thread.SpinWait(50); // a consumer a little slower than ten producers, so the pipe stays full
-            },
-            new PipeOptions { Capacity = 2, Producers = Writers });
-
-        var clock = Stopwatch.StartNew();
-        try
+        await run.RunAsync(budget, TimeSpan.Zero, async (p, seq, random) =>
         {
-            using (new CpuContention(Environment.ProcessorCount))
+            var id = run.Id(p, seq);
+            using var expiry = new CancellationTokenSource();
+            expiry.CancelAfter(TimeSpan.FromMilliseconds(random.Next(1, 3)));
+            try
             {
-                await Task.WhenAll(Enumerable.Range(0, Writers).Select(p => Task.Run(async () =>
-                {
-                    var random = new Random(131141 + p);
-                    for (var seq = 0; seq < perProducer && clock.Elapsed < budget; seq++)
-                    {
-                        var id = p * perProducer + seq;
-                        using var expiry = new CancellationTokenSource();
-                        expiry.CancelAfter(TimeSpan.FromMilliseconds(random.Next(1, 3)));
-                        try
-                        {
-                            await pipe.PostAsync(id, expiry.Token).AsTask().WaitAsync(TestTimeouts.Default, TestContext.Current.CancellationToken);
-                            ledger.Issue(id);
-                            Interlocked.Increment(ref accepted);
-                        }
-                        catch (OperationCanceledException) when (expiry.IsCancellationRequested)
-                        {
-                            Interlocked.Increment(ref cancelled); // not accepted: must never be handled
-                        }
-                    }
-                }))).WaitAsync(budget + TestTimeouts.Default, TestContext.Current.CancellationToken);
+                await run.PipeUnderTest.PostAsync(id, expiry.Token).AsTask().WaitAsync(TestTimeouts.Default, TestContext.Current.CancellationToken);
+                run.Ledger.Issue(id);
+                Interlocked.Increment(ref accepted);
             }
-        }
-        finally
-        {
-            pipe.TryComplete();
-        }
+            catch (OperationCanceledException) when (expiry.IsCancellationRequested)
+            {
+                Interlocked.Increment(ref cancelled); // not accepted: must never be handled
+            }
+        });
 
-        await pipe.Completion.DefaultTimeout();
-        var audit = ledger.Audit();
+        var audit = run.Ledger.Audit();
         Measurement.Record(
             $"channel pipe, 10 producers with expiring posts / 1 consumer, bounded(2), contended: {accepted:N0} accepted, "
-            + $"{cancelled:N0} cancelled in {clock.Elapsed.TotalSeconds:F1} s; {audit}");
+            + $"{cancelled:N0} cancelled in {run.Clock.Elapsed.TotalSeconds:F1} s; {audit}");
 
-        Assert.True(accepted > 0, "no post was accepted");
-        Assert.True(audit.ExactlyOnce, $"{audit} (a 'never sent but received' id is a cancelled post that was handled)");
-        Assert.Equal(accepted, audit.Issued);
-        Assert.Equal(0, outOfOrder);
-        Assert.Equal(0, pipe.DroppedCount);
-        Assert.Equal(0, pipe.UnhandledCount);
+        run.AssertAcceptedHandledOnceInOrder(audit, accepted, " (a 'never sent but received' id is a cancelled post that was handled)");
+    }
+
+    /// <summary>
+    /// What both pipe runs share: a channel pipe for ten producers whose one consumer checks each producer's order and checks
+    /// every id off in a ledger; the producers on busy cores, each posting its own ids in order until it has posted them all
+    /// or the budget is spent; the pipe completed and awaited; and the checks on what it handled.
+    /// </summary>
+    private sealed class PipeRun
+    {
+        private readonly int _perProducer;
+        private readonly int[] _lastSeen = Enumerable.Repeat(-1, Writers).ToArray(); // written by the pipe's one consumer only
+        private int _outOfOrder; // Interlocked
+
+        /// <param name="afterHandled">Called by the consumer with the producer of each message it handled.</param>
+        public PipeRun(int perProducer, int capacity, Action<int> afterHandled)
+        {
+            _perProducer = perProducer;
+            Ledger = new IdLedger(Writers * perProducer);
+            PipeUnderTest = Pipe.Create<int>(
+                PipeKind.Channel,
+                id =>
+                {
+                    var producer = id / perProducer;
+                    if (id % perProducer <= _lastSeen[producer])
+                    {
+                        Interlocked.Increment(ref _outOfOrder);
+                    }
+
+                    _lastSeen[producer] = id % perProducer;
+                    Ledger.Record(id);
+                    afterHandled(producer);
+                },
+                new PipeOptions { Capacity = capacity, Producers = Writers });
+        }
+
+        public IdLedger Ledger { get; }
+
+        public IPipe<int> PipeUnderTest { get; }
+
+        /// <summary>Gets the time since <see cref="RunAsync"/> started the producers.</summary>
+        public Stopwatch Clock { get; } = new();
+
+        /// <summary>The id of producer <paramref name="producer"/>'s message number <paramref name="seq"/>: producer-major, so the consumer can tell whose it is.</summary>
+        public int Id(int producer, int seq) => producer * _perProducer + seq;
+
+        /// <summary>
+        /// Runs <paramref name="post"/> (producer, message number, the producer's random) for each producer's messages in
+        /// order, on cores kept busy, bounded by the budget plus <paramref name="postBound"/>, the longest one post may take
+        /// beyond the default bound; then completes the pipe and waits (bounded) until it has handled what it took.
+        /// </summary>
+        public async Task RunAsync(TimeSpan budget, TimeSpan postBound, Func<int, int, Random, Task> post)
+        {
+            Clock.Start();
+            try
+            {
+                using (new CpuContention(Environment.ProcessorCount))
+                {
+                    await Task.WhenAll(Enumerable.Range(0, Writers).Select(p => Task.Run(async () =>
+                    {
+                        var random = new Random(131141 + p);
+                        for (var seq = 0; seq < _perProducer && Clock.Elapsed < budget; seq++)
+                        {
+                            await post(p, seq, random);
+                        }
+                    }))).WaitAsync(budget + postBound + TestTimeouts.Default, TestContext.Current.CancellationToken);
+                }
+            }
+            finally
+            {
+                PipeUnderTest.TryComplete();
+            }
+
+            await PipeUnderTest.Completion.DefaultTimeout();
+        }
+
+        /// <summary>Every accepted post handled exactly once, in its producer's order, nothing else handled, dropped or failed.</summary>
+        public void AssertAcceptedHandledOnceInOrder(LedgerAudit audit, long accepted, string? note = null)
+        {
+            Assert.True(accepted > 0, "no post was accepted");
+            Assert.True(audit.ExactlyOnce, $"{audit}{note}");
+            Assert.Equal(accepted, audit.Issued);
+            Assert.Equal(0, Volatile.Read(ref _outOfOrder));
+            Assert.Equal(0, PipeUnderTest.DroppedCount);
+            Assert.Equal(0, PipeUnderTest.UnhandledCount);
+        }
     }
 
     private sealed class Entry(int id)

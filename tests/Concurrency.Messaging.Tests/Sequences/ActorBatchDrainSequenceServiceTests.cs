@@ -1,5 +1,3 @@
-using Concurrency.Messaging.Actors;
-
 namespace Concurrency.Messaging.Tests.Sequences;
 
 public sealed class ActorBatchDrainSequenceServiceTests : ActorSequenceServiceTests

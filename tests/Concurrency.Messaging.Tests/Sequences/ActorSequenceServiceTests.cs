@@ -1,6 +1,3 @@
-using Concurrency.Messaging.Actors;
-using Concurrency.Messaging.Sequences;
-
 namespace Concurrency.Messaging.Tests.Sequences;
 
 /// <summary>The contract for the Actor kind, plus what owning an actor adds: its lifetime follows the service's.</summary>

@@ -1,5 +1,4 @@
 using System.Diagnostics;
-using Concurrency.Messaging.Sequences;
 
 namespace Concurrency.Messaging.Tests.Sequences;
 
@@ -77,7 +76,7 @@ internal sealed class ClientRun(int clients, int requestsPerClient)
             {
                 var value = last + 1 + random.Next(1_000);
                 await service.UpdateAsync(value, cancellationToken).ConfigureAwait(false);
-                RaiseAcknowledged(value);
+                InterlockedMax.Raise(ref _acknowledged, value);
                 Interlocked.Increment(ref _updates);
                 continue;
             }
@@ -96,21 +95,6 @@ internal sealed class ClientRun(int clients, int requestsPerClient)
 
             identities.Add(identity);
             last = identity;
-        }
-    }
-
-    private void RaiseAcknowledged(long value)
-    {
-        var seen = Interlocked.Read(ref _acknowledged);
-        while (value > seen)
-        {
-            var before = Interlocked.CompareExchange(ref _acknowledged, value, seen);
-            if (before == seen)
-            {
-                return;
-            }
-
-            seen = before;
         }
     }
 }

@@ -1,5 +1,3 @@
-using Concurrency.Messaging.Sequences;
-
 namespace Concurrency.Messaging.Tests.Sequences;
 
 public sealed class LockerSequenceServiceTests : LockingSequenceServiceTests

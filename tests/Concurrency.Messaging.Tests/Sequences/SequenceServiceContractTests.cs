@@ -1,6 +1,3 @@
-using Concurrency.Messaging.Actors;
-using Concurrency.Messaging.Sequences;
-
 namespace Concurrency.Messaging.Tests.Sequences;
 
 /// <summary>

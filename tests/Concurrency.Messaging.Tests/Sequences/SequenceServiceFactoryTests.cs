@@ -1,6 +1,3 @@
-using Concurrency.Messaging.Actors;
-using Concurrency.Messaging.Sequences;
-
 namespace Concurrency.Messaging.Tests.Sequences;
 
 /// <summary>What <see cref="SequenceService.Create"/> refuses, and that each kind is what it says.</summary>

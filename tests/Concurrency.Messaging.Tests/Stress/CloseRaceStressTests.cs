@@ -1,4 +1,3 @@
-using Concurrency.Messaging.Pipes;
 using Concurrency.Messaging.Tests.Races;
 
 namespace Concurrency.Messaging.Tests.Stress;

@@ -1,4 +1,3 @@
-using Concurrency.Messaging.Pipes;
 using Concurrency.Messaging.Tests.Pipes;
 
 namespace Concurrency.Messaging.Tests.Stress;
@@ -54,8 +53,7 @@ public sealed class PipeStressTests
         {
             foreach (var log in logs)
             {
-                log.AssertExactlyOnce(@case.Producers, perProducer);
-                Assert.Equal(0, log.OutOfOrder);
+                log.AssertExactlyOnceInOrder(@case.Producers, perProducer);
             }
         }
 

@@ -1,5 +1,3 @@
-using Concurrency.Messaging.Pipes;
-
 namespace Concurrency.Messaging.Tests.Stress;
 
 /// <summary>One pipe configuration in one topology, named so a test case reads as "Ring 1->3 broadcast".</summary>

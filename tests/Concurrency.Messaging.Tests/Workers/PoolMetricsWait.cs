@@ -1,5 +1,3 @@
-using Concurrency.Messaging.Workers;
-
 namespace Concurrency.Messaging.Tests.Workers;
 
 /// <summary>Bounded waits on a pool's metrics, for what a worker thread does after the test's own signal (parking, exiting).</summary>

@@ -1,5 +1,3 @@
-using Microsoft.Extensions.Time.Testing;
-
 namespace Concurrency.Messaging.Tests.Workers;
 
 /// <summary>A <see cref="FakeTimeProvider"/> that remembers every timer it made, so a test can check they were all disposed.</summary>

@@ -1,6 +1,3 @@
-using Concurrency.Messaging.Workers;
-using Microsoft.Extensions.Time.Testing;
-
 namespace Concurrency.Messaging.Tests.Workers;
 
 /// <summary>
@@ -16,19 +13,9 @@ public sealed class WorkerPoolCapTests
         const int cap = 4;
         const int tasks = 100;
         await using var pool = WorkerPool.Create(new WorkerPoolOptions { MaxWorkers = cap, TimeProvider = new FakeTimeProvider() });
-        using var gate = new WorkerGate();
-        using var burst = new Burst(tasks, gate);
 
-        burst.PostAll(pool);
+        GrowThroughBurst(pool, cap, tasks);
 
-        gate.WaitEntered(cap);
-        var held = pool.Metrics;
-        Assert.Equal(cap, held.WorkersCreated);
-        Assert.Equal(cap, held.WorkersAlive);
-        Assert.Equal(tasks - cap, held.TasksQueued);
-
-        gate.Open();
-        burst.VerifyAllRanOnce();
         var end = pool.WaitFor(m => m.TasksCompleted == tasks && m.WorkersIdle == m.WorkersAlive);
         Assert.Equal(cap, end.WorkersCreated); // created only grows: the pool never had more than the cap
         Assert.Equal(0, end.TasksQueued);

@@ -1,5 +1,3 @@
-using Concurrency.Messaging.Workers;
-
 namespace Concurrency.Messaging.Tests.Workers;
 
 /// <summary>The pools' counters on the library's meter, read as a user would with a <see cref="System.Diagnostics.Metrics.MeterListener"/>.</summary>

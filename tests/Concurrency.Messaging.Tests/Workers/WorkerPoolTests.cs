@@ -1,5 +1,3 @@
-using Concurrency.Messaging.Workers;
-
 namespace Concurrency.Messaging.Tests.Workers;
 
 /// <summary>What the elastic pool runs and how: every task exactly once, never waiting for a worker, failures reported.</summary>

@@ -1,6 +1,3 @@
-using Concurrency.Messaging.Workers;
-using Microsoft.Extensions.Time.Testing;
-
 namespace Concurrency.Messaging.Tests.Workers;
 
 /// <summary>
