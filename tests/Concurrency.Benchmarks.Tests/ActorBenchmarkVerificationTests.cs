@@ -5,25 +5,12 @@ using Concurrency.Benchmarks.Scenarios;
 namespace Concurrency.Benchmarks.Tests;
 
 /// <summary>
-/// Every actor case the scenarios declare (each contender, window and ring part), shrunk to a few hundred messages, runs
-/// in-process through its setup and handshake, several verified runs on the same actors, and the cleanup's shutdown.
+/// The actor cases the scenarios declare (each contender, window and ring part), shrunk to a few hundred messages
+/// (<see cref="SmallCases"/>), which <see cref="BenchmarkVerificationTests"/> runs in-process through setup and handshake,
+/// several verified runs on the same actors, and the cleanup's shutdown.
 /// </summary>
 public sealed class ActorBenchmarkVerificationTests
 {
-    public static TheoryData<string> Cases() => [.. SmallCases().Select(c => c.ToString())];
-
-    [Theory]
-    [MemberData(nameof(Cases))]
-    public async Task ActorBenchmark_SeveralSmallRuns_DeliverEveryMessageAndVerify(string name)
-    {
-        var benchmark = SmallCases().Single(c => c.ToString() == name);
-
-        var verified = await benchmark.RunAsync<ActorBenchmark>();
-
-        Assert.Equal(BenchmarkCase.Invocations, verified.VerifiedRuns);
-        Assert.True(verified.VerifiedCompletion);
-    }
-
     [Fact]
     public void Games_EveryRing_MovesTheHopsOperationsPerInvokeCounts()
         => Assert.All(ActorRingBenchmarks.Games(), game => Assert.Equal(ActorRingBenchmarks.DefaultHops, game.Hops));
@@ -33,7 +20,7 @@ public sealed class ActorBenchmarkVerificationTests
         => Assert.Equal(2 * ActorBenchmark.Contenders().Count(), SmallCases().Count(c => c.Type == typeof(ActorPingPongBenchmarks)));
 
     /// <summary>The declared cases with their sizes replaced: 2 pairs × 300 round trips, a ring of 50 actors × 20 tokens (in the case's part).</summary>
-    private static IEnumerable<BenchmarkCase> SmallCases() => BenchmarkCase.All()
+    public static IEnumerable<BenchmarkCase> SmallCases() => BenchmarkCase.All()
         .Where(c => c.Type.IsSubclassOf(typeof(ActorBenchmark)))
         .Select(c => c with { Parameters = [.. c.Parameters.Select(Small), .. SmallPairs(c.Type)] })
         .DistinctBy(c => c.ToString());
