@@ -24,6 +24,18 @@ public sealed record BenchmarkCase(Type Type, MethodInfo Method, IReadOnlyList<(
         => $"{Type.Name}.{Method.Name}({string.Join(", ", Parameters.Select(p => string.Create(CultureInfo.InvariantCulture, $"{p.Property.Name}={p.Value}")))})";
 
     /// <summary>
+    /// Runs the case (<see cref="RunAsync{T}"/>) and checks what it says it verified: each of the <see cref="Invocations"/>
+    /// passed its check, and the global cleanup checked them all.
+    /// </summary>
+    public async Task AssertVerifiedAsync()
+    {
+        var verified = await RunAsync<Harness.IVerifiedBenchmark>();
+
+        Assert.Equal(Invocations, verified.VerifiedRuns);
+        Assert.True(verified.VerifiedCompletion);
+    }
+
+    /// <summary>
     /// Runs the case (<see cref="Run"/>) on a pool thread within a minute, and returns the benchmark instance, checked to
     /// be a <typeparamref name="T"/>, so that the test can ask it what it verified.
     /// </summary>

@@ -8,27 +8,15 @@ namespace Concurrency.Benchmarks.Tests;
 /// </summary>
 public sealed class BenchmarkVerificationTests
 {
-    /// <summary>The cases on the shared harness; scenarios with a harness of their own have their own test class.</summary>
-    public static TheoryData<string> Cases() => [.. PathCases().Select(c => c.ToString())];
+    /// <summary>Every case, the actor games' shrunk to a few hundred messages (<see cref="ActorBenchmarkVerificationTests.SmallCases"/>).</summary>
+    public static TheoryData<string> Cases() => [.. SmallCases().Select(c => c.ToString())];
 
     [Theory]
     [MemberData(nameof(Cases))]
-    public async Task Benchmark_SeveralSmallInvocations_DeliverEveryBlockAndVerify(string name)
-    {
-        var benchmark = PathCases().Single(c => c.ToString() == name);
+    public Task Benchmark_SeveralSmallInvocations_DeliverEveryBlockAndVerify(string name)
+        => SmallCases().Single(c => c.ToString() == name).AssertVerifiedAsync(); // each block reached its check; the cleanup, the totals
 
-        var verified = await benchmark.RunAsync<PathBenchmark>();
-
-        // Every scenario goes through the shared harness: each invocation reached its per-block check, and the cleanup
-        // saw the path complete and checked the totals of every block.
-        Assert.Equal(BenchmarkCase.Invocations, verified.VerifiedRuns);
-        Assert.True(verified.VerifiedCompletion);
-    }
-
-    /// <summary>
-    /// Every scenario is found, and each goes through one of the two harnesses, so its cases run either in the theory
-    /// above (paths) or in <see cref="ActorBenchmarkVerificationTests"/> (actors).
-    /// </summary>
+    /// <summary>Every scenario is found, and each says what it verified, which the theory above asks of each of its cases.</summary>
     [Fact]
     public void Cases_CoverEveryScenario()
     {
@@ -40,9 +28,9 @@ public sealed class BenchmarkVerificationTests
                 "OrderedParallelBenchmarks", "RunnerBenchmarks", "SequenceServiceBenchmarks", "TopologyBenchmarks",
             ],
             scenarios.Select(t => t.Name).Order(StringComparer.Ordinal));
-        Assert.All(scenarios, t => Assert.True(
-            t.IsSubclassOf(typeof(PathBenchmark)) || t.IsSubclassOf(typeof(ActorBenchmark)) || t == typeof(Scenarios.SequenceServiceBenchmarks), t.Name));
+        Assert.All(scenarios, t => Assert.True(typeof(IVerifiedBenchmark).IsAssignableFrom(t), t.Name));
     }
 
-    private static IEnumerable<BenchmarkCase> PathCases() => BenchmarkCase.All().Where(c => c.Type.IsSubclassOf(typeof(PathBenchmark)));
+    private static IEnumerable<BenchmarkCase> SmallCases()
+        => [.. BenchmarkCase.All().Where(c => !c.Type.IsSubclassOf(typeof(ActorBenchmark))), .. ActorBenchmarkVerificationTests.SmallCases()];
 }

@@ -1,8 +1,10 @@
 using Concurrency.Benchmarks.Actors;
 using Concurrency.Benchmarks.Contenders;
-using Concurrency.Benchmarks.Harness;
+using Concurrency.Benchmarks.Lab.Admission;
+using Concurrency.Benchmarks.PlainLoop.Shapes;
 using Concurrency.Benchmarks.Reporting;
 using Concurrency.Benchmarks.Scenarios;
+using Concurrency.Messaging.Pipes;
 
 namespace Concurrency.Benchmarks.Tests;
 
@@ -20,15 +22,8 @@ public class ContenderRegistryTests
     }
 
     [Fact]
-    public async Task HandOff_TheSample_RunsAsAHeadlineBenchmarkAndVerifiesEveryBlock()
-    {
-        var headline = BenchmarkCase.All().Single(c => c.Type == typeof(HeadlineBenchmarks) && c.Parameters.Any(p => Equals(p.Value, "SampleLockedQueue")));
-
-        var verified = await headline.RunAsync<PathBenchmark>();
-
-        Assert.Equal(BenchmarkCase.Invocations, verified.VerifiedRuns);
-        Assert.True(verified.VerifiedCompletion);
-    }
+    public Task HandOff_TheSample_RunsAsAHeadlineBenchmarkAndVerifiesEveryBlock()
+        => BenchmarkCase.All().Single(c => c.Type == typeof(HeadlineBenchmarks) && c.Parameters.Any(p => Equals(p.Value, "SampleLockedQueue"))).AssertVerifiedAsync();
 
     [Fact]
     public void HandOff_EveryHeadlinePathIsAContender_AndTheIdleOnesBuildNoPath()
@@ -40,6 +35,44 @@ public class ContenderRegistryTests
         Assert.Null(idleOnly.Build.Path);
         var refused = Assert.Throws<ArgumentException>(() => HandOffContenders.CreatePath("Ring, pool runner"));
         Assert.Contains("idle only", refused.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void Topologies_EveryPipeInTheTopologiesItSupports_UnderTheNamesTheResultsUse()
+    {
+        var names = TopologyContenders.Cases.Select(c => c.ToString()).ToList();
+
+        // Seven pipes in six topologies, less the ring's N → 1 (one producer) and ObserveOn's work-sharing (it broadcasts).
+        Assert.Equal(7 * 6 - 2 - 2, names.Count);
+        Assert.Equal("ObserveOn 2->1", names[0]);
+        Assert.Contains("Ring 1->4 work-sharing", names);
+        Assert.Contains("ChannelBounded 4->1", names);
+        Assert.DoesNotContain("Ring 2->1", names);
+        Assert.DoesNotContain("ObserveOn 1->2 work-sharing", names);
+        Assert.All(TopologyContenders.Cases, c => Assert.Equal(c, TopologyContenders.Find(c.ToString())));
+        Assert.Equal(new Topology(1, 4, PipeDistribution.WorkSharing), Topology.Ending("BatchDrainQueue 1->4 work-sharing"));
+    }
+
+    [Fact]
+    public void Runners_EachPipeUnderBothRunnersThenActionBlock_UnderTheNamesTheResultsUse()
+    {
+        var names = RunnerContenders.Registry.Names.ToList();
+
+        Assert.Equal(["BatchDrainQueue dedicated", "BatchDrainQueue pool", "Ring dedicated", "Ring pool"], names.Take(4));
+        Assert.Equal("DataflowActionBlock", names[^1]);
+        Assert.Equal(13, names.Count);
+        Assert.Equal(ContenderFamily.Rx, RunnerContenders.Registry["ObserveOn dedicated"].Family);
+    }
+
+    [Fact]
+    public void Shapes_EveryShapePathHasItsContender_InTheEnumsOrder()
+        => Assert.Equal(Enum.GetNames<ShapePath>(), ShapeContenders.Registry.Names);
+
+    [Fact]
+    public void CapacityAndAdmission_TheirContenders_UnderTheNamesTheResultsUse()
+    {
+        Assert.Equal(["Ring", "Channel", "BlockingCollection", "ObserveOnRing", "ObserveOnChannel", "RingBroadcast3"], CapacitySweepBenchmarks.Kinds());
+        Assert.Equal(["none", "reject", "throttle"], AdmissionSetup.Registry.Names);
     }
 
     [Fact]

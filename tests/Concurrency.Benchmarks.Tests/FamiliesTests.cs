@@ -20,6 +20,9 @@ public sealed class FamiliesTests
     [InlineData("AkkaNet", ContenderFamily.ActorSystem)]
     [InlineData("ProtoActor", ContenderFamily.ActorSystem)]
     [InlineData("BatchDrainMailbox", ContenderFamily.Ours)]
+    [InlineData("ObserveOn pool", ContenderFamily.Rx)]
+    [InlineData("DataflowActionBlock", ContenderFamily.Dataflow)]
+    [InlineData("RingPoolRunner", ContenderFamily.Ours)]
     public void Of_ContenderName_Family(string contender, ContenderFamily expected) => Assert.Equal(expected, Families.Of(contender));
 
     [Fact]
@@ -28,6 +31,14 @@ public sealed class FamiliesTests
         var parameters = BenchmarkResult.ParseParameters("Ns.OrderedParallelBenchmarks.Select(SelectorMicroseconds: 1, Path: RxObserveOnThenSelect)");
 
         Assert.Equal([("SelectorMicroseconds", "1"), ("Path", "RxObserveOnThenSelect")], parameters);
+    }
+
+    [Fact]
+    public void ParseParameters_AnUnquotedValueWithACommaInIt_RunsToTheNextParameter()
+    {
+        var parameters = BenchmarkResult.ParseParameters("Ns.ActorRingBenchmarks.Ring(Contender: AkkaNet, Game: ring N=1,000 M=1,000, all tokens at once, Extra: 2)");
+
+        Assert.Equal([("Contender", "AkkaNet"), ("Game", "ring N=1,000 M=1,000, all tokens at once"), ("Extra", "2")], parameters);
     }
 
     [Fact]

@@ -3,25 +3,11 @@ using Concurrency.Benchmarks.Scenarios;
 namespace Concurrency.Benchmarks.Tests;
 
 /// <summary>
-/// Every sequence service case runs in-process with small blocks, through its setup, several invocations on the same
-/// service, each block's verification and the cleanup's, so a broken case fails CI without timing anything.
+/// The sequence service's cases, which <see cref="BenchmarkVerificationTests"/> runs in-process with small blocks, through
+/// setup, several invocations on the same service, each block's verification and the cleanup's.
 /// </summary>
 public sealed class SequenceServiceBenchmarkTests
 {
-    public static TheoryData<string> Cases() => [.. SequenceCases().Select(c => c.ToString())];
-
-    [Theory]
-    [MemberData(nameof(Cases))]
-    public async Task SequenceService_SeveralSmallInvocations_VerifyEveryBlockAndTheEnd(string name)
-    {
-        var benchmark = SequenceCases().Single(c => c.ToString() == name);
-
-        var verified = await benchmark.RunAsync<SequenceServiceBenchmarks>();
-
-        Assert.Equal(BenchmarkCase.Invocations, verified.VerifiedRuns);
-        Assert.True(verified.VerifiedCompletion);
-    }
-
     [Fact]
     public void Cases_EveryPathAtEveryClientCount()
     {

@@ -21,7 +21,11 @@ namespace Concurrency.Benchmarks.Contenders;
 /// Whether its consumer spins while idle, so that a head to head builds it afresh for each run instead of keeping it
 /// beside the others, where it would take their time.
 /// </param>
-public sealed record HandOff(Func<IMessagePath>? Path, Func<Action, IdleInstance>? Idle = null, bool NeverParks = false);
+public sealed record HandOff(Func<IMessagePath>? Path, Func<Action, IdleInstance>? Idle = null, bool NeverParks = false)
+{
+    /// <summary>Gets whether it is an Rx operator, Rx's own ObserveOn or our drop-in for it: what a user's Rx pipeline can take.</summary>
+    public bool IsOperator { get; init; }
+}
 
 /// <summary>
 /// The hand-off game's contenders, 1 producer → 1 consumer: the ceilings, Rx's ObserveOn, our drop-in operators, our
@@ -36,7 +40,7 @@ public static class HandOffContenders
         new("RawRing", ContenderFamily.Ceiling, new HandOff(() => new RawRingPath(), NeverParks: true)) { Note = "a busy-spinning ring: the fastest hand-off we can write" },
         Rx("RxObserveOnTaskPool", s => s.ObserveOn(TaskPoolScheduler.Default)),
         Rx("RxObserveOnThreadPool", s => s.ObserveOn(ThreadPoolScheduler.Instance)),
-        new("RxObserveOnEventLoop", ContenderFamily.Rx, new HandOff(EventLoop)),
+        new("RxObserveOnEventLoop", ContenderFamily.Rx, new HandOff(EventLoop) { IsOperator = true }),
         Operator("ObserveOnRing", s => s.ObserveOnRing(Capacities.Bounded), s => s.ObserveOnRing()),
         Operator("ObserveOnLockedQueue", s => s.ObserveOnLockedQueue(), s => s.ObserveOnLockedQueue()),
         Operator("ObserveOnChannel", s => s.ObserveOnChannel(), s => s.ObserveOnChannel()),
@@ -74,10 +78,10 @@ public static class HandOffContenders
         => new(name, ContenderFamily.Ours, new HandOff(null, IdlePipeOf(kind, options)));
 
     private static Contender<HandOff> Rx(string name, Func<IObservable<Harness.Message>, IObservable<Harness.Message>> hop)
-        => new(name, ContenderFamily.Rx, new HandOff(() => new ObservablePath(hop), name == "RxObserveOnTaskPool" ? IdleOperator(s => s.ObserveOn(TaskPoolScheduler.Default)) : null));
+        => new(name, ContenderFamily.Rx, new HandOff(() => new ObservablePath(hop), name == "RxObserveOnTaskPool" ? IdleOperator(s => s.ObserveOn(TaskPoolScheduler.Default)) : null) { IsOperator = true });
 
     private static Contender<HandOff> Operator(string name, Func<IObservable<Harness.Message>, IObservable<Harness.Message>> hop, Func<IObservable<int>, IObservable<int>> idleHop)
-        => new(name, ContenderFamily.Ours, new HandOff(() => new ObservablePath(hop), IdleOperator(idleHop)));
+        => new(name, ContenderFamily.Ours, new HandOff(() => new ObservablePath(hop), IdleOperator(idleHop)) { IsOperator = true });
 
     private static ObservablePath EventLoop()
     {

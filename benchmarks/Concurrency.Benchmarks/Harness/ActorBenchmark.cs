@@ -14,7 +14,7 @@ namespace Concurrency.Benchmarks.Harness;
 /// Each scenario declares OperationsPerInvoke = the messages (or hops) of one run at its default size, so the reported
 /// time per operation is per message, and the suite's msg/s and CPU-per-message columns read it as they read a path's.
 /// </remarks>
-public abstract class ActorBenchmark
+public abstract class ActorBenchmark : IVerifiedBenchmark
 {
     private IActorContender? _contender; // set by the global setup, cleared by the global cleanup: the engine's thread only
     private WorkloadCpuListener? _cpu;   // likewise

@@ -25,7 +25,7 @@ namespace Concurrency.Benchmarks.Harness;
 /// so those carry AggressiveOptimization instead.
 /// </para>
 /// </remarks>
-public abstract class PathBenchmark
+public abstract class PathBenchmark : IVerifiedBenchmark
 {
     public const int DefaultMessageCount = 1 << 16;
 

@@ -36,7 +36,10 @@ internal sealed record LatencyPlan(double Seconds, int MaxRuns, int MaxMessages,
     /// <summary>Every load a target is offered, in table order: its label ("50%", "10,000 msg/s") and its rate at a maximum.</summary>
     public static IEnumerable<(string Load, Func<double, double> Rate)> Loads
         => Fractions.Select(f => (string.Create(CultureInfo.InvariantCulture, $"{f:0%}"), (Func<double, double>)(max => f * max)))
-            .Concat(AbsoluteRates.Select(r => (string.Create(CultureInfo.InvariantCulture, $"{r:N0} msg/s"), (Func<double, double>)(_ => r))));
+            .Concat(AbsoluteRates.Select(r => (AtRate(r), (Func<double, double>)(_ => r))));
+
+    /// <summary>The label of an absolute rate's load ("10,000 msg/s"), as the result sets file its figures under.</summary>
+    public static string AtRate(double rate) => string.Create(CultureInfo.InvariantCulture, $"{rate:N0} msg/s");
 
     /// <summary>Measures one target through the whole plan.</summary>
     public ScenarioLatency Measure(string scenario, string contender, ContenderFamily family, IPacedTarget target, Action<string> progress)

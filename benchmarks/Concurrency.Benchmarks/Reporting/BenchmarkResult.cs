@@ -12,7 +12,10 @@ namespace Concurrency.Benchmarks.Reporting;
 /// <param name="Scenario">The benchmark class, e.g. HeadlineBenchmarks.</param>
 /// <param name="Benchmark">BenchmarkDotNet's full name of the case, which the CPU side file is keyed by.</param>
 /// <param name="Contender">The value of the parameter naming the contender (Path, Case, Kind or Contender).</param>
-/// <param name="Parameters">The other parameters, as "Name=Value", in BenchmarkDotNet's order.</param>
+/// <param name="Parameters">
+/// The other parameters, as "Name=Value", in BenchmarkDotNet's order; a game (the Game parameter) by its name alone, the name
+/// the plain program gives the same game ("ring N=1,000 M=1,000, all tokens at once").
+/// </param>
 /// <param name="Job">The job's id, e.g. "2 cores".</param>
 /// <param name="Cores">The job's core count, or 0 when its id names none.</param>
 /// <param name="Launches">Messages per second of each measured iteration, per launch.</param>
@@ -33,6 +36,7 @@ public sealed partial record BenchmarkResult(
     double? LockContentionsPerMessage)
 {
     private static readonly string[] ContenderParameters = ["Path", "Case", "Kind", "Contender"];
+    private const string GameParameter = "Game";
     private Estimate? _throughput; // computed on first use: a bootstrap is cheap, but the report asks many times
 
     /// <summary>Gets the row label: the contender, then the other parameters.</summary>
@@ -69,7 +73,7 @@ public sealed partial record BenchmarkResult(
                 benchmark.GetProperty("Type").GetString() ?? "?",
                 fullName,
                 contender.Value ?? benchmark.GetProperty("Method").GetString() ?? "?",
-                [.. parameters.Where(p => p != contender).Select(p => $"{p.Name}={p.Value}")],
+                [.. parameters.Where(p => p != contender).Select(p => p.Name == GameParameter ? p.Value : $"{p.Name}={p.Value}")],
                 job,
                 cores,
                 [.. measured.GroupBy(m => m.Launch).OrderBy(g => g.Key).Select(g => (IReadOnlyList<double>)[.. g.Select(m => m.Operations * 1e9 / m.Nanoseconds)])],
@@ -83,7 +87,9 @@ public sealed partial record BenchmarkResult(
 
     /// <summary>
     /// The parameters from the full name, "Ns.Type.Method(Kind: Ring, Case: \"Channel 2->1\")": the full name, unlike the
-    /// "Parameters" field, never shortens a long value.
+    /// "Parameters" field, never shortens a long value. A value that is not a string is written unquoted, as its type's
+    /// name for it, which may hold ", " itself ("Game: ring N=1,000 M=1,000, all tokens at once"): it runs up to the next
+    /// ", Name: ".
     /// </summary>
     public static IReadOnlyList<(string Name, string Value)> ParseParameters(string fullName)
     {
@@ -116,8 +122,7 @@ public sealed partial record BenchmarkResult(
             }
             else
             {
-                end = text.IndexOf(", ", start, StringComparison.Ordinal);
-                end = end < 0 ? text.Length : end;
+                end = NextParameter().Match(text, start) is { Success: true } following ? following.Index : text.Length;
                 value = text[start..end];
             }
 
@@ -166,6 +171,9 @@ public sealed partial record BenchmarkResult(
 
         return null;
     }
+
+    [GeneratedRegex(@", [A-Za-z_][A-Za-z0-9_]*: ")]
+    private static partial Regex NextParameter();
 
     [GeneratedRegex(@"^[^:]+: (.+?)\(")]
     private static partial Regex JobPattern();

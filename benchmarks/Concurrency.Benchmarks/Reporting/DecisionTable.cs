@@ -4,6 +4,8 @@ using Concurrency.Benchmarks.Contenders;
 using Concurrency.Benchmarks.Latency;
 using Concurrency.Benchmarks.PlainLoop.Shapes;
 using Concurrency.Benchmarks.Runs;
+using Concurrency.Benchmarks.Scenarios;
+using Concurrency.Messaging.Pipes;
 
 namespace Concurrency.Benchmarks.Reporting;
 
@@ -19,35 +21,52 @@ public static class DecisionTable
     public const string Start = "<!-- decision-table:start -->";
     public const string End = "<!-- decision-table:end -->";
 
-    /// <summary>One situation: which measurements answer it, in which metric, on how many cores (null: the most measured).</summary>
-    private sealed record Situation(string Name, string Metric, Func<Measurement, bool> Matches, bool OneCore, string Command)
+    /// <summary>One situation: what the figures that answer it are of, in which metric, on how many cores (null: the most measured).</summary>
+    private sealed record Situation(string Name, string Metric, Func<Subject, bool> Matches, bool OneCore, string Command)
     {
-        /// <summary>Gets the latency figure shown beside the winner and runner-up: its scenario and metric, or null for none.</summary>
-        public (string Scenario, string Metric)? Latency { get; init; }
+        /// <summary>Gets which contenders the situation is between, by their name, where not every candidate (their registry says).</summary>
+        public Func<string, bool> Among { get; init; } = _ => true;
+
+        /// <summary>Gets the latency figure shown beside the winner and runner-up, or null for none.</summary>
+        public LatencyFigure? Latency { get; init; }
     }
 
-    // The latency column: the p99 at half of each one's own maximum (the latency command), where it was measured.
-    private static readonly (string, string) HandOffP99 = (LatencyCommand.HandOffScenario, LatencyDistribution.Metric("p99", "50%"));
+    /// <summary>
+    /// A latency column's figure: from a scenario of the latency command, the named metric, or where that is null the p99 at
+    /// the highest of the fixed offered rates (<see cref="LatencyPlan.AbsoluteRates"/>) that both contenders sustained (the
+    /// command offers a rate only to a contender whose own maximum reaches it), so both are offered the same load.
+    /// </summary>
+    private sealed record LatencyFigure(string Scenario, string? Metric = null);
+
+    private static readonly LatencyFigure HandOffP99 = new(LatencyCommand.HandOffScenario);
+
+    private static readonly LoopShape ValuesSummed = new(ShapeMessage.Value, ShapeHandler.Trivial);
+
+    private static readonly RingGame ThousandRingAllAtOnce = new(1_000, 1_000, RingPart.AllAtOnce);
 
     private static readonly Situation[] Situations =
     [
-        new("One producer → one consumer (small objects, verifying handler, a long-lived pipe)", Measurement.MessagesPerSecond, m => m.Scenario is "HeadlineBenchmarks" or LoopScenario && m.Conditions.Length == 0, OneCore: false, "loop; --filter '*Headline*'") { Latency = HandOffP99 },
-        new("One producer → one consumer (small objects, verifying handler, a long-lived pipe), one core", Measurement.MessagesPerSecond, m => m.Scenario is "HeadlineBenchmarks" or LoopScenario && m.Conditions.Length == 0, OneCore: true, "taskset -c 0 … loop; --cores 1 --filter '*Headline*'") { Latency = HandOffP99 },
-        new("An Rx pipeline, a drop-in for ObserveOn (small objects, verifying handler, a long-lived pipe)", Measurement.MessagesPerSecond, m => m.Scenario is "HeadlineBenchmarks" or LoopScenario && m.Conditions.Length == 0 && (m.Family == ContenderFamily.Rx || m.Contender.StartsWith("ObserveOn", StringComparison.Ordinal)), OneCore: false, "loop; --filter '*Headline*'") { Latency = HandOffP99 },
-        new("A burst into a fresh pipe, one producer (longs, `sum += m`)", Measurement.MessagesPerSecond, m => m.Scenario == LoopShapesScenario && m.Phase == Phase.Burst && m.Conditions == "Message=Value;Handler=Trivial", OneCore: false, "loop --shapes --phases burst --shape value,trivial"),
-        new("A burst into a fresh pipe, one producer (longs, `sum += m`), one core", Measurement.MessagesPerSecond, m => m.Scenario == LoopShapesScenario && m.Phase == Phase.Burst && m.Conditions == "Message=Value;Handler=Trivial", OneCore: true, "taskset -c 0 … loop --shapes --phases burst --shape value,trivial"),
-        new("Many producers → one consumer (2 → 1)", Measurement.MessagesPerSecond, m => m.Scenario == "TopologyBenchmarks" && m.Contender.EndsWith(" 2->1", StringComparison.Ordinal), OneCore: false, "--filter '*Topology*'"),
-        new("Broadcast (1 → 2, each gets every message)", Measurement.MessagesPerSecond, m => m.Scenario == "TopologyBenchmarks" && m.Contender.EndsWith(" 1->2 broadcast", StringComparison.Ordinal), OneCore: false, "--filter '*Topology*'"),
-        new("Many mostly idle pipes (CPU of 100 idle ones)", Measurement.IdleCorePercent, m => m.Scenario == "idle", OneCore: false, "idle") { Latency = (LatencyCommand.IdleScenario, LatencyReport.IdleMetric) },
-        new("Actors, ping-pong (1 in flight)", Measurement.MessagesPerSecond, m => (m.Scenario == "ActorPingPongBenchmarks" && m.Conditions == "InFlight=1") || (m.Scenario == ActorsScenario && m.Phase == Phase.Steady && m.Conditions == "ping-pong, 1 in flight"), OneCore: false, "actors; --filter '*ActorPingPong*'") { Latency = (LatencyCommand.RequestReplyScenario, LatencyDistribution.Metric("p99", "50%")) },
-        new("Actors, ping-pong (1 in flight), one core", Measurement.MessagesPerSecond, m => (m.Scenario == "ActorPingPongBenchmarks" && m.Conditions == "InFlight=1") || (m.Scenario == ActorsScenario && m.Phase == Phase.Steady && m.Conditions == "ping-pong, 1 in flight"), OneCore: true, "taskset -c 0 … actors; --cores 1 --filter '*ActorPingPong*'") { Latency = (LatencyCommand.RequestReplyScenario, LatencyDistribution.Metric("p99", "50%")) },
-        new("Actors, a ring of 1,000, all tokens at once", Measurement.MessagesPerSecond, m => (m.Scenario == "ActorRingBenchmarks" && m.Conditions == "Size=1000x1000, Part=AllAtOnce") || (m.Scenario == ActorsScenario && m.Phase == Phase.Steady && m.Conditions == "ring N=1,000 M=1,000, all tokens at once"), OneCore: false, "actors; --filter '*ActorRing*'"),
-        new("Across processes (gRPC peers)", Measurement.MessagesPerSecond, m => m.Scenario == "grpc", OneCore: false, "lab grpc"),
+        new("One producer → one consumer (small objects, verifying handler, a long-lived pipe)", Measurement.MessagesPerSecond, IsHeadline, OneCore: false, "loop; --filter '*Headline*'") { Latency = HandOffP99 },
+        new("One producer → one consumer (small objects, verifying handler, a long-lived pipe), one core", Measurement.MessagesPerSecond, IsHeadline, OneCore: true, "taskset -c 0 … loop; --cores 1 --filter '*Headline*'") { Latency = HandOffP99 },
+        new("An Rx pipeline, a drop-in for ObserveOn (small objects, verifying handler, a long-lived pipe)", Measurement.MessagesPerSecond, IsHeadline, OneCore: false, "loop; --filter '*Headline*'") { Among = IsOperator, Latency = HandOffP99 },
+        new("A burst into a fresh pipe, one producer (longs, `sum += m`)", Measurement.MessagesPerSecond, IsBurstOfValues, OneCore: false, "loop --shapes --phases burst --shape value,trivial"),
+        new("A burst into a fresh pipe, one producer (longs, `sum += m`), one core", Measurement.MessagesPerSecond, IsBurstOfValues, OneCore: true, "taskset -c 0 … loop --shapes --phases burst --shape value,trivial"),
+        new("Many producers → one consumer (2 → 1)", Measurement.MessagesPerSecond, s => s is Subject.InTopology { Topology: { Producers: 2, Consumers: 1 } }, OneCore: false, "--filter '*Topology*'"),
+        new("Broadcast (1 → 2, each gets every message)", Measurement.MessagesPerSecond, s => s is Subject.InTopology t && t.Topology == new Topology(1, 2, PipeDistribution.Broadcast), OneCore: false, "--filter '*Topology*'"),
+        new("Many mostly idle pipes (CPU of 100 idle ones)", Measurement.IdleCorePercent, s => s is Subject.IdlePipes, OneCore: false, "idle") { Latency = new(LatencyCommand.IdleScenario, LatencyReport.IdleMetric) },
+        new("Actors, ping-pong (1 in flight)", Measurement.MessagesPerSecond, IsPingPongOneInFlight, OneCore: false, "actors; --filter '*ActorPingPong*'") { Latency = new(LatencyCommand.RequestReplyScenario) },
+        new("Actors, ping-pong (1 in flight), one core", Measurement.MessagesPerSecond, IsPingPongOneInFlight, OneCore: true, "taskset -c 0 … actors; --cores 1 --filter '*ActorPingPong*'") { Latency = new(LatencyCommand.RequestReplyScenario) },
+        new("Actors, a ring of 1,000, all tokens at once", Measurement.MessagesPerSecond, s => s is Subject.Ring { Phase: Phase.Steady } ring && ring.Game == ThousandRingAllAtOnce, OneCore: false, "actors; --filter '*ActorRing*'"),
+        new("Across processes (gRPC peers)", Measurement.MessagesPerSecond, s => s is Subject.CrossProcess, OneCore: false, "lab grpc"),
     ];
 
-    private const string LoopScenario = "loop";
-    private const string LoopShapesScenario = LoopShapes.Scenario;
-    private const string ActorsScenario = "actors";
+    private static bool IsHeadline(Subject subject) => subject is Subject.Headline { Phase: Phase.Steady, Capacity: null };
+
+    private static bool IsBurstOfValues(Subject subject) => subject is Subject.Shape { Phase: Phase.Burst } shape && shape.LoopShape == ValuesSummed;
+
+    private static bool IsPingPongOneInFlight(Subject subject) => subject is Subject.PingPong { Game.InFlight: 1, Phase: Phase.Steady };
+
+    private static bool IsOperator(string contender) => HandOffContenders.Registry.TryFind(contender, out var c) && c.Build.IsOperator;
 
     /// <summary>The table in Markdown, from every result set found under <paramref name="resultsDirectory"/>.</summary>
     public static string Write(IEnumerable<(string Path, ResultSet Set)> sets, string resultsDirectory)
@@ -55,7 +74,7 @@ public static class DecisionTable
         ArgumentNullException.ThrowIfNull(sets);
         var latest = Latest(sets, resultsDirectory);
         var text = new StringBuilder()
-            .AppendLine("| situation | winner on the measuring machine | by (× the runner-up [interval]) | runner-up | latency: winner / runner-up | measured by |")
+            .AppendLine("| situation | winner on the measuring machine | by (× the runner-up [interval]) | runner-up | latency: winner / runner-up (p99 at one offered rate both sustain) | measured by |")
             .AppendLine("|---|---|---|---|---|---|");
         foreach (var situation in Situations)
         {
@@ -68,7 +87,7 @@ public static class DecisionTable
                 + "A rate's interval is the lowest and highest launch (plain program) or the 95% bootstrap interval of the median (BenchmarkDotNet); the ratio's interval divides the ends (winner's low ÷ runner-up's high, winner's high ÷ runner-up's low). "
                 + "\"suite\" is BenchmarkDotNet's steady state; \"plain program\" is `loop` or `actors`, a fresh process timing the game with a Stopwatch, in its steady phase (the burst rows: `loop --shapes`' burst phase). "
                 + "Each hand-off row names its shape: the first three, one producer posting small preallocated objects into a pipe that lives through the run, to a handler that verifies count, checksum and order (the consumer's side is the heavier); the burst rows, `long` values to `sum += m` through a fresh pipe per burst in a warm process (the producer's post is the heavier), where the pool runner's rows count as contenders too. "
-                + "The latency column is `latency`'s p99 at 50% of each one's own maximum (idle pipes: the wake after a second idle; actors: request/reply), at the same core count, where it was measured (\"–\" where not).");
+                + $"The latency column is `latency`'s p99 with the winner and the runner-up offered the same load: the highest of its fixed rates ({LatencyPlan.AtRate(LatencyPlan.AbsoluteRates.Min())} to {LatencyPlan.AtRate(LatencyPlan.AbsoluteRates.Max())}) that both sustained, named in the cell (idle pipes: the wake after a second idle; actors: request/reply), at the same core count, where it was measured for both (\"–\" where not).");
         return text.ToString();
     }
 
@@ -87,9 +106,9 @@ public static class DecisionTable
         return string.Concat(readme.AsSpan(0, start + Start.Length), Environment.NewLine, table, readme.AsSpan(end));
     }
 
-    /// <summary>For each figure, the newest measurement, with where it came from.</summary>
-    private static List<(Measurement Measurement, string Source)> Latest(IEnumerable<(string Path, ResultSet Set)> sets, string resultsDirectory)
-        => [.. ResultSet.Newest(sets.Select(s => (Source(s.Path, s.Set, resultsDirectory), s.Set)))];
+    /// <summary>For each figure, the newest measurement, with where it came from and what it is of.</summary>
+    private static List<Found> Latest(IEnumerable<(string Path, ResultSet Set)> sets, string resultsDirectory)
+        => [.. ResultSet.Newest(sets.Select(s => (Source(s.Path, s.Set, resultsDirectory), s.Set))).Select(x => new Found(x.Measurement, x.Tag, Subject.Of(x.Measurement)))];
 
     private static string Source(string path, ResultSet set, string resultsDirectory)
     {
@@ -98,10 +117,11 @@ public static class DecisionTable
         return $"`{set.Command}` ({relative}, {commit}{(set.Provenance.Dirty ? "+" : string.Empty)})";
     }
 
-    private static string Row(Situation situation, List<(Measurement Measurement, string Source)> latest)
+    private static string Row(Situation situation, List<Found> latest)
     {
         var candidates = latest
-            .Where(x => x.Measurement.Metric == situation.Metric && situation.Matches(x.Measurement) && IsCandidate(x.Measurement.Family))
+            .Where(x => x.Measurement.Metric == situation.Metric && x.Subject is { } subject && situation.Matches(subject)
+                && situation.Among(x.Measurement.Contender) && IsCandidate(x.Measurement.Family))
             .ToList();
         if (candidates.Count == 0)
         {
@@ -116,7 +136,7 @@ public static class DecisionTable
         }
 
         // The suite and the plain program answer the same question in two ways: each picks its own winner.
-        var answers = atCores.GroupBy(x => x.Measurement.Scenario).Select(g => Decide(g.ToList())).Where(a => a is not null).Select(a => a!.Value).ToList();
+        var answers = atCores.GroupBy(x => x.Subject!.TakenBy).Select(g => Decide(g.ToList())).Where(a => a is not null).Select(a => a!.Value).ToList();
         if (answers.Count == 0)
         {
             return $"| {situation.Name} | not measured yet at {Cores(cores)} | | | | `{situation.Command}` |";
@@ -125,45 +145,61 @@ public static class DecisionTable
         var agree = answers.Select(a => a.Winner.Contender).Distinct().Count() == 1;
         string Each(Func<Answer, string> cell) => answers.Count == 1
             ? cell(answers[0])
-            : string.Join("<br>", answers.Select(a => $"{Label(a.Winner.Scenario)}: {cell(a)}"));
+            : string.Join("<br>", answers.Select(a => $"{Label(a)}: {cell(a)}"));
         var name = situation.Name + (situation.OneCore ? string.Empty : $", {Cores(cores)}") + (agree || answers.Count == 1 ? string.Empty : " — **the suite and the plain program pick different winners**");
         return $"| {name} | {Each(WinnerCell)} | {Each(a => a.By)} | {Each(a => a.RunnerUp.Contender)} | {Each(a => LatencyCell(situation, a, latest))} | {string.Join("<br>", answers.Select(a => a.Source))} |";
     }
 
-    /// <summary>The winner's and runner-up's latency figure at the answer's core count: "12.5 µs [11.0–14.2] / 30.1 µs [..]", or "–".</summary>
-    private static string LatencyCell(Situation situation, Answer answer, List<(Measurement Measurement, string Source)> latest)
+    /// <summary>
+    /// The winner's and runner-up's latency figure at the answer's core count, "12.5 µs [11.0–14.2] / 30.1 µs [..] at 100,000
+    /// msg/s" (a fixed metric: without the rate), or "–" where it was not measured for both.
+    /// </summary>
+    private static string LatencyCell(Situation situation, Answer answer, List<Found> latest)
     {
         if (situation.Latency is not { } latency)
         {
             return "–";
         }
 
-        string Of(Measurement rated) => latest
-            .Where(x => x.Measurement.Scenario == latency.Scenario && x.Measurement.Metric == latency.Metric && x.Measurement.Cores == rated.Cores && x.Measurement.Contender == rated.Contender)
+        Measurement? Of(Measurement rated, string metric) => latest
             .Select(x => x.Measurement)
-            .FirstOrDefault() is { } m
-            ? string.Create(CultureInfo.InvariantCulture, $"{LatencyDistribution.Format(m.Median)} µs [{LatencyDistribution.Format(m.Low)}–{LatencyDistribution.Format(m.High)}]")
-            : "–";
-        var (winner, runnerUp) = (Of(answer.Winner), Of(answer.RunnerUp));
-        return winner == "–" && runnerUp == "–" ? "–" : $"{winner} / {runnerUp}";
+            .FirstOrDefault(m => m.Scenario == latency.Scenario && m.Metric == metric && m.Cores == rated.Cores && m.Contender == rated.Contender);
+        string? Pair(string metric, string suffix) => Of(answer.Winner, metric) is { } winner && Of(answer.RunnerUp, metric) is { } runnerUp
+            ? $"{Microseconds(winner)} / {Microseconds(runnerUp)}{suffix}"
+            : null;
+        if (latency.Metric is { } fixedMetric)
+        {
+            return Pair(fixedMetric, string.Empty) ?? "–";
+        }
+
+        // The highest fixed rate both were offered: the command offers a rate only to a contender whose maximum reaches it.
+        return LatencyPlan.AbsoluteRates.OrderDescending()
+            .Select(rate => Pair(LatencyDistribution.Metric("p99", LatencyPlan.AtRate(rate)), $" at {LatencyPlan.AtRate(rate)}"))
+            .FirstOrDefault(cell => cell is not null) ?? "–";
     }
+
+    private static string Microseconds(Measurement m)
+        => string.Create(CultureInfo.InvariantCulture, $"{LatencyDistribution.Format(m.Median)} µs [{LatencyDistribution.Format(m.Low)}–{LatencyDistribution.Format(m.High)}]");
 
     private static string WinnerCell(Answer answer) => $"**{answer.Winner.Contender}** ({Figure(answer.Winner)})";
 
-    private static string Label(string scenario) => scenario switch
+    private static string Label(Answer answer) => answer.TakenBy switch
     {
-        LoopScenario or LoopShapesScenario or ActorsScenario => "plain program",
-        "HeadlineBenchmarks" or "ActorPingPongBenchmarks" or "ActorRingBenchmarks" => "suite",
-        _ => scenario,
+        TakenBy.Suite => "suite",
+        TakenBy.PlainProgram => "plain program",
+        _ => answer.Winner.Scenario,
     };
 
     private static string Cores(int cores) => cores == 1 ? "1 core" : string.Create(CultureInfo.InvariantCulture, $"{cores} cores");
 
     private static bool IsCandidate(ContenderFamily family) => family is not (ContenderFamily.Ceiling or ContenderFamily.User);
 
-    private readonly record struct Answer(Measurement Winner, Measurement RunnerUp, string By, string Source);
+    /// <summary>A figure found in the results: the newest measurement of it, the result set it came from, and what it is of (null: nothing asked about).</summary>
+    private sealed record Found(Measurement Measurement, string Source, Subject? Subject);
 
-    private static Answer? Decide(List<(Measurement Measurement, string Source)> measured)
+    private readonly record struct Answer(Measurement Winner, Measurement RunnerUp, string By, string Source, TakenBy TakenBy);
+
+    private static Answer? Decide(List<Found> measured)
     {
         if (measured.Count < 2)
         {
@@ -184,7 +220,7 @@ public static class DecisionTable
             ? "one sample, no interval"
             : (higher ? winner.Low > runnerUp.High : winner.High < runnerUp.Low) ? "beyond noise" : "within noise";
         var by = string.Create(CultureInfo.InvariantCulture, $"{point:0.00}× [{Finite(low)}–{Finite(high)}] {verdict}");
-        return new Answer(winner, runnerUp, by, ordered[0].Source);
+        return new Answer(winner, runnerUp, by, ordered[0].Source, ordered[0].Subject!.TakenBy);
     }
 
     private static string Finite(double value) => double.IsFinite(value) ? value.ToString("0.00", CultureInfo.InvariantCulture) : "∞";

@@ -1,3 +1,6 @@
+using Concurrency.Benchmarks.Contenders;
+using Concurrency.Benchmarks.Scenarios;
+
 namespace Concurrency.Benchmarks.Reporting;
 
 /// <summary>
@@ -6,7 +9,7 @@ namespace Concurrency.Benchmarks.Reporting;
 /// </summary>
 public static class Peers
 {
-    public const string Headline = "HeadlineBenchmarks";
+    public const string Headline = nameof(HeadlineBenchmarks);
 
     public static readonly Peer RxObserveOn = new("Rx ObserveOn (TaskPool)", Headline, _ => "RxObserveOnTaskPool", SameConditions: false);
 
@@ -14,36 +17,36 @@ public static class Peers
 
     public static IReadOnlyList<Peer> For(string scenario) => scenario switch
     {
-        "OrderedParallelBenchmarks" =>
+        nameof(OrderedParallelBenchmarks) =>
         [
             new("Rx ObserveOn + Select", scenario, _ => "RxObserveOnThenSelect", SameConditions: true),
             new("Dataflow TransformBlock", scenario, _ => "DataflowTransformBlock", SameConditions: true),
         ],
-        "ConnectorBenchmarks" =>
+        nameof(ConnectorBenchmarks) =>
         [
             new("Rx Subject", scenario, _ => "RxSubject", SameConditions: true),
             new("Rx Subject.Synchronize", scenario, _ => "RxSubjectSynchronized", SameConditions: true),
         ],
-        "TopologyBenchmarks" =>
+        nameof(TopologyBenchmarks) =>
         [
             // "Ring 1->2 broadcast" against "ObserveOn 1->2 broadcast": Rx's ObserveOn in the same shape, where it has one.
-            new("Rx ObserveOn, same topology", scenario, r => r.Contender.Split(' ', 2) is [_, var shape] ? $"ObserveOn {shape}" : null, SameConditions: true),
+            new("Rx ObserveOn, same topology", scenario, r => Topology.Ending(r.Contender) is { } topology ? $"ObserveOn {topology}" : null, SameConditions: true),
         ],
-        "ActorPingPongBenchmarks" or "ActorRingBenchmarks" =>
+        nameof(ActorPingPongBenchmarks) or nameof(ActorRingBenchmarks) =>
         [
             new("Akka.NET", scenario, _ => "AkkaNet", SameConditions: true),
             new("Proto.Actor", scenario, _ => "ProtoActor", SameConditions: true),
         ],
-        "SequenceServiceBenchmarks" =>
+        nameof(SequenceServiceBenchmarks) =>
         [
             new("Simple (one lock)", scenario, _ => "Simple", SameConditions: true),
             new("Sequence (counter lock)", scenario, _ => "Sequence", SameConditions: true),
         ],
-        "RunnerBenchmarks" =>
+        nameof(RunnerBenchmarks) =>
         [
             new("Dataflow ActionBlock (pool)", scenario, _ => "DataflowActionBlock", SameConditions: true),
         ],
-        "CapacitySweepBenchmarks" =>
+        nameof(CapacitySweepBenchmarks) =>
         [
             new("Channel, same capacity", scenario, _ => "Channel", SameConditions: true),
         ],

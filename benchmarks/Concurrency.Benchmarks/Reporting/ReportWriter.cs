@@ -1,6 +1,7 @@
 using System.Globalization;
 using System.Text;
 using Concurrency.Benchmarks.Cpu;
+using Concurrency.Benchmarks.Scenarios;
 
 namespace Concurrency.Benchmarks.Reporting;
 
@@ -147,10 +148,7 @@ public static class ReportWriter
 
     private static string WallTime(BenchmarkResult result)
     {
-        var hops = result.Parameters.FirstOrDefault(p => p.StartsWith("Size=", StringComparison.Ordinal)) is { } size
-            && size["Size=".Length..].Split('x') is [var n, var m]
-            ? double.Parse(n, CultureInfo.InvariantCulture) * double.Parse(m, CultureInfo.InvariantCulture)
-            : double.NaN;
+        var hops = ActorGames.RingNamed(result.Conditions) is { } game ? game.Hops : double.NaN;
         var rate = result.Throughput;
         return string.Create(CultureInfo.InvariantCulture, $"{1e3 * hops / rate.Point:0.#} [{1e3 * hops / rate.High:0.#}–{1e3 * hops / rate.Low:0.#}]");
     }

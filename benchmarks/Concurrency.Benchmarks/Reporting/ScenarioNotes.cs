@@ -1,3 +1,5 @@
+using Concurrency.Benchmarks.Scenarios;
+
 namespace Concurrency.Benchmarks.Reporting;
 
 /// <summary>What a reader must know about a scenario before comparing its rows: how the contenders were made equal.</summary>
@@ -15,9 +17,9 @@ public static class ScenarioNotes
 
     public static string? For(string scenario) => scenario switch
     {
-        "ActorPingPongBenchmarks" => ActorFairness + " One pair per core; msg/s counts pings and pongs.",
-        "ActorRingBenchmarks" => ActorFairness + " msg/s counts hops; the tokens are injected at the starter's successor, so a run is exactly N × M hops.",
-        "SequenceServiceBenchmarks" => "The seed's Ipseity service, four ways, in process: each client (a thread-pool task) awaits one `NextAsync` after "
+        nameof(ActorPingPongBenchmarks) => ActorFairness + " One pair per core; msg/s counts pings and pongs.",
+        nameof(ActorRingBenchmarks) => ActorFairness + " msg/s counts hops; the tokens are injected at the starter's successor, so a run is exactly N × M hops.",
+        nameof(SequenceServiceBenchmarks) => "The seed's Ipseity service, four ways, in process: each client (a thread-pool task) awaits one `NextAsync` after "
             + "another; msg/s counts requests. The actor rows ask through the mailbox with no timeout (a timeout adds a timer per request).",
         _ => null,
     };

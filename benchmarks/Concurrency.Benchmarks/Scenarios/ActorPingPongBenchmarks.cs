@@ -5,9 +5,9 @@ using Concurrency.Benchmarks.Harness;
 namespace Concurrency.Benchmarks.Scenarios;
 
 /// <summary>
-/// Actor ping-pong: one pinger–ponger pair per core, each pair keeping <see cref="InFlight"/> pings in flight (1: pure
-/// latency, one message at a time; 100: a full window, throughput). A run is <see cref="DefaultRoundTrips"/> round trips
-/// shared evenly among the pairs; each round trip is two messages delivered.
+/// Actor ping-pong (<see cref="PingPongGame"/>): one pinger–ponger pair per core, each pair keeping the game's pings in
+/// flight. A run is <see cref="DefaultRoundTrips"/> round trips shared evenly among the pairs; each round trip is two
+/// messages delivered.
 /// </summary>
 public class ActorPingPongBenchmarks : ActorBenchmark
 {
@@ -18,8 +18,9 @@ public class ActorPingPongBenchmarks : ActorBenchmark
     /// </summary>
     public const int DefaultRoundTrips = 110_880;
 
-    [Params(1, 100)]
-    public int InFlight { get; set; } = 1;
+    /// <summary>Gets or sets the game; its name is the case's parameter value, the plain program's row alike.</summary>
+    [ParamsSource(nameof(Games))]
+    public PingPongGame Game { get; set; } = ActorGames.PingPongs[0];
 
     /// <summary>Gets or sets the pairs (default: one per core the job allows).</summary>
     public int Pairs { get; set; } = Environment.ProcessorCount;
@@ -29,15 +30,17 @@ public class ActorPingPongBenchmarks : ActorBenchmark
 
     private long RoundTripsPerPair => (RoundTrips + Pairs - 1) / Pairs;
 
-    protected override string Scenario => $"Ping-pong {Contender}, {Pairs} pairs, {InFlight} in flight";
+    protected override string Scenario => $"{Contender}, {Game}, {Pairs} pairs";
 
-    private protected override RunTotals Expected
-        => new(2 * Pairs * RoundTripsPerPair, Pairs * (RoundTripsPerPair * (RoundTripsPerPair + 1) / 2));
+    private protected override RunTotals Expected => PingPongGame.Expected(Pairs, RoundTripsPerPair);
+
+    /// <summary>The ping-pong games (<see cref="ActorGames.PingPongs"/>).</summary>
+    public static IEnumerable<PingPongGame> Games() => ActorGames.PingPongs;
 
     [Benchmark(OperationsPerInvoke = 2 * DefaultRoundTrips)]
     public void PingPong() => RunAndVerify();
 
-    private protected override void SetUp(IActorContender contender) => contender.SetUpPingPong(Pairs, InFlight);
+    private protected override void SetUp(IActorContender contender) => Game.SetUp(contender, Pairs);
 
-    private protected override RunTotals Run(IActorContender contender) => contender.RunPingPong(RoundTripsPerPair);
+    private protected override RunTotals Run(IActorContender contender) => PingPongGame.Play(contender, RoundTripsPerPair);
 }

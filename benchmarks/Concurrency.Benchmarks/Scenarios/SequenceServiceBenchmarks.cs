@@ -20,7 +20,7 @@ namespace Concurrency.Benchmarks.Scenarios;
 /// and their sum that of the range. A mismatch throws, failing the benchmark. The global cleanup asks for one more
 /// identity, which must follow every block's, then disposes the service.
 /// </remarks>
-public class SequenceServiceBenchmarks
+public class SequenceServiceBenchmarks : IVerifiedBenchmark
 {
     public const int DefaultMessageCount = 1 << 14;
 

@@ -55,7 +55,7 @@ public sealed class AdmissionExperiment : ILabExperiment
         var threadCounts = context.Quick ? QuickThreads : FullThreads;
         var items = context.Quick ? 200 : 10_000;
         var runs = context.Quick ? 1 : 3;
-        var setups = AdmissionSetup.All;
+        var setups = AdmissionSetup.Registry.All;
 
         foreach (var setup in setups)
         {

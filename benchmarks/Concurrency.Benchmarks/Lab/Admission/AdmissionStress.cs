@@ -1,4 +1,5 @@
 using System.Diagnostics;
+using Concurrency.Benchmarks.Contenders;
 using Concurrency.Benchmarks.Harness;
 using Concurrency.Messaging.Admission;
 
@@ -23,9 +24,9 @@ internal static class AdmissionStress
 
     /// <summary>Runs <paramref name="threads"/> threads of <paramref name="items"/> attempts each through a fresh gate.</summary>
     /// <exception cref="LabVerificationException">An attempt was lost, an admitted item did not run, or the gate passed its limit.</exception>
-    public static AdmissionRunResult Run(AdmissionSetup setup, int threads, int items, CancellationToken cancellation)
+    public static AdmissionRunResult Run(Contender<AdmissionOptions> setup, int threads, int items, CancellationToken cancellation)
     {
-        var gate = AdmissionGate.Create(setup.Options);
+        var gate = AdmissionGate.Create(setup.Build);
         var work = CpuWork.IterationsFor(WorkMicroseconds);
         var clients = Enumerable.Range(0, threads).Select(_ => new Client(gate, items, work, cancellation)).ToArray();
         using var start = new ManualResetEventSlim();
@@ -52,7 +53,7 @@ internal static class AdmissionStress
         return result;
     }
 
-    private static void Verify(AdmissionSetup setup, IAdmissionGate gate, Client[] clients, AdmissionRunResult result, int items)
+    private static void Verify(Contender<AdmissionOptions> setup, IAdmissionGate gate, Client[] clients, AdmissionRunResult result, int items)
     {
         var metrics = gate.Metrics;
         var expectedChecksum = (long)items * (items - 1) / 2;

@@ -1,10 +1,7 @@
-using System.Reactive.Concurrency;
-using System.Reactive.Linq;
 using System.Reactive.Subjects;
 using System.Runtime.CompilerServices;
 using System.Threading.Tasks.Dataflow;
 using Concurrency.Benchmarks.Paths;
-using Concurrency.Messaging.Linq;
 using Concurrency.Messaging.Pipes;
 
 namespace Concurrency.Benchmarks.PlainLoop.Shapes;
@@ -38,7 +35,6 @@ internal abstract class ShapeContender : IDisposable
     /// <summary>The reference messages' block: large enough that a ring never holds a message twice.</summary>
     public const int Block = 1 << 20;
 
-
     protected ShapeContender(LoopShape shape, Tally tally)
     {
         Shape = shape;
@@ -50,10 +46,15 @@ internal abstract class ShapeContender : IDisposable
     /// <summary>Gets what the handler keeps.</summary>
     public Tally Tally { get; }
 
-    /// <summary>Builds <paramref name="path"/> in <paramref name="shape"/>.</summary>
-    public static ShapeContender Create(ShapePath path, LoopShape shape) => shape.Message == ShapeMessage.Value
-        ? Create<long>(path, shape)
-        : Create<SmallMessage>(path, shape);
+    /// <summary>Builds <paramref name="path"/> in <paramref name="shape"/>, as its registry entry (<see cref="ShapeContenders"/>) says.</summary>
+    public static ShapeContender Create(ShapePath path, LoopShape shape)
+    {
+        var build = ShapeContenders.Registry[path.ToString()].Build;
+        var tally = new Tally();
+        return shape.Message == ShapeMessage.Value
+            ? build.Values(shape, Handler<long>(shape, tally), tally)
+            : build.References(shape, Handler<SmallMessage>(shape, tally), tally);
+    }
 
     /// <summary>The sum the handlers reach after messages 0..<paramref name="messages"/>−1 in this shape.</summary>
     public static long SumOf(LoopShape shape, long messages)
@@ -136,25 +137,6 @@ internal abstract class ShapeContender : IDisposable
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     protected static T MessageAt<T>(long m) => typeof(T) == typeof(long) ? (T)(object)m : (T)(object)SmallMessages.Block[(int)(m & (Block - 1))];
 
-    private static ShapeContender Create<T>(ShapePath path, LoopShape shape)
-    {
-        var tally = new Tally();
-        Action<T> handler = Handler<T>(shape, tally);
-        ShapeContender contender = path switch
-        {
-            ShapePath.DataflowActionBlock => new ActionBlockContender<T>(shape, handler, tally),
-            ShapePath.RxObserveOnTaskPool => new ObservableContender<T>(shape, s => s.ObserveOn(TaskPoolScheduler.Default), handler, tally),
-            ShapePath.RawRing => new RawRingContender<T>(shape, handler, tally),
-            ShapePath.Ring => new PipeContender<T>(shape, PipeKind.Ring, handler, tally),
-            ShapePath.BatchDrainQueue => new PipeContender<T>(shape, PipeKind.BatchDrainQueue, handler, tally),
-            ShapePath.ObserveOnRing => new ObservableContender<T>(shape, s => s.ObserveOnRing(), handler, tally),
-            ShapePath.RingPoolRunner => new PipeContender<T>(shape, PipeKind.Ring, handler, tally, PoolRunner),
-            ShapePath.BatchDrainQueuePoolRunner => new PipeContender<T>(shape, PipeKind.BatchDrainQueue, handler, tally, PoolRunner),
-            _ => throw new ArgumentOutOfRangeException(nameof(path), path, "Unknown path."),
-        };
-        return contender;
-    }
-
     private static Action<T> Handler<T>(LoopShape shape, Tally tally)
     {
         if (typeof(T) == typeof(long))
@@ -192,7 +174,7 @@ internal abstract class ShapeContender : IDisposable
         return (Action<T>)(object)byReference;
     }
 
-    private sealed class ActionBlockContender<T>(LoopShape shape, Action<T> handler, Tally tally) : ShapeContender(shape, tally)
+    internal sealed class ActionBlockContender<T>(LoopShape shape, Action<T> handler, Tally tally) : ShapeContender(shape, tally)
     {
         // How long a block whose handler has taken every message gets to complete before it counts as the Dataflow bug.
         private static readonly TimeSpan MissedCompletionGrace = TimeSpan.FromSeconds(10);
@@ -228,9 +210,7 @@ internal abstract class ShapeContender : IDisposable
         }
     }
 
-    private static readonly PipeOptions PoolRunner = new() { Runner = PipeRunner.ThreadPool };
-
-    private sealed class PipeContender<T>(LoopShape shape, PipeKind kind, Action<T> handler, Tally tally, PipeOptions? options = null) : ShapeContender(shape, tally)
+    internal sealed class PipeContender<T>(LoopShape shape, PipeKind kind, Action<T> handler, Tally tally, PipeOptions? options = null) : ShapeContender(shape, tally)
     {
         private readonly IPipe<T> _pipe = Pipe.Create(kind, handler, options);
 
@@ -250,7 +230,7 @@ internal abstract class ShapeContender : IDisposable
         }
     }
 
-    private sealed class ObservableContender<T> : ShapeContender
+    internal sealed class ObservableContender<T> : ShapeContender
     {
         private readonly Subject<T> _subject = new();
         private readonly TaskCompletionSource _completed = new(TaskCreationOptions.RunContinuationsAsynchronously);
@@ -279,7 +259,7 @@ internal abstract class ShapeContender : IDisposable
         protected override void DisposeCore() => _subscription.Dispose();
     }
 
-    private sealed class RawRingContender<T>(LoopShape shape, Action<T> handler, Tally tally) : ShapeContender(shape, tally)
+    internal sealed class RawRingContender<T>(LoopShape shape, Action<T> handler, Tally tally) : ShapeContender(shape, tally)
     {
         private readonly RawRing<T, Delegating<T>> _ring = new(new Delegating<T>(handler));
 
