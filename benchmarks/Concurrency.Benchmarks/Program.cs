@@ -1,4 +1,5 @@
-using Concurrency.Benchmarks.Cli;
+using Concurrency.Benchmarks.Backbone.Cli;
+using Concurrency.Benchmarks.Topologies;
 
 namespace Concurrency.Benchmarks;
 

@@ -1,6 +1,5 @@
 using System.Reflection;
-using Concurrency.Benchmarks.Harness;
-using Concurrency.Benchmarks.Scenarios;
+using Concurrency.Benchmarks.Actors;
 
 namespace Concurrency.Benchmarks.Tests;
 

@@ -1,7 +1,7 @@
 using System.Text.Json;
-using Concurrency.Benchmarks.PlainActors;
-using Concurrency.Benchmarks.Reporting;
-using Concurrency.Benchmarks.Scenarios;
+using Concurrency.Benchmarks.Actors;
+using Concurrency.Benchmarks.Backbone.Contenders;
+using Concurrency.Benchmarks.Backbone.Reporting;
 
 namespace Concurrency.Benchmarks.Tests;
 
@@ -57,7 +57,7 @@ public sealed class ActorGamesTests
                     DisplayInfo = $"ActorRingBenchmarks.Ring: 2 cores(Affinity=11) [Contender=AkkaNet, Game={game}]",
                     Type = "ActorRingBenchmarks",
                     Method = "Ring",
-                    FullName = $"Concurrency.Benchmarks.Scenarios.ActorRingBenchmarks.Ring(Contender: AkkaNet, Game: {game})",
+                    FullName = $"Concurrency.Benchmarks.Actors.ActorRingBenchmarks.Ring(Contender: AkkaNet, Game: {game})",
                     Measurements = new[] { new { IterationMode = "Workload", IterationStage = "Actual", LaunchIndex = 1, IterationIndex = 1, Operations = 1_000_000L, Nanoseconds = 25e6 } },
                 },
             },

@@ -1,6 +1,6 @@
 using Concurrency.Benchmarks.Actors;
-using Concurrency.Benchmarks.Contenders;
-using Concurrency.Benchmarks.Runs;
+using Concurrency.Benchmarks.Backbone.Contenders;
+using Concurrency.Benchmarks.Backbone.Runs;
 
 namespace Concurrency.Benchmarks.Tests;
 

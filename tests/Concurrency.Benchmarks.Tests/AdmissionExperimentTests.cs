@@ -1,5 +1,6 @@
-using Concurrency.Benchmarks.Lab;
-using Concurrency.Benchmarks.Lab.Admission;
+using Concurrency.Benchmarks.Backbone.Lab;
+using Concurrency.Benchmarks.Backbone.Reporting;
+using Concurrency.Benchmarks.Pools.Admission;
 
 namespace Concurrency.Benchmarks.Tests;
 

@@ -1,6 +1,8 @@
 using System.Globalization;
 using System.Reflection;
 using BenchmarkDotNet.Attributes;
+using Concurrency.Benchmarks;
+using Concurrency.Benchmarks.Backbone.Harness;
 
 namespace Concurrency.Benchmarks.Tests;
 
@@ -29,7 +31,7 @@ public sealed record BenchmarkCase(Type Type, MethodInfo Method, IReadOnlyList<(
     /// </summary>
     public async Task AssertVerifiedAsync()
     {
-        var verified = await RunAsync<Harness.IVerifiedBenchmark>();
+        var verified = await RunAsync<Backbone.Harness.IVerifiedBenchmark>();
 
         Assert.Equal(Invocations, verified.VerifiedRuns);
         Assert.True(verified.VerifiedCompletion);

@@ -1,4 +1,7 @@
-using Concurrency.Benchmarks.Harness;
+using Concurrency.Benchmarks.Actors;
+using Concurrency.Benchmarks.Backbone.Harness;
+using Concurrency.Benchmarks.HandOff;
+using Concurrency.Benchmarks.Topologies;
 
 namespace Concurrency.Benchmarks.Tests;
 

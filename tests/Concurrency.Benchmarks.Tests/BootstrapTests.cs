@@ -1,4 +1,4 @@
-using Concurrency.Benchmarks.Reporting;
+using Concurrency.Benchmarks.Backbone.Reporting;
 
 namespace Concurrency.Benchmarks.Tests;
 

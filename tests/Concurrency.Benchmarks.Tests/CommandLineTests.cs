@@ -1,6 +1,10 @@
 using System.CommandLine;
 using System.Diagnostics;
-using Concurrency.Benchmarks.Cli;
+using Concurrency.Benchmarks;
+using Concurrency.Benchmarks.Backbone.Cli;
+using Concurrency.Benchmarks.Backbone.Contenders;
+using Concurrency.Benchmarks.Backbone.Runs;
+using Concurrency.Benchmarks.Topologies;
 
 namespace Concurrency.Benchmarks.Tests;
 
@@ -164,8 +168,8 @@ public sealed class CommandLineTests
         var place = results.WriteSet("decide", ResultsFixture.Set(
             "loop",
             [
-                new("loop", "BatchDrainQueue", Contenders.ContenderFamily.Ours, string.Empty, Contenders.Phase.Steady, 2, Runs.Measurement.MessagesPerSecond, 2e8, 1.9e8, 2.1e8),
-                new("loop", "DataflowActionBlock", Contenders.ContenderFamily.Dataflow, string.Empty, Contenders.Phase.Steady, 2, Runs.Measurement.MessagesPerSecond, 1e8, 0.9e8, 1.1e8),
+                new("loop", "BatchDrainQueue", Backbone.Contenders.ContenderFamily.Ours, string.Empty, Backbone.Contenders.Phase.Steady, 2, Backbone.Runs.Measurement.MessagesPerSecond, 2e8, 1.9e8, 2.1e8),
+                new("loop", "DataflowActionBlock", Backbone.Contenders.ContenderFamily.Dataflow, string.Empty, Backbone.Contenders.Phase.Steady, 2, Backbone.Runs.Measurement.MessagesPerSecond, 1e8, 0.9e8, 1.1e8),
             ],
             ResultsFixture.Commit('b')));
         var readme = Path.Combine(place, "README.md");

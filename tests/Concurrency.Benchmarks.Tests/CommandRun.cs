@@ -1,3 +1,6 @@
+using Concurrency.Benchmarks;
+using Concurrency.Benchmarks.Backbone.Cli;
+
 namespace Concurrency.Benchmarks.Tests;
 
 /// <summary>
@@ -52,7 +55,7 @@ internal sealed class CommandRun : IDisposable
     public static string UsageErrorOf(params string[] args)
     {
         var error = new StringWriter();
-        Assert.Equal(Cli.UsageException.ExitCode, Program.Run(args, new StringWriter(), error));
+        Assert.Equal(Backbone.Cli.UsageException.ExitCode, Program.Run(args, new StringWriter(), error));
         return error.ToString();
     }
 

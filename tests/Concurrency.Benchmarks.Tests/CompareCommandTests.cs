@@ -1,6 +1,7 @@
-using Concurrency.Benchmarks.Compare;
-using Concurrency.Benchmarks.Contenders;
-using Concurrency.Benchmarks.Runs;
+using Concurrency.Benchmarks;
+using Concurrency.Benchmarks.Backbone.Compare;
+using Concurrency.Benchmarks.Backbone.Contenders;
+using Concurrency.Benchmarks.Backbone.Runs;
 
 namespace Concurrency.Benchmarks.Tests;
 

@@ -1,9 +1,11 @@
 using Concurrency.Benchmarks.Actors;
-using Concurrency.Benchmarks.Contenders;
-using Concurrency.Benchmarks.Lab.Admission;
-using Concurrency.Benchmarks.PlainLoop.Shapes;
-using Concurrency.Benchmarks.Reporting;
-using Concurrency.Benchmarks.Scenarios;
+using Concurrency.Benchmarks.Backbone.Contenders;
+using Concurrency.Benchmarks.Backbone.Harness;
+using Concurrency.Benchmarks.Backbone.Reporting;
+using Concurrency.Benchmarks.HandOff;
+using Concurrency.Benchmarks.HandOff.Shapes;
+using Concurrency.Benchmarks.Pools.Admission;
+using Concurrency.Benchmarks.Topologies;
 using Concurrency.Messaging.Pipes;
 
 namespace Concurrency.Benchmarks.Tests;

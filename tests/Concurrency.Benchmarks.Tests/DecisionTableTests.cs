@@ -1,6 +1,11 @@
-using Concurrency.Benchmarks.Contenders;
-using Concurrency.Benchmarks.Reporting;
-using Concurrency.Benchmarks.Runs;
+using Concurrency.Benchmarks.Actors;
+using Concurrency.Benchmarks.Backbone.Contenders;
+using Concurrency.Benchmarks.Backbone.Latency;
+using Concurrency.Benchmarks.Backbone.Reporting;
+using Concurrency.Benchmarks.Backbone.Runs;
+using Concurrency.Benchmarks.HandOff;
+using Concurrency.Benchmarks.HandOff.Paths;
+using Concurrency.Benchmarks.Topologies;
 
 namespace Concurrency.Benchmarks.Tests;
 
@@ -257,7 +262,7 @@ public sealed class DecisionTableTests : IDisposable
         => new(scenario, contender, family, conditions, phase, cores, Measurement.MessagesPerSecond, median, low, high);
 
     private static Measurement P99(string contender, string load, double median, double low, double high)
-        => new(Latency.LatencyCommand.HandOffScenario, contender, ContenderFamily.Ours, string.Empty, Phase.Steady, 2, $"p99 µs at {load}", median, low, high);
+        => new(Backbone.Latency.LatencyCommand.HandOffScenario, contender, ContenderFamily.Ours, string.Empty, Phase.Steady, 2, $"p99 µs at {load}", median, low, high);
 
     private static Measurement Cost(string contender, ContenderFamily family, double median, double low, double high)
         => new("idle", contender, family, string.Empty, Phase.Steady, 2, Measurement.IdleCorePercent, median, low, high);

@@ -1,4 +1,6 @@
 using System.Text.RegularExpressions;
+using Concurrency.Benchmarks;
+using Concurrency.Benchmarks.Backbone.Reporting;
 
 namespace Concurrency.Benchmarks.Tests;
 
@@ -58,8 +60,8 @@ public sealed partial class DocumentationTests
     {
         var readme = Read("README.md");
 
-        Assert.Equal(1, Regex.Count(readme, Regex.Escape(Reporting.DecisionTable.Start)));
-        Assert.True(readme.IndexOf(Reporting.DecisionTable.Start, StringComparison.Ordinal) < readme.IndexOf(Reporting.DecisionTable.End, StringComparison.Ordinal));
+        Assert.Equal(1, Regex.Count(readme, Regex.Escape(Backbone.Reporting.DecisionTable.Start)));
+        Assert.True(readme.IndexOf(Backbone.Reporting.DecisionTable.Start, StringComparison.Ordinal) < readme.IndexOf(Backbone.Reporting.DecisionTable.End, StringComparison.Ordinal));
     }
 
     [Fact]

@@ -1,8 +1,9 @@
 using System.CommandLine;
-using Concurrency.Benchmarks.Cli;
-using Concurrency.Benchmarks.Contenders;
-using Concurrency.Benchmarks.Lab;
-using Concurrency.Benchmarks.Runs;
+using Concurrency.Benchmarks;
+using Concurrency.Benchmarks.Backbone.Cli;
+using Concurrency.Benchmarks.Backbone.Contenders;
+using Concurrency.Benchmarks.Backbone.Lab;
+using Concurrency.Benchmarks.Backbone.Runs;
 
 namespace Concurrency.Benchmarks.Tests;
 

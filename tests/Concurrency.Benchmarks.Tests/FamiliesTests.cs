@@ -1,5 +1,8 @@
-using Concurrency.Benchmarks.Contenders;
-using Concurrency.Benchmarks.Reporting;
+using Concurrency.Benchmarks.Actors;
+using Concurrency.Benchmarks.Backbone.Contenders;
+using Concurrency.Benchmarks.Backbone.Reporting;
+using Concurrency.Benchmarks.HandOff.Paths;
+using Concurrency.Benchmarks.Topologies;
 
 namespace Concurrency.Benchmarks.Tests;
 

@@ -1,4 +1,4 @@
-using Concurrency.Benchmarks.Contenders;
+using Concurrency.Benchmarks.Backbone.Contenders;
 
 namespace Concurrency.Benchmarks.Tests;
 

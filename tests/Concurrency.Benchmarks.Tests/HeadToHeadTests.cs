@@ -1,4 +1,5 @@
-using Concurrency.Benchmarks.Lab;
+using Concurrency.Benchmarks.Backbone.Contenders;
+using Concurrency.Benchmarks.Backbone.Lab;
 
 namespace Concurrency.Benchmarks.Tests;
 

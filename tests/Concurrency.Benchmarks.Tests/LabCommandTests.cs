@@ -1,4 +1,6 @@
-using Concurrency.Benchmarks.Lab;
+using Concurrency.Benchmarks;
+using Concurrency.Benchmarks.Backbone.Lab;
+using Concurrency.Benchmarks.Backbone.Runs;
 
 namespace Concurrency.Benchmarks.Tests;
 
@@ -133,7 +135,7 @@ public sealed class LabCommandTests
             LabOutcome At(int cores) => new(
                 [new LabTable("Speed-up", ["workload", "speed-up"], [["sum", $"{cores}.0x"]], ["speed-up"], "Higher is better.")],
                 [new LabChart("speed", "Speed", "workers", "x", [new LabSeries("sum", [1, 2], [1, cores])])]);
-            var provenance = Runs.RunProvenance.Capture(["lab", "fixed"]);
+            var provenance = Backbone.Runs.RunProvenance.Capture(["lab", "fixed"]);
 
             var path = LabReport.WriteSection(directory.FullName, experiment, [(1, At(1)), (2, At(2))], provenance, quick: true);
 

@@ -1,4 +1,5 @@
-using Concurrency.Benchmarks.Lab;
+using Concurrency.Benchmarks.Backbone.Lab;
+using Concurrency.Benchmarks.Backbone.Reporting;
 
 namespace Concurrency.Benchmarks.Tests;
 

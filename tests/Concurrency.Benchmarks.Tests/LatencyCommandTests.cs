@@ -1,7 +1,9 @@
-using Concurrency.Benchmarks.Contenders;
-using Concurrency.Benchmarks.Latency;
-using Concurrency.Benchmarks.Paths;
-using Concurrency.Benchmarks.Runs;
+using Concurrency.Benchmarks.Backbone.Contenders;
+using Concurrency.Benchmarks.Backbone.Latency;
+using Concurrency.Benchmarks.Backbone.Runs;
+using Concurrency.Benchmarks.CrossProcess;
+using Concurrency.Benchmarks.HandOff;
+using Concurrency.Benchmarks.HandOff.Paths;
 using Concurrency.Messaging.Grpc;
 using Concurrency.Messaging.Pipes;
 

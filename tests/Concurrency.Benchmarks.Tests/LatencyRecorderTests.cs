@@ -1,5 +1,5 @@
 using System.Diagnostics;
-using Concurrency.Benchmarks.Latency;
+using Concurrency.Benchmarks.Backbone.Latency;
 using HdrHistogram;
 
 namespace Concurrency.Benchmarks.Tests;

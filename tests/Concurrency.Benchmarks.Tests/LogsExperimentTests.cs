@@ -1,6 +1,7 @@
-using Concurrency.Benchmarks.Contenders;
-using Concurrency.Benchmarks.Lab;
-using Concurrency.Benchmarks.Lab.Logs;
+using Concurrency.Benchmarks.Backbone.Contenders;
+using Concurrency.Benchmarks.Backbone.Lab;
+using Concurrency.Benchmarks.Backbone.Reporting;
+using Concurrency.Benchmarks.Logs;
 
 namespace Concurrency.Benchmarks.Tests;
 

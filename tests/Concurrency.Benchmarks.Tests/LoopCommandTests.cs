@@ -1,5 +1,6 @@
-using Concurrency.Benchmarks.Contenders;
-using Concurrency.Benchmarks.PlainLoop.Shapes;
+using Concurrency.Benchmarks.Backbone.Contenders;
+using Concurrency.Benchmarks.Backbone.Harness;
+using Concurrency.Benchmarks.HandOff.Shapes;
 
 namespace Concurrency.Benchmarks.Tests;
 

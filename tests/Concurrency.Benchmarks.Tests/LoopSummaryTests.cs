@@ -1,5 +1,6 @@
 using System.Text.Json;
-using Concurrency.Benchmarks.PlainLoop;
+using Concurrency.Benchmarks.Backbone.Lab;
+using Concurrency.Benchmarks.HandOff;
 
 namespace Concurrency.Benchmarks.Tests;
 

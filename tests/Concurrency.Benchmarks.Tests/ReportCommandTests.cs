@@ -1,3 +1,8 @@
+using Concurrency.Benchmarks;
+using Concurrency.Benchmarks.Backbone.Cli;
+using Concurrency.Benchmarks.Backbone.Reporting;
+using Concurrency.Benchmarks.HandOff.Paths;
+
 namespace Concurrency.Benchmarks.Tests;
 
 /// <summary>The report merges only what it can stand behind, and says what it merged.</summary>
@@ -111,7 +116,7 @@ public sealed class ReportCommandTests
         File.WriteAllText(Path.Combine(committed, "REPORT.md"), "committed");
         var output = new StringWriter();
 
-        var exit = Reporting.ReportCommand.Run(new Cli.ReportOptions(results.Results, OutputDirectory: null, AllowMixedCommits: false), output, new StringWriter(), baseDirectory: results.Output);
+        var exit = Backbone.Reporting.ReportCommand.Run(new Backbone.Cli.ReportOptions(results.Results, OutputDirectory: null, AllowMixedCommits: false), output, new StringWriter(), baseDirectory: results.Output);
 
         Assert.Equal(0, exit);
         Assert.Equal("committed", File.ReadAllText(Path.Combine(committed, "REPORT.md")));

@@ -1,5 +1,6 @@
 using System.Text.Json;
-using Concurrency.Benchmarks.Runs;
+using Concurrency.Benchmarks.Backbone.Runs;
+using Concurrency.Benchmarks.HandOff;
 
 namespace Concurrency.Benchmarks.Tests;
 
@@ -38,7 +39,7 @@ public sealed class ResultsFixture : IDisposable
             DisplayInfo = $"HeadlineBenchmarks.OneToOne: 2 cores(Affinity=11) [Path={r.Key}]",
             Type = "HeadlineBenchmarks",
             Method = "OneToOne",
-            FullName = $"Concurrency.Benchmarks.Scenarios.HeadlineBenchmarks.OneToOne(Path: {r.Key})",
+            FullName = $"Concurrency.Benchmarks.HandOff.HeadlineBenchmarks.OneToOne(Path: {r.Key})",
             Measurements = Measurements(r.Value, iterationMilliseconds),
         });
         var json = new

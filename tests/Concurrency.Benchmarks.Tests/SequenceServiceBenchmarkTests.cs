@@ -1,4 +1,4 @@
-using Concurrency.Benchmarks.Scenarios;
+using Concurrency.Benchmarks.Topologies;
 
 namespace Concurrency.Benchmarks.Tests;
 

@@ -1,5 +1,6 @@
-using Concurrency.Benchmarks.Lab;
-using Concurrency.Benchmarks.Lab.Workloads;
+using Concurrency.Benchmarks.Backbone.Harness;
+using Concurrency.Benchmarks.Backbone.Lab;
+using Concurrency.Benchmarks.Pools.Workloads;
 
 namespace Concurrency.Benchmarks.Tests;
 

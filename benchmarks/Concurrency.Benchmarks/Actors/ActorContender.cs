@@ -1,5 +1,6 @@
-using Concurrency.Benchmarks.Harness;
-using Concurrency.Benchmarks.Latency;
+using Concurrency.Benchmarks.Backbone.Harness;
+using Concurrency.Benchmarks.Backbone.Latency;
+using Concurrency.Benchmarks.HandOff.Shapes;
 
 namespace Concurrency.Benchmarks.Actors;
 

@@ -1,3 +1,4 @@
+
 namespace Concurrency.Benchmarks.Actors;
 
 /// <summary>The messages one actor received, counted on delivery.</summary>

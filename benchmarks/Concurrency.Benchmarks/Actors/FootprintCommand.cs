@@ -1,10 +1,10 @@
+using System.CommandLine;
 using System.Diagnostics;
 using System.Globalization;
-using System.CommandLine;
-using Concurrency.Benchmarks.Cli;
-using Concurrency.Benchmarks.Contenders;
-using Concurrency.Benchmarks.Lab;
-using Concurrency.Benchmarks.Runs;
+using Concurrency.Benchmarks.Backbone.Cli;
+using Concurrency.Benchmarks.Backbone.Contenders;
+using Concurrency.Benchmarks.Backbone.Lab;
+using Concurrency.Benchmarks.Backbone.Runs;
 using Concurrency.Messaging.Actors;
 
 namespace Concurrency.Benchmarks.Actors;

@@ -1,4 +1,4 @@
-using Concurrency.Benchmarks.Latency;
+using Concurrency.Benchmarks.Backbone.Latency;
 
 namespace Concurrency.Benchmarks.Actors;
 

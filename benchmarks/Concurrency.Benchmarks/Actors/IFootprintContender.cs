@@ -1,3 +1,4 @@
+
 namespace Concurrency.Benchmarks.Actors;
 
 /// <summary>An actor system as the footprint command sees it: many small actors, each counting the messages it gets.</summary>

@@ -1,3 +1,4 @@
+
 namespace Concurrency.Benchmarks.Actors;
 
 /// <summary>How our actors' handlers are written in a game: the same moves behind each.</summary>

@@ -1,4 +1,4 @@
-using Concurrency.Benchmarks.Harness;
+using Concurrency.Benchmarks.Backbone.Harness;
 
 namespace Concurrency.Benchmarks.Actors;
 

@@ -1,3 +1,4 @@
+using Concurrency.Benchmarks.Backbone.Harness;
 using Proto;
 
 namespace Concurrency.Benchmarks.Actors;

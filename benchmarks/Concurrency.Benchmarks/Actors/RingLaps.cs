@@ -1,5 +1,5 @@
-using Concurrency.Benchmarks.Harness;
-using Concurrency.Benchmarks.Latency;
+using Concurrency.Benchmarks.Backbone.Harness;
+using Concurrency.Benchmarks.Backbone.Latency;
 
 namespace Concurrency.Benchmarks.Actors;
 

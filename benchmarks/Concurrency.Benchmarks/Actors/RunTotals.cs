@@ -1,3 +1,4 @@
+
 namespace Concurrency.Benchmarks.Actors;
 
 /// <summary>What one actor benchmark run delivered, for verification against what it should have.</summary>

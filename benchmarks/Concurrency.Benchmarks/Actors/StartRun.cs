@@ -1,3 +1,4 @@
+
 namespace Concurrency.Benchmarks.Actors;
 
 /// <summary>Tells a pinger to open its window: the run's quota and window are already in its <see cref="PingerTally"/>.</summary>

@@ -1,6 +1,10 @@
 using System.Globalization;
-using Concurrency.Benchmarks.Grpc;
-using Concurrency.Benchmarks.Lab;
+using Concurrency.Benchmarks;
+using Concurrency.Benchmarks.Backbone.Contenders;
+using Concurrency.Benchmarks.Backbone.Lab;
+using Concurrency.Benchmarks.Backbone.Reporting;
+using Concurrency.Benchmarks.Backbone.Runs;
+using Concurrency.Benchmarks.CrossProcess;
 
 namespace Concurrency.Benchmarks.Tests.Grpc;
 
@@ -37,7 +41,7 @@ public sealed class GrpcExperimentTests
         Assert.All(baselines.Rows.Take(5), row => Assert.True(double.Parse(row[3].Split(' ')[0], CultureInfo.InvariantCulture) >= 0, row[0]));
         var serverCpu = Assert.Single(outcome.Tables, t => t.Title.StartsWith("Server CPU per message", StringComparison.Ordinal));
         Assert.Equal(["async 100 senders", "raw batched 256", "naive", "plain echo 256"], serverCpu.Rows.Select(row => row[0]));
-        Assert.Contains(outcome.Figures!, f => f.Contender == GrpcContenders.PlainEcho256 && f.Metric == Concurrency.Benchmarks.Runs.Measurement.ServerCpuNanosecondsPerMessage);
+        Assert.Contains(outcome.Figures!, f => f.Contender == GrpcContenders.PlainEcho256 && f.Metric == Concurrency.Benchmarks.Backbone.Runs.Measurement.ServerCpuNanosecondsPerMessage);
 
         // Ratios: naive, raw, ours ÷ plain echo, in-order, two Proto.Remote, and NATS where it ran.
         Assert.Equal(nats ? 7 : 6, outcome.Tables[2].Rows.Count);

@@ -1,5 +1,5 @@
 using System.Net.Sockets;
-using Concurrency.Benchmarks.Grpc;
+using Concurrency.Benchmarks.CrossProcess;
 
 namespace Concurrency.Benchmarks.Tests.Grpc;
 

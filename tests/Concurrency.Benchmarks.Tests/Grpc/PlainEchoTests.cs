@@ -1,4 +1,4 @@
-using Concurrency.Benchmarks.Grpc;
+using Concurrency.Benchmarks.CrossProcess;
 
 namespace Concurrency.Benchmarks.Tests.Grpc;
 

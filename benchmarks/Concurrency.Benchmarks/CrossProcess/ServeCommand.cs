@@ -1,0 +1,71 @@
+using System.CommandLine;
+using System.Globalization;
+using System.Runtime.InteropServices;
+using Concurrency.Benchmarks.Actors;
+using Concurrency.Benchmarks.Backbone.Cli;
+using Concurrency.Messaging.Grpc;
+
+namespace Concurrency.Benchmarks.CrossProcess;
+
+/// <summary>
+/// <c>-- serve [--urls URL] [--proto-remote-port N] [--token T]</c>: the far side of the gRPC experiment. Starts our echo
+/// peer server, a Proto.Remote echo peer and the plain grpc-dotnet echo service (the yardstick, on a free port of the
+/// first URL's host), prints where they listen ("peer URL", "proto-remote HOST:PORT", "plain-echo URL", then "ready"), and serves until its standard input closes or it is stopped (Ctrl+C, SIGTERM). The lab starts one on
+/// loopback by itself; on another machine, start it by hand and give its addresses to <c>lab grpc --server URL
+/// --proto-remote HOST:PORT</c>.
+/// </summary>
+internal static class ServeCommand
+{
+    public const string PeerPrefix = "peer ";
+    public const string ProtoRemotePrefix = "proto-remote ";
+    public const string PlainEchoPrefix = "plain-echo ";
+    public const string Ready = "ready";
+
+    public static Command Create()
+    {
+        var urls = new Option<string[]>("--urls")
+        {
+            HelpName = "URL",
+            Description = "where our peer listens (default http://127.0.0.1:0, a free port); for other machines e.g. --urls http://0.0.0.0:5000",
+            Arity = ArgumentArity.OneOrMore,
+        };
+        var protoRemotePort = CommonOptions.WholeNumber("--proto-remote-port", "N", 0, 0, 65_535, "the Proto.Remote peer's port, on the host of the first URL (0: any free port)");
+        var token = new Option<string?>("--token") { HelpName = "T", Description = "ask every client for this bearer token" };
+        var command = new Command("serve", "The peers the gRPC experiment (lab grpc) measures against, our PeerServer echoing, a Proto.Remote echo actor and a plain grpc-dotnet echo service. Prints \"peer URL\", \"proto-remote HOST:PORT\", \"plain-echo URL\" and \"ready\", then serves until standard input closes or Ctrl+C. On the client machine: lab grpc --server http://HOST:5000 --proto-remote HOST:PORT")
+        {
+            urls, protoRemotePort, token,
+        };
+        command.SetAction(parse =>
+        {
+            var given = parse.GetValue(urls) is { Length: > 0 } list ? list.ToList() : ["http://127.0.0.1:0"];
+            return ServeAsync(given, parse.GetValue(protoRemotePort), parse.GetValue(token), parse.InvocationConfiguration.Output).GetAwaiter().GetResult();
+        });
+        return command;
+    }
+
+    private static async Task<int> ServeAsync(List<string> urls, int protoRemotePort, string? token, TextWriter output)
+    {
+        using var stop = new CancellationTokenSource();
+        using var interrupt = PosixSignalRegistration.Create(PosixSignal.SIGINT, context => { context.Cancel = true; stop.Cancel(); });
+        using var terminate = PosixSignalRegistration.Create(PosixSignal.SIGTERM, context => { context.Cancel = true; stop.Cancel(); });
+        var protoHost = new Uri(urls[0]).Host;
+        await using var server = await PeerServer.StartAsync(new PeerServerOptions { Urls = urls, BearerToken = token }, stop.Token).ConfigureAwait(false);
+        await using var protoRemote = await ProtoRemoteEchoServer.StartAsync(protoHost, protoRemotePort, stop.Token).ConfigureAwait(false);
+        await using var plainEcho = await PlainEchoServer.StartAsync(new UriBuilder(urls[0]) { Port = 0 }.Uri.ToString(), stop.Token).ConfigureAwait(false);
+        foreach (var address in server.Addresses)
+        {
+            output.WriteLine(PeerPrefix + address);
+        }
+
+        output.WriteLine(string.Create(CultureInfo.InvariantCulture, $"{ProtoRemotePrefix}{protoRemote.Host}:{protoRemote.Port}"));
+        output.WriteLine(PlainEchoPrefix + plainEcho.Address);
+        output.WriteLine(Ready);
+        output.Flush();
+
+        // Standard input closing is the parent's way of saying "done"; a person stops it with Ctrl+C.
+        var inputClosed = Task.Run(() => Console.In.ReadToEnd(), CancellationToken.None);
+        await Task.WhenAny(inputClosed, Task.Delay(Timeout.Infinite, stop.Token)).ConfigureAwait(false);
+        output.WriteLine(string.Create(CultureInfo.InvariantCulture, $"served: {server.HandledCount:N0} handled, {server.DuplicateCount:N0} duplicates answered from memory"));
+        return 0;
+    }
+}

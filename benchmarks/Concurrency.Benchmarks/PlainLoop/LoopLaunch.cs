@@ -1,4 +1,0 @@
-namespace Concurrency.Benchmarks.PlainLoop;
-
-/// <summary>What one launch of the plain loop measured: every path on its own, then the goal ratios head to head.</summary>
-public sealed record LoopLaunch(IReadOnlyList<LoopResult> Paths, IReadOnlyList<LoopRatio> HeadToHead);
