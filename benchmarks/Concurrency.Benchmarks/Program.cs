@@ -1,6 +1,3 @@
-using Concurrency.Benchmarks.Backbone.Cli;
-using Concurrency.Benchmarks.Topologies;
-
 namespace Concurrency.Benchmarks;
 
 /// <summary>

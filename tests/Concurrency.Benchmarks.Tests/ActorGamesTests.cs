@@ -1,6 +1,5 @@
 using System.Text.Json;
 using Concurrency.Benchmarks.Actors;
-using Concurrency.Benchmarks.Backbone.Contenders;
 using Concurrency.Benchmarks.Backbone.Reporting;
 
 namespace Concurrency.Benchmarks.Tests;

@@ -1,6 +1,4 @@
 using Concurrency.Benchmarks.Actors;
-using Concurrency.Benchmarks.Backbone.Contenders;
-using Concurrency.Benchmarks.Backbone.Runs;
 
 namespace Concurrency.Benchmarks.Tests;
 

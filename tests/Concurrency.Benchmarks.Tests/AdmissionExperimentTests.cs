@@ -1,5 +1,3 @@
-using Concurrency.Benchmarks.Backbone.Lab;
-using Concurrency.Benchmarks.Backbone.Reporting;
 using Concurrency.Benchmarks.Pools.Admission;
 
 namespace Concurrency.Benchmarks.Tests;

@@ -1,8 +1,6 @@
 using System.Globalization;
 using System.Reflection;
 using BenchmarkDotNet.Attributes;
-using Concurrency.Benchmarks;
-using Concurrency.Benchmarks.Backbone.Harness;
 
 namespace Concurrency.Benchmarks.Tests;
 

@@ -1,7 +1,5 @@
 using Concurrency.Benchmarks.Actors;
 using Concurrency.Benchmarks.Backbone.Harness;
-using Concurrency.Benchmarks.HandOff;
-using Concurrency.Benchmarks.Topologies;
 
 namespace Concurrency.Benchmarks.Tests;
 

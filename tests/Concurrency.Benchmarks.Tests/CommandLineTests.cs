@@ -1,10 +1,5 @@
 using System.CommandLine;
 using System.Diagnostics;
-using Concurrency.Benchmarks;
-using Concurrency.Benchmarks.Backbone.Cli;
-using Concurrency.Benchmarks.Backbone.Contenders;
-using Concurrency.Benchmarks.Backbone.Runs;
-using Concurrency.Benchmarks.Topologies;
 
 namespace Concurrency.Benchmarks.Tests;
 

@@ -1,6 +1,3 @@
-using Concurrency.Benchmarks;
-using Concurrency.Benchmarks.Backbone.Cli;
-
 namespace Concurrency.Benchmarks.Tests;
 
 /// <summary>

@@ -1,7 +1,4 @@
-using Concurrency.Benchmarks;
 using Concurrency.Benchmarks.Backbone.Compare;
-using Concurrency.Benchmarks.Backbone.Contenders;
-using Concurrency.Benchmarks.Backbone.Runs;
 
 namespace Concurrency.Benchmarks.Tests;
 

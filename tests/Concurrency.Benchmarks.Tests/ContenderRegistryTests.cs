@@ -1,6 +1,4 @@
 using Concurrency.Benchmarks.Actors;
-using Concurrency.Benchmarks.Backbone.Contenders;
-using Concurrency.Benchmarks.Backbone.Harness;
 using Concurrency.Benchmarks.Backbone.Reporting;
 using Concurrency.Benchmarks.HandOff;
 using Concurrency.Benchmarks.HandOff.Shapes;

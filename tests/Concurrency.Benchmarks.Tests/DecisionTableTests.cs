@@ -1,11 +1,4 @@
-using Concurrency.Benchmarks.Actors;
-using Concurrency.Benchmarks.Backbone.Contenders;
-using Concurrency.Benchmarks.Backbone.Latency;
 using Concurrency.Benchmarks.Backbone.Reporting;
-using Concurrency.Benchmarks.Backbone.Runs;
-using Concurrency.Benchmarks.HandOff;
-using Concurrency.Benchmarks.HandOff.Paths;
-using Concurrency.Benchmarks.Topologies;
 
 namespace Concurrency.Benchmarks.Tests;
 

@@ -1,6 +1,4 @@
 using System.Text.RegularExpressions;
-using Concurrency.Benchmarks;
-using Concurrency.Benchmarks.Backbone.Reporting;
 
 namespace Concurrency.Benchmarks.Tests;
 

@@ -1,9 +1,4 @@
 using System.CommandLine;
-using Concurrency.Benchmarks;
-using Concurrency.Benchmarks.Backbone.Cli;
-using Concurrency.Benchmarks.Backbone.Contenders;
-using Concurrency.Benchmarks.Backbone.Lab;
-using Concurrency.Benchmarks.Backbone.Runs;
 
 namespace Concurrency.Benchmarks.Tests;
 

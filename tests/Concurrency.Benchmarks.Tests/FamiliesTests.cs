@@ -1,8 +1,4 @@
-using Concurrency.Benchmarks.Actors;
-using Concurrency.Benchmarks.Backbone.Contenders;
 using Concurrency.Benchmarks.Backbone.Reporting;
-using Concurrency.Benchmarks.HandOff.Paths;
-using Concurrency.Benchmarks.Topologies;
 
 namespace Concurrency.Benchmarks.Tests;
 

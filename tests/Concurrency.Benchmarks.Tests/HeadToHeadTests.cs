@@ -1,6 +1,3 @@
-using Concurrency.Benchmarks.Backbone.Contenders;
-using Concurrency.Benchmarks.Backbone.Lab;
-
 namespace Concurrency.Benchmarks.Tests;
 
 public sealed class HeadToHeadTests

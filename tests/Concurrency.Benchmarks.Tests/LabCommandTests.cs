@@ -1,7 +1,3 @@
-using Concurrency.Benchmarks;
-using Concurrency.Benchmarks.Backbone.Lab;
-using Concurrency.Benchmarks.Backbone.Runs;
-
 namespace Concurrency.Benchmarks.Tests;
 
 /// <summary>The lab's command line and its report writer; each experiment has a quick smoke test of its own.</summary>

@@ -1,6 +1,3 @@
-using Concurrency.Benchmarks.Backbone.Lab;
-using Concurrency.Benchmarks.Backbone.Reporting;
-
 namespace Concurrency.Benchmarks.Tests;
 
 /// <summary>How <c>lab --launches N</c> folds several launches into the published values: medians with their spread, nothing averaged away.</summary>

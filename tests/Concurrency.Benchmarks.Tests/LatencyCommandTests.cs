@@ -1,6 +1,4 @@
-using Concurrency.Benchmarks.Backbone.Contenders;
 using Concurrency.Benchmarks.Backbone.Latency;
-using Concurrency.Benchmarks.Backbone.Runs;
 using Concurrency.Benchmarks.CrossProcess;
 using Concurrency.Benchmarks.HandOff;
 using Concurrency.Benchmarks.HandOff.Paths;

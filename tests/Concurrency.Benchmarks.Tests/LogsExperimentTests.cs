@@ -1,6 +1,3 @@
-using Concurrency.Benchmarks.Backbone.Contenders;
-using Concurrency.Benchmarks.Backbone.Lab;
-using Concurrency.Benchmarks.Backbone.Reporting;
 using Concurrency.Benchmarks.Logs;
 
 namespace Concurrency.Benchmarks.Tests;

@@ -1,5 +1,3 @@
-using Concurrency.Benchmarks.Backbone.Contenders;
-using Concurrency.Benchmarks.Backbone.Harness;
 using Concurrency.Benchmarks.HandOff.Shapes;
 
 namespace Concurrency.Benchmarks.Tests;

@@ -1,5 +1,4 @@
 using System.Text.Json;
-using Concurrency.Benchmarks.Backbone.Lab;
 using Concurrency.Benchmarks.HandOff;
 
 namespace Concurrency.Benchmarks.Tests;

@@ -1,5 +1,3 @@
-using Concurrency.Benchmarks.Backbone.Lab;
-using Concurrency.Benchmarks.Backbone.Reporting;
 using Concurrency.Benchmarks.Pools;
 
 namespace Concurrency.Benchmarks.Tests;

@@ -1,8 +1,3 @@
-using Concurrency.Benchmarks;
-using Concurrency.Benchmarks.Backbone.Cli;
-using Concurrency.Benchmarks.Backbone.Reporting;
-using Concurrency.Benchmarks.HandOff.Paths;
-
 namespace Concurrency.Benchmarks.Tests;
 
 /// <summary>The report merges only what it can stand behind, and says what it merged.</summary>

@@ -1,6 +1,4 @@
 using System.Text.Json;
-using Concurrency.Benchmarks.Backbone.Runs;
-using Concurrency.Benchmarks.HandOff;
 
 namespace Concurrency.Benchmarks.Tests;
 

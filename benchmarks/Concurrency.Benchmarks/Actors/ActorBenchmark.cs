@@ -1,7 +1,4 @@
 using BenchmarkDotNet.Attributes;
-using Concurrency.Benchmarks.Backbone.Contenders;
-using Concurrency.Benchmarks.Backbone.Cpu;
-using Concurrency.Benchmarks.Backbone.Harness;
 using Concurrency.Benchmarks.HandOff;
 
 namespace Concurrency.Benchmarks.Actors;

@@ -1,6 +1,4 @@
-using Concurrency.Benchmarks.Backbone.Harness;
 using Concurrency.Benchmarks.Backbone.Latency;
-using Concurrency.Benchmarks.HandOff.Shapes;
 
 namespace Concurrency.Benchmarks.Actors;
 

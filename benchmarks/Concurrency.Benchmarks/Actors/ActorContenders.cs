@@ -1,4 +1,3 @@
-using Concurrency.Benchmarks.Backbone.Contenders;
 using Concurrency.Messaging.Actors;
 
 namespace Concurrency.Benchmarks.Actors;

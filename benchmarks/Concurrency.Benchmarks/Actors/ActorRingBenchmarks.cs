@@ -1,5 +1,4 @@
 using BenchmarkDotNet.Attributes;
-using Concurrency.Benchmarks.Backbone.Contenders;
 
 namespace Concurrency.Benchmarks.Actors;
 

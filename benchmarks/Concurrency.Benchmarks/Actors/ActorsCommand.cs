@@ -1,11 +1,6 @@
 using System.CommandLine;
 using System.Diagnostics;
 using System.Globalization;
-using Concurrency.Benchmarks.Backbone.Cli;
-using Concurrency.Benchmarks.Backbone.Contenders;
-using Concurrency.Benchmarks.Backbone.Lab;
-using Concurrency.Benchmarks.Backbone.Reporting;
-using Concurrency.Benchmarks.Backbone.Runs;
 
 namespace Concurrency.Benchmarks.Actors;
 

@@ -1,5 +1,3 @@
-using Concurrency.Benchmarks.Backbone.Harness;
-
 namespace Concurrency.Benchmarks.Actors;
 
 /// <summary>

@@ -1,4 +1,3 @@
-using Concurrency.Benchmarks.Backbone.Harness;
 using Proto;
 
 namespace Concurrency.Benchmarks.Actors;

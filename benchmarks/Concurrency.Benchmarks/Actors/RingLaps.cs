@@ -1,4 +1,3 @@
-using Concurrency.Benchmarks.Backbone.Harness;
 using Concurrency.Benchmarks.Backbone.Latency;
 
 namespace Concurrency.Benchmarks.Actors;

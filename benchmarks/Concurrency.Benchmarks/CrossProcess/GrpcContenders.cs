@@ -1,5 +1,3 @@
-using Concurrency.Benchmarks.Backbone.Contenders;
-using Concurrency.Benchmarks.Backbone.Reporting;
 using Concurrency.Messaging.Grpc;
 
 namespace Concurrency.Benchmarks.CrossProcess;

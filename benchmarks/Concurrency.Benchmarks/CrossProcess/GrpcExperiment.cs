@@ -1,9 +1,5 @@
 using System.Diagnostics;
 using System.Globalization;
-using Concurrency.Benchmarks.Backbone.Contenders;
-using Concurrency.Benchmarks.Backbone.Lab;
-using Concurrency.Benchmarks.Backbone.Reporting;
-using Concurrency.Benchmarks.Backbone.Runs;
 using Concurrency.Messaging.Grpc;
 
 namespace Concurrency.Benchmarks.CrossProcess;

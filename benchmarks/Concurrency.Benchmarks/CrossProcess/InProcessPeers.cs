@@ -1,7 +1,4 @@
 using System.Globalization;
-using Concurrency.Benchmarks.Actors;
-using Concurrency.Benchmarks.Backbone.Lab;
-using Concurrency.Benchmarks.Backbone.Reporting;
 using Concurrency.Messaging.Grpc;
 
 namespace Concurrency.Benchmarks.CrossProcess;

@@ -1,7 +1,5 @@
 using System.Buffers.Binary;
-using System.Diagnostics;
 using System.Threading.Channels;
-using Concurrency.Benchmarks.Backbone.Reporting;
 using NATS.Client.Core;
 
 namespace Concurrency.Benchmarks.CrossProcess;

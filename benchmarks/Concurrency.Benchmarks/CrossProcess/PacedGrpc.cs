@@ -1,7 +1,5 @@
 using System.Buffers.Binary;
 using System.Diagnostics;
-using Concurrency.Benchmarks.Actors;
-using Concurrency.Benchmarks.Backbone.Harness;
 using Concurrency.Benchmarks.Backbone.Latency;
 using Concurrency.Messaging.Grpc;
 

@@ -1,7 +1,4 @@
 using System.Diagnostics;
-using Concurrency.Benchmarks.Backbone.Lab;
-using Concurrency.Benchmarks.Backbone.Reporting;
-using Concurrency.Benchmarks.Backbone.Runs;
 
 namespace Concurrency.Benchmarks.CrossProcess;
 

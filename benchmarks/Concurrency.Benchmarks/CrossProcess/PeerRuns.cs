@@ -1,6 +1,5 @@
 using System.Buffers.Binary;
 using System.Diagnostics;
-using Concurrency.Benchmarks.Backbone.Lab;
 using Concurrency.Messaging.Grpc;
 using Concurrency.Messaging.Grpc.Protocol;
 using Google.Protobuf;

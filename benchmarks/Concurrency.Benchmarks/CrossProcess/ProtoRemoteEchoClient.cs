@@ -1,5 +1,4 @@
 using System.Diagnostics;
-using Concurrency.Benchmarks.Backbone.Harness;
 using Concurrency.Benchmarks.CrossProcess.ProtoRemote;
 using Google.Protobuf;
 using Proto;

@@ -1,4 +1,3 @@
-using Concurrency.Benchmarks.Backbone.Harness;
 using Concurrency.Benchmarks.CrossProcess.ProtoRemote;
 using Proto;
 using Proto.Remote;

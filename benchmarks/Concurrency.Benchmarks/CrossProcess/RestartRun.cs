@@ -2,7 +2,6 @@ using System.Buffers.Binary;
 using System.Diagnostics;
 using System.Net;
 using System.Net.Sockets;
-using Concurrency.Benchmarks.Backbone.Lab;
 using Concurrency.Messaging.Grpc;
 
 namespace Concurrency.Benchmarks.CrossProcess;

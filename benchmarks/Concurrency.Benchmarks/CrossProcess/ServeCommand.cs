@@ -1,8 +1,6 @@
 using System.CommandLine;
 using System.Globalization;
 using System.Runtime.InteropServices;
-using Concurrency.Benchmarks.Actors;
-using Concurrency.Benchmarks.Backbone.Cli;
 using Concurrency.Messaging.Grpc;
 
 namespace Concurrency.Benchmarks.CrossProcess;

@@ -1,5 +1,4 @@
 using BenchmarkDotNet.Attributes;
-using Concurrency.Benchmarks.Backbone.Reporting;
 using Concurrency.Benchmarks.HandOff.Paths;
 using Concurrency.Benchmarks.Topologies;
 

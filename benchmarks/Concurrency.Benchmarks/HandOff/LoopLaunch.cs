@@ -1,5 +1,3 @@
-using Concurrency.Benchmarks.Backbone.Lab;
-
 namespace Concurrency.Benchmarks.HandOff;
 
 /// <summary>What one launch of the plain loop measured: every path on its own, then the goal ratios head to head.</summary>

@@ -1,5 +1,4 @@
 using System.Diagnostics;
-using Concurrency.Benchmarks.Backbone.Harness;
 using Concurrency.Benchmarks.Backbone.Latency;
 using Concurrency.Benchmarks.HandOff.Paths;
 

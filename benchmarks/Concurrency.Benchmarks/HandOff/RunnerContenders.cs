@@ -1,4 +1,3 @@
-using Concurrency.Benchmarks.Backbone.Contenders;
 using Concurrency.Benchmarks.HandOff.Paths;
 using Concurrency.Messaging.Pipes;
 

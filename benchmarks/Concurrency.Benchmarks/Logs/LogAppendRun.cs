@@ -1,6 +1,4 @@
 using System.Diagnostics;
-using Concurrency.Benchmarks.Backbone.Contenders;
-using Concurrency.Benchmarks.Backbone.Lab;
 
 namespace Concurrency.Benchmarks.Logs;
 

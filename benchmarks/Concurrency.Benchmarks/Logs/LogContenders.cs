@@ -1,5 +1,3 @@
-using Concurrency.Benchmarks.Backbone.Contenders;
-using Concurrency.Benchmarks.Backbone.Reporting;
 using Concurrency.Messaging.Logs;
 using Concurrency.Messaging.RocksDb;
 

@@ -1,5 +1,4 @@
 using System.Buffers.Binary;
-using Concurrency.Benchmarks.Backbone.Lab;
 
 namespace Concurrency.Benchmarks.Logs;
 

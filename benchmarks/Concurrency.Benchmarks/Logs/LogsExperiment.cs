@@ -1,7 +1,4 @@
 using System.Globalization;
-using Concurrency.Benchmarks.Backbone.Contenders;
-using Concurrency.Benchmarks.Backbone.Lab;
-using Concurrency.Benchmarks.Backbone.Reporting;
 
 namespace Concurrency.Benchmarks.Logs;
 

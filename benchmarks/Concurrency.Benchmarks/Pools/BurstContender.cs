@@ -1,5 +1,3 @@
-using Concurrency.Benchmarks.Backbone.Lab;
-
 namespace Concurrency.Benchmarks.Pools;
 
 /// <summary>One contender of the burst experiment: its name on the child's command line and its label in the table.</summary>

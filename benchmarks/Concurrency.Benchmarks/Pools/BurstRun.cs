@@ -1,6 +1,5 @@
 using System.Diagnostics;
 using System.Globalization;
-using Concurrency.Benchmarks.Backbone.Lab;
 using Concurrency.Messaging.Workers;
 
 namespace Concurrency.Benchmarks.Pools;

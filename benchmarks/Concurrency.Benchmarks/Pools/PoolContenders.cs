@@ -1,5 +1,3 @@
-using Concurrency.Benchmarks.Backbone.Contenders;
-
 namespace Concurrency.Benchmarks.Pools;
 
 /// <summary>How the pools game builds a contender, for the machine's (or the run's) core count.</summary>

@@ -1,7 +1,5 @@
 using System.Diagnostics;
 using System.Globalization;
-using Concurrency.Benchmarks.Backbone.Harness;
-using Concurrency.Benchmarks.Backbone.Lab;
 using HdrHistogram;
 
 namespace Concurrency.Benchmarks.Pools;

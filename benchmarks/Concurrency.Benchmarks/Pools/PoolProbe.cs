@@ -1,6 +1,4 @@
 using System.Diagnostics;
-using Concurrency.Benchmarks.Backbone.Harness;
-using Concurrency.Benchmarks.Backbone.Lab;
 
 namespace Concurrency.Benchmarks.Pools;
 

@@ -1,6 +1,4 @@
 using System.Globalization;
-using Concurrency.Benchmarks.Backbone.Contenders;
-using Concurrency.Benchmarks.Backbone.Lab;
 using Concurrency.Messaging.Workers;
 
 namespace Concurrency.Benchmarks.Pools;

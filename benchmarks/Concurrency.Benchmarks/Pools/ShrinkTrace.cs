@@ -1,4 +1,3 @@
-using Concurrency.Benchmarks.Backbone.Lab;
 using Concurrency.Messaging.Workers;
 using Microsoft.Extensions.Time.Testing;
 

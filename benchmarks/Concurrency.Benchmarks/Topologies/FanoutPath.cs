@@ -1,5 +1,3 @@
-using Concurrency.Benchmarks.Backbone.Reporting;
-
 namespace Concurrency.Benchmarks.Topologies;
 
 /// <summary>The contenders for a synchronous fan-out to N subscribers on the producer's thread.</summary>

@@ -1,7 +1,6 @@
 using System.Reactive.Concurrency;
 using System.Reactive.Linq;
 using BenchmarkDotNet.Attributes;
-using Concurrency.Benchmarks.Backbone.Harness;
 using Concurrency.Benchmarks.HandOff;
 using Concurrency.Benchmarks.HandOff.Paths;
 using Concurrency.Messaging.Linq;

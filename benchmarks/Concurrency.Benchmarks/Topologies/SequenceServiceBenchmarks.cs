@@ -1,6 +1,4 @@
 using BenchmarkDotNet.Attributes;
-using Concurrency.Benchmarks.Backbone.Cpu;
-using Concurrency.Benchmarks.Backbone.Harness;
 using Concurrency.Messaging.Actors;
 using Concurrency.Messaging.Sequences;
 

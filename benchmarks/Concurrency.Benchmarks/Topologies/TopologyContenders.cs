@@ -1,7 +1,5 @@
 using System.Globalization;
 using System.Text.RegularExpressions;
-using Concurrency.Benchmarks.Backbone.Contenders;
-using Concurrency.Benchmarks.HandOff;
 using Concurrency.Messaging.Pipes;
 
 namespace Concurrency.Benchmarks.Topologies;

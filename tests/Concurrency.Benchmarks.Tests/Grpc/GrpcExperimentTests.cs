@@ -1,9 +1,4 @@
 using System.Globalization;
-using Concurrency.Benchmarks;
-using Concurrency.Benchmarks.Backbone.Contenders;
-using Concurrency.Benchmarks.Backbone.Lab;
-using Concurrency.Benchmarks.Backbone.Reporting;
-using Concurrency.Benchmarks.Backbone.Runs;
 using Concurrency.Benchmarks.CrossProcess;
 
 namespace Concurrency.Benchmarks.Tests.Grpc;

@@ -2,15 +2,11 @@ using System.CommandLine;
 using System.CommandLine.Help;
 using System.CommandLine.Invocation;
 using BenchmarkDotNet.Running;
-using Concurrency.Benchmarks;
 using Concurrency.Benchmarks.Actors;
 using Concurrency.Benchmarks.Backbone.Compare;
-using Concurrency.Benchmarks.Backbone.Harness;
 using Concurrency.Benchmarks.Backbone.Idle;
-using Concurrency.Benchmarks.Backbone.Lab;
 using Concurrency.Benchmarks.Backbone.Latency;
 using Concurrency.Benchmarks.Backbone.Reporting;
-using Concurrency.Benchmarks.Backbone.Runs;
 using Concurrency.Benchmarks.CrossProcess;
 using Concurrency.Benchmarks.HandOff;
 

@@ -1,5 +1,3 @@
-using Concurrency.Benchmarks.Topologies;
-
 namespace Concurrency.Benchmarks.Backbone.Cli;
 
 /// <summary>The root command's description, and the notes its <c>--help</c> prints before BenchmarkDotNet's own help.</summary>

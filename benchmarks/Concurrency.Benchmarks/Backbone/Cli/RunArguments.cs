@@ -1,7 +1,5 @@
 using System.CommandLine;
 using BenchmarkDotNet.Jobs;
-using Concurrency.Benchmarks.Backbone.Config;
-using Concurrency.Benchmarks.HandOff;
 
 namespace Concurrency.Benchmarks.Backbone.Cli;
 

@@ -1,9 +1,6 @@
 using System.CommandLine;
 using System.Globalization;
 using System.Text;
-using Concurrency.Benchmarks.Backbone.Cli;
-using Concurrency.Benchmarks.Backbone.Harness;
-using Concurrency.Benchmarks.Backbone.Runs;
 
 namespace Concurrency.Benchmarks.Backbone.Compare;
 

@@ -1,7 +1,5 @@
 using System.Globalization;
-using Concurrency.Benchmarks.Backbone.Contenders;
 using Concurrency.Benchmarks.Backbone.Reporting;
-using Concurrency.Benchmarks.Backbone.Runs;
 
 namespace Concurrency.Benchmarks.Backbone.Compare;
 

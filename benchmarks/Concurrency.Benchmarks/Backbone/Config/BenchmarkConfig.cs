@@ -8,9 +8,6 @@ using BenchmarkDotNet.Exporters.Json;
 using BenchmarkDotNet.Jobs;
 using BenchmarkDotNet.Loggers;
 using BenchmarkDotNet.Reports;
-using Concurrency.Benchmarks.Backbone.Cpu;
-using Concurrency.Benchmarks.HandOff;
-using Concurrency.Benchmarks.HandOff.Paths;
 
 namespace Concurrency.Benchmarks.Backbone.Config;
 

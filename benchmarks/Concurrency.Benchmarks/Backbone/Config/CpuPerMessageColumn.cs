@@ -2,7 +2,6 @@ using System.Globalization;
 using BenchmarkDotNet.Columns;
 using BenchmarkDotNet.Reports;
 using BenchmarkDotNet.Running;
-using Concurrency.Benchmarks.Backbone.Cpu;
 
 namespace Concurrency.Benchmarks.Backbone.Config;
 

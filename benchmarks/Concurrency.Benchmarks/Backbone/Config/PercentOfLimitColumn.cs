@@ -1,7 +1,6 @@
 using BenchmarkDotNet.Columns;
 using BenchmarkDotNet.Reports;
 using BenchmarkDotNet.Running;
-using Concurrency.Benchmarks.HandOff.Paths;
 
 namespace Concurrency.Benchmarks.Backbone.Config;
 

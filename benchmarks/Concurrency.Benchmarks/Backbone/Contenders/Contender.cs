@@ -1,5 +1,3 @@
-using Concurrency.Benchmarks.Backbone.Reporting;
-
 namespace Concurrency.Benchmarks.Backbone.Contenders;
 
 /// <summary>

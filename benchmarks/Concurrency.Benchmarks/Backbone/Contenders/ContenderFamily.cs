@@ -1,6 +1,3 @@
-using Concurrency.Benchmarks.Backbone.Reporting;
-using Concurrency.Benchmarks.HandOff.Paths;
-
 namespace Concurrency.Benchmarks.Backbone.Contenders;
 
 /// <summary>Who a contender belongs to: for colours, for reading a row at a glance, and for the "which one" table's winners.</summary>

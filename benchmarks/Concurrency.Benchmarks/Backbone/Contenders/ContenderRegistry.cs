@@ -1,5 +1,3 @@
-using Concurrency.Benchmarks.HandOff.Yours;
-
 namespace Concurrency.Benchmarks.Backbone.Contenders;
 
 /// <summary>

@@ -1,5 +1,3 @@
-using Concurrency.Benchmarks.Backbone.Contenders;
-
 namespace Concurrency.Benchmarks.Backbone.Harness;
 
 /// <summary>

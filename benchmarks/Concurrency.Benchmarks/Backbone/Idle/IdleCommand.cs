@@ -1,8 +1,5 @@
 using System.CommandLine;
 using System.Globalization;
-using Concurrency.Benchmarks.Backbone.Cli;
-using Concurrency.Benchmarks.Backbone.Contenders;
-using Concurrency.Benchmarks.Backbone.Runs;
 using Concurrency.Benchmarks.HandOff;
 
 namespace Concurrency.Benchmarks.Backbone.Idle;

@@ -1,7 +1,5 @@
 using System.CommandLine;
 using System.Globalization;
-using Concurrency.Benchmarks.Backbone.Harness;
-using Concurrency.Benchmarks.Backbone.Runs;
 
 namespace Concurrency.Benchmarks.Backbone.Lab;
 

@@ -1,7 +1,3 @@
-using Concurrency.Benchmarks.Backbone.Contenders;
-using Concurrency.Benchmarks.Backbone.Reporting;
-using Concurrency.Benchmarks.Backbone.Runs;
-
 namespace Concurrency.Benchmarks.Backbone.Lab;
 
 /// <summary>

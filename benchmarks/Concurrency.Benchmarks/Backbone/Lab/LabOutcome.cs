@@ -1,6 +1,3 @@
-using Concurrency.Benchmarks.Backbone.Contenders;
-using Concurrency.Benchmarks.Backbone.Reporting;
-
 namespace Concurrency.Benchmarks.Backbone.Lab;
 
 /// <summary>

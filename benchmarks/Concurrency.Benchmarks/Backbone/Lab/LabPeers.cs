@@ -1,5 +1,3 @@
-using Concurrency.Benchmarks.Backbone.Cli;
-
 namespace Concurrency.Benchmarks.Backbone.Lab;
 
 /// <summary>

@@ -1,8 +1,5 @@
 using System.Globalization;
 using System.Text;
-using Concurrency.Benchmarks.Backbone.Contenders;
-using Concurrency.Benchmarks.Backbone.Reporting;
-using Concurrency.Benchmarks.Backbone.Runs;
 using ScottPlot;
 
 namespace Concurrency.Benchmarks.Backbone.Lab;

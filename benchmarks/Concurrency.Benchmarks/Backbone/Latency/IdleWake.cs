@@ -1,7 +1,5 @@
 using System.Diagnostics;
 using Concurrency.Benchmarks.Actors;
-using Concurrency.Benchmarks.Backbone.Contenders;
-using Concurrency.Benchmarks.Backbone.Harness;
 using Concurrency.Benchmarks.CrossProcess;
 using Concurrency.Benchmarks.HandOff;
 using Concurrency.Messaging.Grpc;

@@ -1,10 +1,6 @@
 using System.CommandLine;
 using System.Globalization;
 using Concurrency.Benchmarks.Actors;
-using Concurrency.Benchmarks.Backbone.Cli;
-using Concurrency.Benchmarks.Backbone.Contenders;
-using Concurrency.Benchmarks.Backbone.Lab;
-using Concurrency.Benchmarks.Backbone.Runs;
 using Concurrency.Benchmarks.CrossProcess;
 using Concurrency.Benchmarks.HandOff;
 using Concurrency.Messaging.Grpc;

@@ -1,5 +1,3 @@
-using Concurrency.Benchmarks.Backbone.Contenders;
-
 namespace Concurrency.Benchmarks.Backbone.Latency;
 
 /// <summary>What one launch (a fresh process) of the latency command measured: the clock's cost, the loaded runs, the idle ones.</summary>

@@ -1,6 +1,4 @@
 using System.Globalization;
-using Concurrency.Benchmarks.Backbone.Contenders;
-using Concurrency.Benchmarks.Backbone.Harness;
 using Concurrency.Benchmarks.HandOff;
 
 namespace Concurrency.Benchmarks.Backbone.Latency;

@@ -1,8 +1,6 @@
 using System.Globalization;
 using System.Text;
-using Concurrency.Benchmarks.Backbone.Contenders;
 using Concurrency.Benchmarks.Backbone.Reporting;
-using Concurrency.Benchmarks.Backbone.Runs;
 using Concurrency.Benchmarks.CrossProcess;
 
 namespace Concurrency.Benchmarks.Backbone.Latency;

@@ -1,5 +1,4 @@
 using System.Diagnostics;
-using Concurrency.Benchmarks.Backbone.Harness;
 
 namespace Concurrency.Benchmarks.Backbone.Latency;
 

@@ -1,9 +1,6 @@
 using System.Globalization;
 using System.Text.Json;
 using System.Text.RegularExpressions;
-using Concurrency.Benchmarks.Backbone.Contenders;
-using Concurrency.Benchmarks.Backbone.Cpu;
-using Concurrency.Benchmarks.HandOff;
 
 namespace Concurrency.Benchmarks.Backbone.Reporting;
 

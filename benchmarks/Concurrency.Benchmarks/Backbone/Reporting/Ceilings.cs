@@ -1,7 +1,3 @@
-using Concurrency.Benchmarks.Backbone.Contenders;
-using Concurrency.Benchmarks.HandOff;
-using Concurrency.Benchmarks.HandOff.Paths;
-
 namespace Concurrency.Benchmarks.Backbone.Reporting;
 
 /// <summary>

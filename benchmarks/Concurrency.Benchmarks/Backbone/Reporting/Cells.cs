@@ -1,5 +1,4 @@
 using System.Globalization;
-using Concurrency.Benchmarks.HandOff.Paths;
 
 namespace Concurrency.Benchmarks.Backbone.Reporting;
 

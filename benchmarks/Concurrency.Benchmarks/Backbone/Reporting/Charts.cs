@@ -1,5 +1,4 @@
 using System.Globalization;
-using Concurrency.Benchmarks.Backbone.Contenders;
 using ScottPlot;
 using ScottPlot.TickGenerators;
 

@@ -1,7 +1,5 @@
 using Concurrency.Benchmarks.Actors;
-using Concurrency.Benchmarks.Backbone.Contenders;
 using Concurrency.Benchmarks.HandOff;
-using Concurrency.Benchmarks.HandOff.Paths;
 using Concurrency.Benchmarks.HandOff.Shapes;
 using Concurrency.Benchmarks.Topologies;
 

@@ -1,5 +1,4 @@
 using System.Text.Json;
-using Concurrency.Benchmarks.Backbone.Runs;
 
 namespace Concurrency.Benchmarks.Backbone.Reporting;
 

@@ -1,5 +1,4 @@
 using Concurrency.Benchmarks.Actors;
-using Concurrency.Benchmarks.Backbone.Contenders;
 using Concurrency.Benchmarks.HandOff;
 using Concurrency.Benchmarks.Topologies;
 

@@ -1,6 +1,5 @@
 using System.Globalization;
 using System.Text;
-using Concurrency.Benchmarks.Backbone.Contenders;
 
 namespace Concurrency.Benchmarks.Backbone.Reporting;
 

@@ -1,7 +1,4 @@
 using System.CommandLine;
-using Concurrency.Benchmarks.Backbone.Cli;
-using Concurrency.Benchmarks.Backbone.Contenders;
-using Concurrency.Benchmarks.Backbone.Runs;
 
 namespace Concurrency.Benchmarks.Backbone.Reporting;
 

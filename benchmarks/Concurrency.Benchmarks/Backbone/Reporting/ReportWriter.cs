@@ -1,9 +1,6 @@
 using System.Globalization;
 using System.Text;
 using Concurrency.Benchmarks.Actors;
-using Concurrency.Benchmarks.Backbone.Contenders;
-using Concurrency.Benchmarks.Backbone.Cpu;
-using Concurrency.Benchmarks.HandOff.Paths;
 
 namespace Concurrency.Benchmarks.Backbone.Reporting;
 

@@ -1,6 +1,4 @@
 using System.Text.Json;
-using Concurrency.Benchmarks.Backbone.Cpu;
-using Concurrency.Benchmarks.Backbone.Runs;
 
 namespace Concurrency.Benchmarks.Backbone.Reporting;
 

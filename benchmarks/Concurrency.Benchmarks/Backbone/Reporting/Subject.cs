@@ -1,9 +1,7 @@
 using System.Globalization;
 using System.Text.RegularExpressions;
 using Concurrency.Benchmarks.Actors;
-using Concurrency.Benchmarks.Backbone.Contenders;
 using Concurrency.Benchmarks.Backbone.Idle;
-using Concurrency.Benchmarks.Backbone.Runs;
 using Concurrency.Benchmarks.HandOff;
 using Concurrency.Benchmarks.HandOff.Shapes;
 using Concurrency.Benchmarks.Topologies;

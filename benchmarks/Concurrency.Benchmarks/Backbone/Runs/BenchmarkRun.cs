@@ -1,10 +1,6 @@
 using BenchmarkDotNet.Exporters;
 using BenchmarkDotNet.Reports;
 using BenchmarkDotNet.Running;
-using Concurrency.Benchmarks;
-using Concurrency.Benchmarks.Backbone.Cli;
-using Concurrency.Benchmarks.Backbone.Config;
-using Concurrency.Benchmarks.Backbone.Cpu;
 
 namespace Concurrency.Benchmarks.Backbone.Runs;
 

@@ -1,7 +1,6 @@
 using System.CommandLine;
 using System.Globalization;
 using System.Text;
-using Concurrency.Benchmarks.Backbone.Cli;
 
 namespace Concurrency.Benchmarks.Backbone.Runs;
 

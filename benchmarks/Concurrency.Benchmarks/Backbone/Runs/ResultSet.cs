@@ -1,10 +1,7 @@
 using System.Globalization;
 using System.Text.Json;
 using System.Text.Json.Serialization;
-using Concurrency.Benchmarks.Backbone.Contenders;
-using Concurrency.Benchmarks.Backbone.Harness;
 using Concurrency.Benchmarks.Backbone.Reporting;
-using Concurrency.Benchmarks.HandOff;
 
 namespace Concurrency.Benchmarks.Backbone.Runs;
 

@@ -1,5 +1,3 @@
-using Concurrency.Benchmarks.Backbone.Harness;
-using Concurrency.Benchmarks.HandOff;
 using Concurrency.Messaging.Connectors;
 
 namespace Concurrency.Benchmarks.HandOff.Paths;

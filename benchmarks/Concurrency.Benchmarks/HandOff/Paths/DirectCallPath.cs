@@ -1,6 +1,3 @@
-using Concurrency.Benchmarks.Backbone.Harness;
-using Concurrency.Benchmarks.HandOff;
-
 namespace Concurrency.Benchmarks.HandOff.Paths;
 
 /// <summary>

@@ -1,5 +1,3 @@
-using Concurrency.Benchmarks.Backbone.Harness;
-using Concurrency.Benchmarks.HandOff;
 using Concurrency.Messaging.Pipes;
 
 namespace Concurrency.Benchmarks.HandOff.Paths;

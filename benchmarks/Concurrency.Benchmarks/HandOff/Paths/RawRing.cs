@@ -1,6 +1,5 @@
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
-using Concurrency.Benchmarks.HandOff;
 
 namespace Concurrency.Benchmarks.HandOff.Paths;
 

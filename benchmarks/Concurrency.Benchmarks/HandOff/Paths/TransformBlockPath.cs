@@ -1,6 +1,4 @@
 using System.Threading.Tasks.Dataflow;
-using Concurrency.Benchmarks.Backbone.Harness;
-using Concurrency.Benchmarks.HandOff;
 
 namespace Concurrency.Benchmarks.HandOff.Paths;
 

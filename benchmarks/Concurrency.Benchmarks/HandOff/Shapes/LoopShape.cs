@@ -1,7 +1,4 @@
 using System.Globalization;
-using Concurrency.Benchmarks.Backbone.Harness;
-using Concurrency.Benchmarks.HandOff;
-using Concurrency.Benchmarks.HandOff.Paths;
 
 namespace Concurrency.Benchmarks.HandOff.Shapes;
 

@@ -1,13 +1,7 @@
 using System.Diagnostics;
 using System.Globalization;
 using System.Text;
-using Concurrency.Benchmarks.Backbone.Contenders;
-using Concurrency.Benchmarks.Backbone.Harness;
-using Concurrency.Benchmarks.Backbone.Lab;
 using Concurrency.Benchmarks.Backbone.Reporting;
-using Concurrency.Benchmarks.Backbone.Runs;
-using Concurrency.Benchmarks.HandOff;
-using Concurrency.Benchmarks.HandOff.Paths;
 
 namespace Concurrency.Benchmarks.HandOff.Shapes;
 

@@ -1,9 +1,6 @@
 using System.Reactive.Subjects;
 using System.Runtime.CompilerServices;
 using System.Threading.Tasks.Dataflow;
-using Concurrency.Benchmarks.Backbone.Harness;
-using Concurrency.Benchmarks.Backbone.Reporting;
-using Concurrency.Benchmarks.HandOff;
 using Concurrency.Benchmarks.HandOff.Paths;
 using Concurrency.Messaging.Pipes;
 

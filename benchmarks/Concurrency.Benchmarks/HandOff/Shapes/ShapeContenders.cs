@@ -1,8 +1,5 @@
 using System.Reactive.Concurrency;
 using System.Reactive.Linq;
-using Concurrency.Benchmarks.Backbone.Contenders;
-using Concurrency.Benchmarks.HandOff;
-using Concurrency.Benchmarks.HandOff.Paths;
 using Concurrency.Messaging.Linq;
 using Concurrency.Messaging.Pipes;
 

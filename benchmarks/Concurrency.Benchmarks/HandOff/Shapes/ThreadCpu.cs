@@ -1,5 +1,4 @@
 using System.Runtime.InteropServices;
-using Concurrency.Benchmarks.HandOff;
 
 namespace Concurrency.Benchmarks.HandOff.Shapes;
 

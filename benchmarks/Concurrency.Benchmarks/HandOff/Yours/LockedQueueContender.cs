@@ -1,6 +1,3 @@
-using Concurrency.Benchmarks.Backbone.Contenders;
-using Concurrency.Benchmarks.Backbone.Harness;
-using Concurrency.Benchmarks.HandOff;
 using Concurrency.Benchmarks.HandOff.Paths;
 
 namespace Concurrency.Benchmarks.HandOff.Yours;

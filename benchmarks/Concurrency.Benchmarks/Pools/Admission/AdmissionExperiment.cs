@@ -1,7 +1,5 @@
 using System.Globalization;
 using System.Text;
-using Concurrency.Benchmarks.Backbone.Lab;
-using Concurrency.Benchmarks.Backbone.Reporting;
 
 namespace Concurrency.Benchmarks.Pools.Admission;
 

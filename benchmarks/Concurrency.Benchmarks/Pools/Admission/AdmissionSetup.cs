@@ -1,4 +1,3 @@
-using Concurrency.Benchmarks.Backbone.Contenders;
 using Concurrency.Messaging.Admission;
 
 namespace Concurrency.Benchmarks.Pools.Admission;

@@ -1,7 +1,4 @@
 using System.Diagnostics;
-using Concurrency.Benchmarks.Backbone.Contenders;
-using Concurrency.Benchmarks.Backbone.Harness;
-using Concurrency.Benchmarks.Backbone.Lab;
 using Concurrency.Messaging.Admission;
 
 namespace Concurrency.Benchmarks.Pools.Admission;

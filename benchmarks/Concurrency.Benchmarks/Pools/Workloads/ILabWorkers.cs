@@ -1,5 +1,3 @@
-using Concurrency.Benchmarks.Backbone.Lab;
-
 namespace Concurrency.Benchmarks.Pools.Workloads;
 
 /// <summary>

@@ -1,5 +1,3 @@
-using Concurrency.Benchmarks.Backbone.Harness;
-using Concurrency.Benchmarks.Backbone.Lab;
 using Concurrency.Messaging.Pipes;
 
 namespace Concurrency.Benchmarks.Pools.Workloads;

@@ -1,5 +1,3 @@
-using Concurrency.Benchmarks.Backbone.Lab;
-
 namespace Concurrency.Benchmarks.Pools.Workloads;
 
 /// <summary>How long one split operation may take before the lab calls it lost rather than slow.</summary>

@@ -1,6 +1,5 @@
 using System.Diagnostics;
 using System.Globalization;
-using Concurrency.Benchmarks.Backbone.Lab;
 
 namespace Concurrency.Benchmarks.Pools.Workloads;
 
