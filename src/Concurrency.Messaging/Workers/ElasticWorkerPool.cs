@@ -50,12 +50,20 @@ internal sealed class ElasticWorkerPool : IWorkerPool
         Debug.Assert(options.MinWorkers <= _maxWorkers, "WorkerPool.Create validates the options.");
         _roster = new WorkerRoster(_gate);
         _retirement = new PoolRetirement(options, _gate, _roster);
-        lock (_gate)
+        try
         {
-            for (var i = 0; i < options.MinWorkers; i++)
+            lock (_gate)
             {
-                StartWorker(WorkerState.Running);
+                for (var i = 0; i < options.MinWorkers; i++)
+                {
+                    StartWorker(WorkerState.Running);
+                }
             }
+        }
+        catch
+        {
+            _retirement.Dispose(); // a worker's thread could not start: no pool is returned, so its retirement timer must not tick on
+            throw;
         }
 
         WorkerPoolInstruments.Live.Add(this);
