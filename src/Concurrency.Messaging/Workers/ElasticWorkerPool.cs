@@ -50,21 +50,15 @@ internal sealed class ElasticWorkerPool : IWorkerPool
         Debug.Assert(options.MinWorkers <= _maxWorkers, "WorkerPool.Create validates the options.");
         _roster = new WorkerRoster(_gate);
         _retirement = new PoolRetirement(options, _gate, _roster);
-        try
+        lock (_gate)
         {
-            lock (_gate)
+            for (var i = 0; i < options.MinWorkers; i++)
             {
-                for (var i = 0; i < options.MinWorkers; i++)
-                {
-                    StartWorker(WorkerState.Running);
-                }
+                StartWorker(WorkerState.Running);
             }
         }
-        catch
-        {
-            _retirement.Dispose(); // a worker's thread could not start: no pool is returned, so its retirement timer must not tick on
-            throw;
-        }
+
+        _retirement.Start();
 
         WorkerPoolInstruments.Live.Add(this);
     }

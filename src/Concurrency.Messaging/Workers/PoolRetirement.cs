@@ -20,7 +20,8 @@ internal sealed class PoolRetirement : IDisposable
     private readonly TimeSpan _delay;
     private readonly TimeSpan _idleTimeout;
     private readonly int _minWorkers;
-    private readonly ITimer? _killer; // the leaky bucket's timer; null under an idle timeout
+    private readonly TimeSpan _interval;
+    private ITimer? _killer;          // the leaky bucket's timer, made by Start; null before it and under an idle timeout
     private bool _pillPending;        // guarded by _gate: a pill no parked worker could take; the next worker out of work takes it
     private long _lastCreatedAt;      // guarded by _gate: the clock's timestamp of the last worker created
     private bool _stopped;            // guarded by _gate: the pool was disposed; no more retirements
@@ -34,10 +35,20 @@ internal sealed class PoolRetirement : IDisposable
         _delay = options.RetirementDelay;
         _idleTimeout = options.IdleTimeout;
         _minWorkers = options.MinWorkers;
+        _interval = options.RetirementInterval;
         _lastCreatedAt = _time.GetTimestamp();
+    }
+
+    /// <summary>
+    /// Once, by the pool's constructor after its minimum workers started (so that a start that throws leaves no timer
+    /// behind, the pool never being returned to be disposed): the leaky bucket's timer begins to tick.
+    /// </summary>
+    public void Start()
+    {
+        Debug.Assert(_killer is null, "The retirement starts once.");
         if (_policy == WorkerRetirement.LeakyBucket)
         {
-            _killer = _time.CreateTimer(static retirement => ((PoolRetirement)retirement!).HandOutPill(), this, options.RetirementInterval, options.RetirementInterval);
+            _killer = _time.CreateTimer(static retirement => ((PoolRetirement)retirement!).HandOutPill(), this, _interval, _interval);
         }
     }
 
