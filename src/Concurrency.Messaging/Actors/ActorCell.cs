@@ -1,3 +1,4 @@
+using System.Runtime.CompilerServices;
 using System.Diagnostics;
 using Concurrency.Messaging.Internal;
 using Concurrency.Messaging.Pipes;
@@ -108,6 +109,7 @@ internal sealed class ActorCell<T>
     }
 
     /// <summary>Hands <c>batch[next..end)</c> to the behaviour (see <see cref="ITurnOwner{T}.Deliver"/>). Turn only.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)] // the batch path, runner to behaviour: see Actor<T>.ReceiveBatch
     public void Deliver(Slot<Envelope<T>>[] batch, ref int next, int end) => _actor.ReceiveBatch(batch, ref next, end);
 
     /// <summary>Hands one message to the behaviour. Turn only.</summary>

@@ -1,3 +1,4 @@
+using System.Runtime.CompilerServices;
 using Concurrency.Messaging.Pipes;
 
 namespace Concurrency.Messaging.Actors;
@@ -30,6 +31,7 @@ public abstract class AggregatingActor<T, TKey> : Actor<T>
     /// <summary>Handles one message as a run of one.</summary>
     protected internal sealed override void Receive(T message) => ReceiveRun(KeyOf(message), new ReadOnlySpan<T>(in message));
 
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)] // as the base's loop: see Actor<T>.ReceiveBatch
     internal sealed override void ReceiveBatch(Slot<Envelope<T>>[] batch, ref int next, int end)
     {
         var context = Context;

@@ -1,3 +1,4 @@
+using System.Runtime.CompilerServices;
 using Concurrency.Messaging.Internal;
 using Concurrency.Messaging.Pipes;
 
@@ -99,6 +100,7 @@ internal sealed class Mailbox<T, TQueue> : ITurn
 
         public bool IsSuspended => cell.IsAwaiting;
 
+        [MethodImpl(MethodImplOptions.AggressiveOptimization)] // the batch path, runner to behaviour: see Actor<T>.ReceiveBatch
         public void Deliver(Slot<Envelope<T>>[] batch, ref int next, int end) => cell.Deliver(batch, ref next, end);
 
         public void DeliverOne(in Envelope<T> message) => cell.DeliverOne(in message);

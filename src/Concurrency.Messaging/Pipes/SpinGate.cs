@@ -24,7 +24,10 @@ internal struct SpinGate
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public void Exit() => Volatile.Write(ref _held, 0);
 
-    [MethodImpl(MethodImplOptions.NoInlining)]
+    // Fully optimised at its first call, which comes whenever two threads first meet here, often well into a run: a tier-0
+    // method compiled then restarts the runtime's wait before it promotes the hot methods (the call-counting delay), so a
+    // gate's first contention would postpone every other method's optimised code.
+    [MethodImpl(MethodImplOptions.NoInlining | MethodImplOptions.AggressiveOptimization)]
     private void EnterContended()
     {
         var spinner = default(SpinWait);
