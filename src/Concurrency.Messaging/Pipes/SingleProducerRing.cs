@@ -26,6 +26,12 @@ internal sealed class SingleProducerRing<T>
 
     public int Capacity => _slots.Length;
 
+    /// <summary>Consumer only: the slots, for a consumer that hands published ones out in place (see <see cref="IndexOf"/>).</summary>
+    public Slot<T>[] Slots => _slots;
+
+    /// <summary>Where the message at <paramref name="position"/> lies in <see cref="Slots"/>.</summary>
+    public int IndexOf(long position) => (int)(position & _mask);
+
     /// <summary>Producer only: whether one more message fits. Refreshes the cached head only when the ring looks full.</summary>
     public bool HasRoom()
     {
