@@ -28,8 +28,8 @@ internal struct BatchDrainMailboxQueue<T> : IMailboxQueue<T>
 
     public void Close(ITurn actor) => _queue.Close();
 
-    public TurnTake Take(ref Slot<Envelope<T>>[] batch, int most, bool idleIfEmpty, out int first, out int count, out Envelope<T> one) =>
-        _queue.Take(ref batch, most, idleIfEmpty, out first, out count, out one);
+    public TurnTake Take(ref Slot<Envelope<T>>[] batch, int most, bool idleIfEmpty, out int count, out Envelope<T> one) =>
+        _queue.Take(ref batch, most, idleIfEmpty, out count, out one);
 
     public bool HasWork() => _queue.HasWork();
 

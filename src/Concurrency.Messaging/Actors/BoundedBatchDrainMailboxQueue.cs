@@ -73,9 +73,9 @@ internal struct BoundedBatchDrainMailboxQueue<T> : IMailboxQueue<T>
         Volatile.Read(ref _room)?.WakeAll(); // waiting senders find the queue closed and give up
     }
 
-    public TurnTake Take(ref Slot<Envelope<T>>[] batch, int most, bool idleIfEmpty, out int first, out int count, out Envelope<T> one)
+    public TurnTake Take(ref Slot<Envelope<T>>[] batch, int most, bool idleIfEmpty, out int count, out Envelope<T> one)
     {
-        var taken = _queue.Take(ref batch, most, idleIfEmpty, out first, out count, out one);
+        var taken = _queue.Take(ref batch, most, idleIfEmpty, out count, out one);
         switch (taken)
         {
             case TurnTake.Taken:

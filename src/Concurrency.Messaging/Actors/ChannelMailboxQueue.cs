@@ -52,8 +52,8 @@ internal struct ChannelMailboxQueue<T> : IMailboxQueue<T>
         WakeIfIdle(actor); // an idle actor must run once more to find the channel completed and terminate
     }
 
-    public TurnTake Take(ref Slot<Envelope<T>>[] batch, int most, bool idleIfEmpty, out int first, out int count, out Envelope<T> one) =>
-        _turns.Take(ref batch, most, idleIfEmpty, out first, out count, out one);
+    public TurnTake Take(ref Slot<Envelope<T>>[] batch, int most, bool idleIfEmpty, out int count, out Envelope<T> one) =>
+        _turns.Take(ref batch, most, idleIfEmpty, out count, out one);
 
     public readonly bool HasWork() => _turns.HasWork();
 

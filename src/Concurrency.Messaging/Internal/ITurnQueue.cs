@@ -19,22 +19,14 @@ internal interface ITurnQueue<T>
     /// take all it has; the runner keeps the rest for its next turn). A queue that keeps a lone message apart, or hands out
     /// one at a time, returns it in <paramref name="one"/>.
     /// </summary>
-    /// <param name="batch">The consumer's array: the messages taken go to <c>batch[first..first + count)</c>; the queue may
-    /// swap it for its own, or hand out its own storage in place (the ring's slots). The runner has cleared it.</param>
+    /// <param name="batch">The consumer's array: the messages taken go to <c>batch[0..count)</c>; the queue may swap it for
+    /// its own. The runner has cleared it.</param>
     /// <param name="most">The most messages the turn can still handle.</param>
     /// <param name="idleIfEmpty">Whether an empty, open queue marks the consumer idle (<see cref="TurnTake.Idle"/>) or only
     /// says so (<see cref="TurnTake.Empty"/>).</param>
-    /// <param name="first">With <see cref="TurnTake.Taken"/>: where the messages start in <paramref name="batch"/> (0 unless
-    /// the queue hands out its own storage in place).</param>
     /// <param name="count">With <see cref="TurnTake.Taken"/>: how many messages are in <paramref name="batch"/>.</param>
     /// <param name="one">With <see cref="TurnTake.TakenOne"/>: the message.</param>
-    TurnTake Take(ref Slot<T>[] batch, int most, bool idleIfEmpty, out int first, out int count, out T one);
-
-    /// <summary>
-    /// Gets whether a take hands out the queue's own storage in place (see <c>first</c>), which the runner then leaves as it
-    /// is once delivered instead of clearing it: the ring's slots, which only its producer writes.
-    /// </summary>
-    static virtual bool HandsOutInPlace => false;
+    TurnTake Take(ref Slot<T>[] batch, int most, bool idleIfEmpty, out int count, out T one);
 
     /// <summary>Whether a message is waiting or the queue is closed: read while the consumer looks before going idle.</summary>
     bool HasWork();

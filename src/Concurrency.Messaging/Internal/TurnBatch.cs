@@ -9,24 +9,19 @@ namespace Concurrency.Messaging.Internal;
 internal struct TurnBatch<T>
 {
     public Slot<T>[] Items; // the queue may swap it for its own array (see ITurnQueue.Take)
-    public int First;       // where the last take's messages start in Items
     public int Next;
-    public int Count;       // where they end (the take writes how many, the runner makes it the end)
+    public int Count;
 
     public TurnBatch() => Items = [];
 
-    /// <summary>
-    /// After the batch was handled: drops the references it still holds, since the queue may reuse the array, unless
-    /// <paramref name="clear"/> is false (the queue handed out its own storage in place, see <see cref="ITurnQueue{T}.HandsOutInPlace"/>).
-    /// </summary>
-    public void Reset(bool clear)
+    /// <summary>After the batch was handled: drops the references it still holds, since the queue may reuse the array.</summary>
+    public void Reset()
     {
-        if (clear && RuntimeHelpers.IsReferenceOrContainsReferences<T>() && Count > First)
+        if (RuntimeHelpers.IsReferenceOrContainsReferences<T>() && Count != 0)
         {
-            Array.Clear(Items, First, Count - First);
+            Array.Clear(Items, 0, Count);
         }
 
-        First = 0;
         Next = 0;
         Count = 0;
     }

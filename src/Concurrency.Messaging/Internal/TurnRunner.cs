@@ -190,7 +190,7 @@ internal static class TurnRunner
                 continue;
             }
 
-            batch.Reset(clear: !TQueue.HandsOutInPlace);
+            batch.Reset();
             if (left <= 0)
             {
                 TurnDelivery.CountHandled<T, TOwner>(ref owner, ref handled);
@@ -212,14 +212,14 @@ internal static class TurnRunner
                     TurnDelivery.CountHandled<T, TOwner>(ref owner, ref handled); // this take may go idle, and the next turn start at once
                 }
 
-                take = queue.Take(ref batch.Items, left, idleIfEmpty, out batch.First, out batch.Count, out one);
+                take = queue.Take(ref batch.Items, left, idleIfEmpty, out batch.Count, out one);
                 if (take == TurnTake.Empty)
                 {
                     // Look again for a while, the wait's way, then take once more, going idle if the wait says so; the
                     // look found work or it did not, and the take decides either way.
                     TurnDelivery.CountHandled<T, TOwner>(ref owner, ref handled);
                     idleIfEmpty = wait.LookBeforeIdle<T, TQueue>(ref queue);
-                    take = queue.Take(ref batch.Items, left, idleIfEmpty, out batch.First, out batch.Count, out one);
+                    take = queue.Take(ref batch.Items, left, idleIfEmpty, out batch.Count, out one);
                 }
             }
             catch (Exception queueFailure)
@@ -227,7 +227,7 @@ internal static class TurnRunner
                 // Handlers' exceptions never get here (the delivery catches them): this is the queue itself failing. Thrown
                 // out of a pool work item (or a consumer's thread) it would end the process; the owner ends the consumer
                 // with it instead.
-                batch.First = batch.Next = batch.Count = 0;
+                batch.Count = 0;
                 TurnDelivery.CountHandled<T, TOwner>(ref owner, ref handled);
                 owner.QueueFailed(queueFailure);
                 return;
@@ -236,11 +236,7 @@ internal static class TurnRunner
             switch (take)
             {
                 case TurnTake.Taken:
-                    // The take said where its messages start and how many there are; only now are they the batch's bounds.
-                    // (Not before: after a take that went idle the next turn may already run, and owns the batch.)
                     Debug.Assert(batch.Count > 0, "A take that took nothing says Empty, Idle or Completed.");
-                    batch.Next = batch.First;
-                    batch.Count += batch.First;
                     break;
                 case TurnTake.TakenOne:
                     left--;

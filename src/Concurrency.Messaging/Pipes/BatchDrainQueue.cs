@@ -146,9 +146,8 @@ internal struct BatchDrainQueue<T> : ITurnQueue<T>
     /// with <paramref name="count"/> messages now in <paramref name="batch"/>; <see cref="TurnTake.Idle"/> (or
     /// <see cref="TurnTake.Empty"/>) when empty and open; <see cref="TurnTake.Completed"/> when closed and empty.</returns>
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
-    public TurnTake Take(ref Slot<T>[] batch, int most, bool idleIfEmpty, out int first, out int count, out T one)
+    public TurnTake Take(ref Slot<T>[] batch, int most, bool idleIfEmpty, out int count, out T one)
     {
-        first = 0;
         Debug.Assert(_scheduled is not null, "Only a scheduled consumer takes this way.");
         Slot<T>[]? spareItems = null, spareBatch = null;
         TurnTake take;

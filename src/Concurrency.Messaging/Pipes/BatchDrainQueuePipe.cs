@@ -68,9 +68,8 @@ internal sealed class BatchDrainQueuePipe<T>(IReadOnlyList<Action<T>> handlers, 
         private int _lastTaken; // the running turn only: what the last take took (0 after an empty, idle or final take)
 
         [MethodImpl(MethodImplOptions.AggressiveOptimization)]
-        public TurnTake Take(ref Slot<T>[] batch, int most, bool idleIfEmpty, out int first, out int count, out T one)
+        public TurnTake Take(ref Slot<T>[] batch, int most, bool idleIfEmpty, out int count, out T one)
         {
-            first = 0;
             if (s_paces && _lastTaken is > 0 and < SmallTake)
             {
                 Thread.SpinWait(BuildUp);
@@ -85,7 +84,7 @@ internal sealed class BatchDrainQueuePipe<T>(IReadOnlyList<Action<T>> handlers, 
                 return TurnTake.Empty;
             }
 
-            var take = lane.Queue.Take(ref batch, most, idleIfEmpty, out first, out count, out one);
+            var take = lane.Queue.Take(ref batch, most, idleIfEmpty, out count, out one);
             _lastTaken = take switch { TurnTake.Taken => count, TurnTake.TakenOne => 1, _ => 0 };
             return take;
         }

@@ -200,9 +200,8 @@ internal sealed class BlockingCollectionPipe<T> : PipeBase<T>
         private IdleFlag _idle; // see IdleFlag: producers claim it after posting, the running turn releases it
 
         [MethodImpl(MethodImplOptions.AggressiveOptimization)]
-        public TurnTake Take(ref Slot<T>[] batch, int most, bool idleIfEmpty, out int first, out int count, out T one)
+        public TurnTake Take(ref Slot<T>[] batch, int most, bool idleIfEmpty, out int count, out T one)
         {
-            first = 0;
             count = 0;
             while (true)
             {

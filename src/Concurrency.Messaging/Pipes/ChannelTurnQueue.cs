@@ -39,9 +39,8 @@ internal struct ChannelTurnQueue<T>(ChannelReader<T> reader, bool batches, LaneR
     public void WritersDone() => _writersDone = true;
 
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
-    public TurnTake Take(ref Slot<T>[] batch, int most, bool idleIfEmpty, out int first, out int count, out T one)
+    public TurnTake Take(ref Slot<T>[] batch, int most, bool idleIfEmpty, out int count, out T one)
     {
-        first = 0;
         one = default!;
         while (true)
         {

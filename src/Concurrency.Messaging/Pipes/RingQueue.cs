@@ -5,10 +5,9 @@ namespace Concurrency.Messaging.Pipes;
 
 /// <summary>
 /// A ring's consumer side, as the <see cref="TurnRunner"/> takes from it (a <see cref="RingPipe{T}"/>'s consumer, pooled or
-/// on its own thread): runs of published slots handed to the runner in place (up to the ring's end, the turn's budget and
-/// the batch limit; nothing is copied), reading the producer's tail only when it has taken everything it last saw, and
-/// handing slots back once per batch (at the take after the one that reached half the ring, or that took all it saw,
-/// so a producer waiting for room can refill meanwhile): in a
+/// on its own thread): runs of up to <see cref="RunLength"/> messages copied out of their
+/// slots, reading the producer's tail only when it has taken everything it last saw, and handing slots back once per
+/// batch (when it has taken all it saw, or half the ring, so a producer waiting for room can refill meanwhile): in a
 /// stream the two sides touch each other's lines about once per batch. A take that goes idle or finishes has handed
 /// everything back; a turn that yields may keep up to half the ring until its next turn's first take. The ring cannot mark
 /// its consumer idle (its producer posts with no fence), so the consumer's flag lives here. The post reads it with no
@@ -22,15 +21,16 @@ namespace Concurrency.Messaging.Pipes;
 /// <param name="batchLimit">The most slots the consumer holds before it hands them back, so the producer can refill meanwhile.</param>
 internal struct RingQueue<T>(SingleProducerRing<T> ring, RoomSignal room, Func<bool> isDrainable, int batchLimit) : ITurnQueue<T>
 {
+    private const int RunLength = 256; // the most messages one take copies out of the ring
+
     private long _head = ring.Head;     // the running turn only: the next slot to take
     private long _seen = ring.Head;     // the running turn only: the tail last read, so slots before it are published
     private long _released = ring.Head; // the running turn only: slots before it are handed back to the producer
     private IdleFlag _idle;             // see IdleFlag: the producer claims it after posting, the running turn releases it
 
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
-    public TurnTake Take(ref Slot<T>[] batch, int most, bool idleIfEmpty, out int first, out int count, out T one)
+    public TurnTake Take(ref Slot<T>[] batch, int most, bool idleIfEmpty, out int count, out T one)
     {
-        first = 0;
         count = 0;
         while (true)
         {
@@ -41,11 +41,18 @@ internal struct RingQueue<T>(SingleProducerRing<T> ring, RoomSignal room, Func<b
                     HandBack(); // every slot before _head was copied out by an earlier take
                 }
 
-                // The published slots are handed out in place, up to the ring's end (a run does not wrap), the budget and
-                // the batch limit: the runner delivers them from the ring, and they go back at a later take's hand-back.
-                first = ring.IndexOf(_head);
-                var run = (int)Math.Min(Math.Min(_seen - _head, most), Math.Min(ring.Capacity - first, batchLimit));
-                batch = ring.Slots;
+                // A run of what is published is copied into the turn's batch in one block copy (a run stops at the ring's
+                // end, so it never wraps), so the runner hands it over in one loop rather than coming back here per message,
+                // from lines of its own rather than the ring's, which the producer is filling; a copied slot is free for
+                // the producer at the next hand-back.
+                var run = (int)Math.Min(Math.Min(_seen - _head, most), RunLength);
+                if (batch.Length < run)
+                {
+                    batch = new Slot<T>[Math.Min(RunLength, ring.Capacity)]; // once per consumer
+                }
+
+                run = ring.CopyTo(_head, batch, run);
+
                 _head += run;
                 count = run;
                 one = default!;
@@ -90,9 +97,6 @@ internal struct RingQueue<T>(SingleProducerRing<T> ring, RoomSignal room, Func<b
             }
         }
     }
-
-    /// <summary>Gets <see langword="true"/>: a take hands out the ring's slots in place, and the consumer never writes them (see <see cref="SingleProducerRing{T}.Take"/>).</summary>
-    public static bool HandsOutInPlace => true;
 
     public readonly bool HasWork() => ring.ReadTail() != _head || isDrainable();
 

@@ -26,12 +26,6 @@ internal sealed class SingleProducerRing<T>
 
     public int Capacity => _slots.Length;
 
-    /// <summary>Consumer only: the slots, for a consumer that hands published ones out in place (see <see cref="IndexOf"/>).</summary>
-    public Slot<T>[] Slots => _slots;
-
-    /// <summary>Where the message at <paramref name="position"/> lies in <see cref="Slots"/>.</summary>
-    public int IndexOf(long position) => (int)(position & _mask);
-
     /// <summary>Producer only: whether one more message fits. Refreshes the cached head only when the ring looks full.</summary>
     public bool HasRoom()
     {
@@ -68,6 +62,19 @@ internal sealed class SingleProducerRing<T>
     /// overwritten, or until <see cref="Clear"/> when the consumer exits.
     /// </summary>
     public T Take(long index) => _slots[index & _mask].Value;
+
+    /// <summary>
+    /// Consumer only: copies up to <paramref name="most"/> messages from <paramref name="index"/> on into
+    /// <paramref name="target"/>, stopping at the ring's end so that one block copy does it, and returns how many. The
+    /// slots are not cleared, as in <see cref="Take"/>.
+    /// </summary>
+    public int CopyTo(long index, Slot<T>[] target, int most)
+    {
+        var first = (int)(index & _mask);
+        var count = Math.Min(most, _slots.Length - first);
+        Array.Copy(_slots, first, target, 0, count);
+        return count;
+    }
 
     /// <summary>Consumer only, once it will read no more: drops the references the ring still holds.</summary>
     public void Clear() => Array.Clear(_slots);

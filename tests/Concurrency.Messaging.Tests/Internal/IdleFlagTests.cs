@@ -61,7 +61,7 @@ public sealed class IdleFlagTests
             _ => false,
         };
 
-        public TurnTake Take(ref Slot<long>[] batch, int most, bool idleIfEmpty, out int first, out int count, out long one) =>
+        public TurnTake Take(ref Slot<long>[] batch, int most, bool idleIfEmpty, out int count, out long one) =>
             throw new NotSupportedException();
 
         public bool TryClaimIdle() => Flag.TryClaim();

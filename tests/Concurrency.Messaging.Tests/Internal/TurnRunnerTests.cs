@@ -130,7 +130,7 @@ public sealed class TurnRunnerTests
 
         public int Takes { get; private set; }
 
-        public TurnTake Take(ref Slot<long>[] batch, int most, bool idleIfEmpty, out int first, out int count, out long one)
+        public TurnTake Take(ref Slot<long>[] batch, int most, bool idleIfEmpty, out int count, out long one)
         {
             Takes++;
             throw new InvalidOperationException("The queue's own failure.");

@@ -154,7 +154,7 @@ public sealed class BatchDrainLaneTests
 
             Array.Clear(_batch, 0, _count); // as the mailbox does: the lane may reuse this array
             _count = 0;
-            switch (_lane.Queue.Take(ref _batch, int.MaxValue, idleIfEmpty: true, out _, out _count, out var one))
+            switch (_lane.Queue.Take(ref _batch, int.MaxValue, idleIfEmpty: true, out _count, out var one))
             {
                 case TurnTake.TakenOne:
                     Handle(one);
