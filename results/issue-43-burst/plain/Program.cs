@@ -1,0 +1,73 @@
+// Issue 43's program: in one warm process, each run builds a fresh path with default options, posts 10,000,000 longs
+// in a for loop, completes it, waits for completion and checks the sum; one warm-up run, then the median of five, with
+// the process's CPU time per message. One path per process, as a user's program has.
+using System.Diagnostics;
+using System.Globalization;
+using System.Threading.Tasks.Dataflow;
+using Concurrency.Messaging.Pipes;
+
+const int Messages = 10_000_000;
+const long Expected = (long)Messages * (Messages - 1) / 2;
+var kind = args.Length > 0 ? args[0] : "Ring";
+var rates = new List<double>();
+var cpus = new List<double>();
+for (var run = 0; run < 6; run++)
+{
+    var cpu = Process.GetCurrentProcess().TotalProcessorTime;
+    var watch = Stopwatch.StartNew();
+    var sum = kind == "ActionBlock" ? await ActionBlockBurst() : await PipeBurst(kind);
+    watch.Stop();
+    var used = Process.GetCurrentProcess().TotalProcessorTime - cpu;
+    if (sum != Expected)
+    {
+        throw new InvalidOperationException($"{kind}: sum {sum}, expected {Expected}.");
+    }
+
+    if (run > 0)
+    {
+        rates.Add(Messages / watch.Elapsed.TotalSeconds);
+        cpus.Add(used.TotalNanoseconds / Messages);
+    }
+}
+
+rates.Sort();
+cpus.Sort();
+Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
+    $"{kind}: {rates[2] / 1e6:0.0} M msg/s (runs {string.Join(", ", rates.Select(r => (r / 1e6).ToString("0", CultureInfo.InvariantCulture)))}), {cpus[2]:0.0} CPU ns/msg"));
+
+static async Task<long> ActionBlockBurst()
+{
+    long sum = 0;
+    var block = new ActionBlock<long>(m => sum += m, new ExecutionDataflowBlockOptions { SingleProducerConstrained = true });
+    for (long i = 0; i < Messages; i++)
+    {
+        block.Post(i);
+    }
+
+    block.Complete();
+    await block.Completion;
+    return sum;
+}
+
+static async Task<long> PipeBurst(string kind)
+{
+    long sum = 0;
+    var (pipeKind, options) = kind switch
+    {
+        "Ring" => (PipeKind.Ring, new PipeOptions()),
+        "Ring16" => (PipeKind.Ring, new PipeOptions { Capacity = 16 }),
+        "BatchDrainQueue" => (PipeKind.BatchDrainQueue, new PipeOptions()),
+        "RingPool" => (PipeKind.Ring, new PipeOptions { Runner = PipeRunner.ThreadPool }),
+        "BatchDrainQueuePool" => (PipeKind.BatchDrainQueue, new PipeOptions { Runner = PipeRunner.ThreadPool }),
+        _ => throw new ArgumentException($"Unknown kind {kind}.", nameof(kind)),
+    };
+    await using var pipe = Pipe.Create<long>(pipeKind, m => sum += m, options);
+    for (long i = 0; i < Messages; i++)
+    {
+        pipe.Post(i);
+    }
+
+    pipe.Complete();
+    await pipe.Completion;
+    return sum;
+}
