@@ -1,5 +1,5 @@
-using System.Runtime.CompilerServices;
 using System.Diagnostics;
+using System.Runtime.CompilerServices;
 using Concurrency.Messaging.Internal;
 using Concurrency.Messaging.Pipes;
 
