@@ -15,6 +15,12 @@ if (kind == "GateCost")
     return;
 }
 
+if (kind == "IdleMemory")
+{
+    await IdleMemory(args.Length > 1 ? args[1] : "Ring");
+    return;
+}
+
 // BURST_DIAG=1: after each burst, what the process allocated and collected, and (with takes-counters.patch applied to
 // the library) how often the batch-drain queue's consumer took and how much.
 var diag = Environment.GetEnvironmentVariable("BURST_DIAG") == "1";
@@ -122,5 +128,49 @@ static void GateCost()
 
         Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
             $"append behind a compare-and-swap {atomic:0.00} ns, behind a plain store {watch.Elapsed.TotalNanoseconds / Messages:0.00} ns"));
+    }
+}
+
+// The memory of an idle pipe: 100 pipes of a kind, each handed one message and left idle; the managed heap after a full
+// collection, before and after, per pipe (a dedicated consumer's thread stack is native memory and not counted).
+static async Task IdleMemory(string kind)
+{
+    const int Pipes = 100;
+    var (pipeKind, options) = kind switch
+    {
+        "Ring" => (PipeKind.Ring, new PipeOptions()),
+        "BatchDrainQueue" => (PipeKind.BatchDrainQueue, new PipeOptions()),
+        "RingPool" => (PipeKind.Ring, new PipeOptions { Runner = PipeRunner.ThreadPool }),
+        "BatchDrainQueuePool" => (PipeKind.BatchDrainQueue, new PipeOptions { Runner = PipeRunner.ThreadPool }),
+        _ => throw new ArgumentException($"Unknown kind {kind}.", nameof(kind)),
+    };
+    var handled = 0;
+    var before = GC.GetTotalMemory(forceFullCollection: true);
+    var pipes = new IPipe<long>[Pipes];
+    for (var i = 0; i < Pipes; i++)
+    {
+        pipes[i] = Pipe.Create<long>(pipeKind, m => Interlocked.Increment(ref handled), options);
+        pipes[i].Post(i);
+    }
+
+    var waited = Stopwatch.StartNew();
+    while (Volatile.Read(ref handled) < Pipes)
+    {
+        if (waited.Elapsed > TimeSpan.FromSeconds(10))
+        {
+            throw new TimeoutException($"{handled} of {Pipes} messages handled in 10 s.");
+        }
+
+        await Task.Delay(10);
+    }
+
+    await Task.Delay(1000); // every consumer goes idle (parks, or ends its turn)
+    var after = GC.GetTotalMemory(forceFullCollection: true);
+    Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"{kind}: {(after - before) / Pipes:N0} managed bytes per idle pipe"));
+    foreach (var pipe in pipes)
+    {
+        pipe.Complete();
+        await pipe.Completion;
+        await pipe.DisposeAsync();
     }
 }
