@@ -6,8 +6,11 @@ using System.Net.Sockets;
 namespace Concurrency.Benchmarks.CrossProcess;
 
 /// <summary>
-/// A <c>nats-server</c> the gRPC experiment starts as a child process on a free loopback port, for its NATS row; killed
-/// when disposed. Where no <c>nats-server</c> is installed, <see cref="Find"/> says so and the row is skipped.
+/// A <c>nats-server</c> started as a child process on a free loopback port (the gRPC experiment's NATS rows, `lab nats`,
+/// and the NATS package's tests, which compile this file in), optionally with JetStream storing in a folder of its own;
+/// killed when disposed. <see cref="Kill"/> and <see cref="Restart"/> play a server that crashes (SIGKILL) and comes back
+/// on the same port and store. Where no <c>nats-server</c> is installed, <see cref="Find"/> says so and the row or test
+/// is skipped.
 /// </summary>
 internal sealed class NatsServer : IDisposable
 {
@@ -19,16 +22,25 @@ internal sealed class NatsServer : IDisposable
     // Debian's package installs to /usr/sbin, which an ordinary user's PATH may lack.
     private static readonly string[] KnownFolders = ["/usr/sbin", "/usr/local/sbin", "/usr/local/bin", "/usr/bin"];
 
-    private readonly Process _process;
+    private readonly string _executable;
+    private readonly int _port;
+    private readonly string? _store;
+    private Process _process;
 
-    private NatsServer(Process process, string url)
+    private NatsServer(string executable, int port, string? store)
     {
-        _process = process;
-        Url = url;
+        _executable = executable;
+        _port = port;
+        _store = store;
+        Url = string.Create(CultureInfo.InvariantCulture, $"nats://127.0.0.1:{port}");
+        _process = Launch();
     }
 
     /// <summary>Gets where clients connect: <c>nats://127.0.0.1:PORT</c>.</summary>
     public string Url { get; }
+
+    /// <summary>Gets the running server's process id.</summary>
+    public int ProcessId => _process.Id;
 
     /// <summary>The line a report shows when there is no server to start.</summary>
     public static string SkipLine => $"NATS was not measured: nats-server is not installed (on PATH or in /usr/sbin); to get the row, {InstallHint}.";
@@ -40,19 +52,54 @@ internal sealed class NatsServer : IDisposable
         return folders.Concat(path is null ? KnownFolders : []).Select(folder => Path.Combine(folder, "nats-server")).FirstOrDefault(File.Exists);
     }
 
-    /// <summary>Starts <paramref name="executable"/> on 127.0.0.1 and a free port, and returns once it accepts connections.</summary>
+    /// <summary>
+    /// Starts <paramref name="executable"/> on 127.0.0.1 and a free port, with JetStream storing in
+    /// <paramref name="jetStreamStore"/> if one is given, and returns once it accepts connections.
+    /// </summary>
     /// <exception cref="InvalidOperationException">The server exited, or did not accept within 15 s.</exception>
-    public static NatsServer Start(string executable)
+    public static NatsServer Start(string executable, string? jetStreamStore = null) => new(executable, FreePort(), jetStreamStore);
+
+    /// <summary>Kills the server as a crash would (SIGKILL: nothing flushed, nothing said to clients) and waits until it is gone.</summary>
+    public void Kill()
     {
-        var port = FreePort();
-        var start = new ProcessStartInfo(executable)
+        if (!_process.HasExited)
         {
-            ArgumentList = { "-a", "127.0.0.1", "-p", port.ToString(CultureInfo.InvariantCulture) },
+            _process.Kill(entireProcessTree: true);
+            _process.WaitForExit(TimeSpan.FromSeconds(10));
+        }
+    }
+
+    /// <summary>Starts the server again on the same port and store (killing it first if it runs), and returns once it accepts connections.</summary>
+    public void Restart()
+    {
+        Kill();
+        _process.Dispose();
+        _process = Launch();
+    }
+
+    public void Dispose()
+    {
+        Kill();
+        _process.Dispose();
+    }
+
+    private Process Launch()
+    {
+        var start = new ProcessStartInfo(_executable)
+        {
+            ArgumentList = { "-a", "127.0.0.1", "-p", _port.ToString(CultureInfo.InvariantCulture) },
             RedirectStandardOutput = true,
             RedirectStandardError = true,
             UseShellExecute = false,
         };
-        var process = Process.Start(start) ?? throw new InvalidOperationException($"Could not start {executable}.");
+        if (_store is not null)
+        {
+            start.ArgumentList.Add("-js");
+            start.ArgumentList.Add("-sd");
+            start.ArgumentList.Add(_store);
+        }
+
+        var process = Process.Start(start) ?? throw new InvalidOperationException($"Could not start {_executable}.");
 
         // Its log is read (and kept only for the error below) so that a full pipe never stalls it.
         var log = new System.Collections.Concurrent.ConcurrentQueue<string>();
@@ -60,38 +107,24 @@ internal sealed class NatsServer : IDisposable
         process.ErrorDataReceived += (_, line) => Keep(log, line.Data);
         process.BeginOutputReadLine();
         process.BeginErrorReadLine();
-        var server = new NatsServer(process, string.Create(CultureInfo.InvariantCulture, $"nats://127.0.0.1:{port}"));
-        try
+        var deadline = Stopwatch.StartNew();
+        while (!Accepts(_port))
         {
-            var deadline = Stopwatch.StartNew();
-            while (!Accepts(port))
+            if (process.HasExited || deadline.Elapsed > StartLimit)
             {
-                if (process.HasExited || deadline.Elapsed > StartLimit)
+                if (!process.HasExited)
                 {
-                    throw new InvalidOperationException($"nats-server did not accept connections on 127.0.0.1:{port}: {string.Join(" | ", log)}");
+                    process.Kill(entireProcessTree: true);
                 }
 
-                Thread.Sleep(50);
+                process.Dispose();
+                throw new InvalidOperationException($"nats-server did not accept connections on 127.0.0.1:{_port}: {string.Join(" | ", log)}");
             }
 
-            return server;
-        }
-        catch
-        {
-            server.Dispose();
-            throw;
-        }
-    }
-
-    public void Dispose()
-    {
-        if (!_process.HasExited)
-        {
-            _process.Kill(entireProcessTree: true);
-            _process.WaitForExit(TimeSpan.FromSeconds(10));
+            Thread.Sleep(50);
         }
 
-        _process.Dispose();
+        return process;
     }
 
     private static void Keep(System.Collections.Concurrent.ConcurrentQueue<string> log, string? line)

@@ -91,6 +91,7 @@ public static class Commands
             FootprintCommand.Create(),
             LabCommand.Create(machineCores),
             ServeCommand.Create(),
+            NatsConsumeCommand.Create(),
             IdleCommand.Create(),
             LatencyCommand.Create(),
             CompareCommand.Create(),

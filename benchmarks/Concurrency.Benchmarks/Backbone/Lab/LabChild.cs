@@ -37,7 +37,8 @@ internal static class LabChild
                 (fraction, step) => BenchmarkProcess.ReportProgress(output, fraction, step),
                 peers: options.Peers,
                 contender: options.Contender,
-                line: options.Line);
+                line: options.Line,
+                kill: options.Kill);
             var outcome = experiment.Run(context);
             BenchmarkProcess.WriteResult(options.ResultFile!, outcome);
             return 0;

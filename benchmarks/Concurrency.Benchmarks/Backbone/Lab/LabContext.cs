@@ -5,7 +5,7 @@ namespace Concurrency.Benchmarks.Backbone.Lab;
 /// for checking a change, not for publishing), a progress callback, a token that stops it, and, in a child an experiment
 /// started for one of its contenders, that contender's name.
 /// </summary>
-public sealed class LabContext(int cores, bool quick, Action<double, string>? progress = null, LabPeers? peers = null, string? contender = null, ChildArguments? line = null, CancellationToken cancellation = default)
+public sealed class LabContext(int cores, bool quick, Action<double, string>? progress = null, LabPeers? peers = null, string? contender = null, ChildArguments? line = null, bool kill = false, CancellationToken cancellation = default)
 {
     /// <summary>Gets the number of cores this process may run on.</summary>
     public int Cores { get; } = cores;
@@ -27,6 +27,9 @@ public sealed class LabContext(int cores, bool quick, Action<double, string>? pr
     /// or a bare <c>lab</c> where the experiment runs in a process the lab's command line did not start (a test's).
     /// </summary>
     public ChildArguments Line { get; } = line ?? ChildArguments.Bare("lab");
+
+    /// <summary>Gets whether <c>--kill</c> was given: an experiment that has a crash trial runs it instead of its speed rounds.</summary>
+    public bool Kill { get; } = kill;
 
     /// <summary>Gets the token that stops the experiment.</summary>
     public CancellationToken Cancellation { get; } = cancellation;

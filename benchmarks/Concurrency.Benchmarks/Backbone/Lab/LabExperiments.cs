@@ -18,6 +18,7 @@ public static class LabExperiments
         new PoolBurstExperiment(),
         new AdmissionExperiment(),
         new GrpcExperiment(),
+        new NatsExperiment(),
     ];
 
     public static ILabExperiment? Named(string name) => All.FirstOrDefault(e => string.Equals(e.Name, name, StringComparison.OrdinalIgnoreCase));

@@ -9,7 +9,7 @@ namespace Concurrency.Benchmarks.Backbone.Lab;
 /// each contender in a fresh process of its own names the one this child runs).
 /// </summary>
 /// <param name="Line">The command line this process's children start from (<see cref="LabChild.Launch"/>).</param>
-public sealed record LabOptions(IReadOnlyList<ILabExperiment> Experiments, IReadOnlyList<int> Cores, bool Quick, ChildArguments Line, bool List, string? ResultFile, LabPeers Peers, int Launches = 1, bool ServerGc = false, string? Contender = null)
+public sealed record LabOptions(IReadOnlyList<ILabExperiment> Experiments, IReadOnlyList<int> Cores, bool Quick, ChildArguments Line, bool List, string? ResultFile, LabPeers Peers, int Launches = 1, bool ServerGc = false, string? Contender = null, bool Kill = false)
 {
     public const string DefaultOut = "results/lab";
 
@@ -63,9 +63,11 @@ public sealed record LabOptions(IReadOnlyList<ILabExperiment> Experiments, IRead
 
         public Option<string?> Contender { get; } = new("--contender") { Hidden = true };
 
+        public Option<bool> Kill { get; } = new("--kill") { Description = "lab nats: instead of the speed rounds, the crash trial (nats-server killed with SIGKILL a third of the way in and restarted on its store)" };
+
         public Option<string?> Result { get; } = CommonOptions.Result();
 
-        public IEnumerable<Symbol> All => [Names, Cores, Launches, Collector, Quick, Out, List, Server, ProtoRemote, InProcess, Contender, Result];
+        public IEnumerable<Symbol> All => [Names, Cores, Launches, Collector, Quick, Out, List, Server, ProtoRemote, InProcess, Contender, Kill, Result];
     }
 
     /// <exception cref="UsageException">An experiment name is unknown, or the options do not go together.</exception>
@@ -93,6 +95,6 @@ public sealed record LabOptions(IReadOnlyList<ILabExperiment> Experiments, IRead
         // A child's line: the lab's own as given, less what only the parent reads; LabChild.Launch sets the rest.
         var line = ChildArguments.Of(parse, symbols.Out, symbols.Launches, symbols.List, symbols.Contender);
         var peers = LabPeers.Parse(parse.GetValue(symbols.Server), parse.GetValue(symbols.ProtoRemote), parse.GetValue(symbols.InProcess));
-        return new LabOptions(experiments, cores, quick, line, parse.GetValue(symbols.List), result, peers, parse.GetValue(symbols.Launches), parse.GetValue(symbols.Collector) == LabChild.Collector(server: true), contender);
+        return new LabOptions(experiments, cores, quick, line, parse.GetValue(symbols.List), result, peers, parse.GetValue(symbols.Launches), parse.GetValue(symbols.Collector) == LabChild.Collector(server: true), contender, parse.GetValue(symbols.Kill));
     }
 }

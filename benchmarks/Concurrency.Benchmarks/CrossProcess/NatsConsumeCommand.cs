@@ -1,0 +1,72 @@
+using System.CommandLine;
+using System.Diagnostics;
+using System.Globalization;
+using Concurrency.Messaging.Nats;
+
+namespace Concurrency.Benchmarks.CrossProcess;
+
+/// <summary>
+/// <c>-- nats-consume --url URL</c> (hidden): the consumer end of <c>lab nats</c>, in a process of its own so that each
+/// end's CPU is its own. Reads rounds from standard input, one per line (<c>round MODE SIDE SUBJECT MESSAGES</c>); for
+/// each, sets up its consumer, prints <c>ready</c>, consumes, and prints <c>done HANDLED CHECKSUM LAST_TICKS CPU_NS P50_NS
+/// P99_NS</c> (times from the machine's monotonic clock, which every process on it shares). Ends when standard input closes.
+/// </summary>
+internal static class NatsConsumeCommand
+{
+    public const string Name = "nats-consume";
+    public const string Ready = "ready";
+    public const string Done = "done";
+
+    public static Command Create()
+    {
+        var url = new Option<string>("--url") { HelpName = "URL", Required = true, Description = "the NATS server" };
+        var command = new Command(Name, "The consumer end of lab nats (started by it).") { url };
+        command.Hidden = true;
+        command.SetAction(parse => RunAsync(parse.GetValue(url)!, Console.In, parse.InvocationConfiguration.Output).GetAwaiter().GetResult());
+        return command;
+    }
+
+    /// <summary>A round's line, as the lab writes it.</summary>
+    public static string Round(NatsDelivery mode, NatsSide side, string subject, long messages)
+        => string.Create(CultureInfo.InvariantCulture, $"round {mode} {side} {subject} {messages}");
+
+    private static async Task<int> RunAsync(string url, TextReader input, TextWriter output)
+    {
+        await using var connection = NatsEnds.Connect(url, "lab-consumer");
+        using var process = Process.GetCurrentProcess();
+        while (await input.ReadLineAsync().ConfigureAwait(false) is { } line)
+        {
+            var parts = line.Split(' ');
+            if (parts is not ["round", var mode, var side, var subject, var count])
+            {
+                await Console.Error.WriteLineAsync($"not a round: {line}").ConfigureAwait(false);
+                return 2;
+            }
+
+            using var bound = new CancellationTokenSource(TimeSpan.FromMinutes(5));
+            process.Refresh();
+            var cpu = process.TotalProcessorTime;
+            var consumed = await NatsEnds.ConsumeAsync(
+                connection,
+                Enum.Parse<NatsDelivery>(mode),
+                Enum.Parse<NatsSide>(side),
+                subject,
+                long.Parse(count, CultureInfo.InvariantCulture),
+                () =>
+                {
+                    output.WriteLine(Ready);
+                    output.Flush();
+                },
+                bound.Token).ConfigureAwait(false);
+            process.Refresh();
+            var used = process.TotalProcessorTime - cpu;
+            var toNanoseconds = 1e9 / Stopwatch.Frequency;
+            output.WriteLine(string.Create(
+                CultureInfo.InvariantCulture,
+                $"{Done} {consumed.Handled} {consumed.Checksum} {consumed.LastHandled} {used.Ticks * 100} {consumed.Latency.GetValueAtPercentile(50) * toNanoseconds:0} {consumed.Latency.GetValueAtPercentile(99) * toNanoseconds:0}"));
+            output.Flush();
+        }
+
+        return 0;
+    }
+}

@@ -1,0 +1,305 @@
+using System.Diagnostics;
+using System.Globalization;
+using Concurrency.Messaging.Nats;
+using NATS.Client.Core;
+using NATS.Client.JetStream;
+
+namespace Concurrency.Benchmarks.CrossProcess;
+
+/// <summary>
+/// <c>lab nats</c>: our pipes over NATS against NATS.Net used directly, in the same shape, each end in a process of its
+/// own; with <c>--kill</c>, the crash trial instead (<see cref="NatsKillTrial"/>).
+/// </summary>
+/// <param name="findNatsServer">Finds the <c>nats-server</c> executable, or gives null where there is none (the
+/// experiment then says so and measures nothing); default <see cref="NatsServer.Find"/>.</param>
+public sealed class NatsExperiment(Func<string?>? findNatsServer = null) : ILabExperiment
+{
+    /// <summary>Our msg/s ÷ NATS.Net's, each mode: the issue's goal.</summary>
+    private const double SpeedGoal = 0.8;
+
+    /// <summary>Our p99 at most this × NATS.Net's, at one offered rate both sustain.</summary>
+    private const double LatencyGoal = 1.25;
+
+    private static readonly NatsDelivery[] Modes = [NatsDelivery.Core, NatsDelivery.JetStream];
+    private static readonly NatsSide[] Sides = [NatsSide.Direct, NatsSide.Ours];
+
+    public string Name => "nats";
+
+    public string Title => "Pipes over NATS: ours against NATS.Net used directly";
+
+    public string Description => "Core and JetStream, one producer and one consumer in two processes: msg/s, CPU per message at each end and the server, p50/p99 at one rate; --kill: the crash trial.";
+
+    public string Method =>
+        """
+        The issue measured NATS.Net 3.3.2 used directly against Debian's `nats-server` 2.9.10 on this 2-core machine, 64 B:
+        core pub/sub one to one about 0.83-0.91 M msg/s with nothing dropped; JetStream publishing with message ids and 256
+        outstanding about 79-95 k/s; a pull consumer acknowledging each message about 124-150 k/s. Published figures for
+        other hardware (`nats bench`, a 10-core laptop, server 2.12): core pub/sub 4.93 M msg/s at 16 B, JetStream asynchronous
+        file publish 404 k/s, durable consumer with explicit acknowledgements 290 k/s.
+
+        Here the lab starts `nats-server` with JetStream on a temporary store and a free loopback port. The producer runs in
+        the lab's process, the consumer in a process of its own (`nats-consume`), each on its own connection; 64-byte
+        messages, each carrying its number and the time it was posted. **NATS.Net directly**: Core, a publish loop and a
+        subscription reader; JetStream, publishing with message ids and 256 outstanding, and a durable pull consumer
+        acknowledging each message. **Ours**: `NatsPipeProducer` and `NatsPipeConsumer` in the same shape (the same
+        window, stream and consumer settings; our 17-byte envelope on every message). Each side first runs a warm-up round;
+        then rounds alternate between the sides (head to head), and each round is verified (count and sum of the numbers)
+        and its stream deleted. msg/s is messages ÷ (last handled − first posted); CPU per message is each process's CPU
+        time over the round ÷ messages. Then each side runs at one offered rate both sustain (half the slower side's median
+        msg/s), open loop in steps of about a millisecond, and the consumer records each message's time from its post to
+        its handler (one clock: every process on the machine reads the same monotonic clock): p50 and p99.
+        """;
+
+    public bool PerCoreCount => false;
+
+    public LabOutcome Run(LabContext context)
+    {
+        ArgumentNullException.ThrowIfNull(context);
+        var executable = (findNatsServer ?? (() => NatsServer.Find()))();
+        if (executable is null)
+        {
+            return new LabOutcome([new LabTable("NATS", ["note"], [[NatsServer.SkipLine]])], []);
+        }
+
+        return context.Kill ? NatsKillTrial.Run(context, executable) : Measure(context, executable);
+    }
+
+    private static LabOutcome Measure(LabContext context, string executable)
+    {
+        var store = Directory.CreateTempSubdirectory("lab-nats-").FullName;
+        try
+        {
+            using var server = NatsServer.Start(executable, store);
+            using var consumer = ConsumerProcess.Start(server.Url);
+            using var serverProcess = Process.GetProcessById(server.ProcessId);
+            var connection = NatsEnds.Connect(server.Url, "lab-producer");
+            try
+            {
+                var rounds = context.Quick ? 1 : 3;
+                var size = new Dictionary<NatsDelivery, long>
+                {
+                    [NatsDelivery.Core] = context.Quick ? 20_000 : 1_000_000,
+                    [NatsDelivery.JetStream] = context.Quick ? 5_000 : 200_000,
+                };
+                var runner = new Rounds(context, connection, consumer, serverProcess);
+                var results = new Dictionary<(NatsDelivery, NatsSide), List<Round>>();
+                var latency = new Dictionary<(NatsDelivery, NatsSide), Round>();
+                var rates = new Dictionary<NatsDelivery, double>();
+                var steps = Modes.Length * Sides.Length * (rounds + 2);
+                foreach (var mode in Modes)
+                {
+                    foreach (var side in Sides)
+                    {
+                        runner.Run(mode, side, size[mode] / 10, rate: null, steps, "warm-up");
+                        results[(mode, side)] = [];
+                    }
+
+                    // Head to head: the sides alternate, and which goes first alternates too.
+                    for (var r = 0; r < rounds; r++)
+                    {
+                        foreach (var side in r % 2 == 0 ? Sides : [.. Sides.Reverse()])
+                        {
+                            results[(mode, side)].Add(runner.Run(mode, side, size[mode], rate: null, steps, $"round {r + 1}"));
+                        }
+                    }
+
+                    // One offered rate both sustain: half the slower side's median, to two significant digits.
+                    var slower = Sides.Min(side => LabSample.Of([.. results[(mode, side)].Select(x => x.Rate)]).Median);
+                    var rate = TwoDigits(slower / 2);
+                    rates[mode] = rate;
+                    var paced = (long)(rate * (context.Quick ? 0.5 : 2));
+                    foreach (var side in Sides)
+                    {
+                        latency[(mode, side)] = runner.Run(mode, side, paced, rate, steps, string.Create(CultureInfo.InvariantCulture, $"paced at {rate:N0}/s"));
+                    }
+                }
+
+                return Outcome(results, latency, rates, size);
+            }
+            finally
+            {
+                connection.DisposeAsync().AsTask().GetAwaiter().GetResult();
+            }
+        }
+        finally
+        {
+            TryDelete(store);
+        }
+    }
+
+    /// <summary>One verified round: msg/s, CPU per message at each end and at the server, and the latency percentiles.</summary>
+    private sealed record Round(double Rate, double ProducerCpu, double ConsumerCpu, double ServerCpu, double P50Micros, double P99Micros);
+
+    /// <summary>Runs rounds: the consumer told first, the producer here, the server's and both processes' CPU read around it.</summary>
+    private sealed class Rounds(LabContext context, NatsConnection connection, ConsumerProcess consumer, Process server)
+    {
+        private int _step;
+        private int _subject;
+
+        public Round Run(NatsDelivery mode, NatsSide side, long messages, double? rate, int steps, string what)
+        {
+            context.Report((double)_step++ / steps, $"{mode}, {(side == NatsSide.Ours ? "ours" : "NATS.Net")}: {what}");
+            var subject = string.Create(CultureInfo.InvariantCulture, $"lab.{mode.ToString().ToLowerInvariant()}.r{++_subject}");
+            consumer.Begin(mode, side, subject, messages);
+            using var self = Process.GetCurrentProcess();
+            var cpu = self.TotalProcessorTime;
+            server.Refresh();
+            var serverCpu = server.TotalProcessorTime;
+            var started = NatsEnds.ProduceAsync(connection, mode, side, subject, messages, rate, context.Cancellation).GetAwaiter().GetResult();
+            var done = consumer.End();
+            self.Refresh();
+            server.Refresh();
+            var producerCpu = (self.TotalProcessorTime - cpu).Ticks * 100.0 / messages;
+            var serverCost = (server.TotalProcessorTime - serverCpu).Ticks * 100.0 / messages;
+            var expected = messages * (messages + 1) / 2;
+            if (done.Handled != messages || done.Checksum != expected)
+            {
+                throw new LabVerificationException(string.Create(CultureInfo.InvariantCulture, $"{mode} {side} {what}: handled {done.Handled} of {messages}, sum {done.Checksum}, expected {expected}."));
+            }
+
+            if (mode == NatsDelivery.JetStream)
+            {
+                // Each round's stream goes, so the store holds one round at most.
+                new NatsJSContext(connection).DeleteStreamAsync(NatsEnds.StreamFor(subject).Name!, context.Cancellation).AsTask().GetAwaiter().GetResult();
+            }
+
+            var seconds = (done.LastHandled - started) / (double)Stopwatch.Frequency;
+            return new Round(messages / seconds, producerCpu, done.CpuNanoseconds / (double)messages, serverCost, done.P50Nanoseconds / 1e3, done.P99Nanoseconds / 1e3);
+        }
+    }
+
+    private static LabOutcome Outcome(Dictionary<(NatsDelivery, NatsSide), List<Round>> results, Dictionary<(NatsDelivery, NatsSide), Round> latency, Dictionary<NatsDelivery, double> rates, Dictionary<NatsDelivery, long> size)
+    {
+        var figures = new List<LabFigure>();
+        var speedRows = new List<IReadOnlyList<string>>();
+        var goalRows = new List<IReadOnlyList<string>>();
+        foreach (var mode in Modes)
+        {
+            foreach (var side in Sides)
+            {
+                var rounds = results[(mode, side)];
+                var rate = LabSample.Of([.. rounds.Select(r => r.Rate)]);
+                var paced = latency[(mode, side)];
+                speedRows.Add(
+                [
+                    mode.ToString(),
+                    Contender(mode, side),
+                    string.Create(CultureInfo.InvariantCulture, $"{rate.Median / 1e3:N0} k [{rate.Low / 1e3:N0}–{rate.High / 1e3:N0}]"),
+                    Cell(LabSample.Of([.. rounds.Select(r => r.ProducerCpu)]).Median),
+                    Cell(LabSample.Of([.. rounds.Select(r => r.ConsumerCpu)]).Median),
+                    Cell(LabSample.Of([.. rounds.Select(r => r.ServerCpu)]).Median),
+                    string.Create(CultureInfo.InvariantCulture, $"{paced.P50Micros:N0} / {paced.P99Micros:N0}"),
+                ]);
+                var conditions = string.Create(CultureInfo.InvariantCulture, $"{mode}, 64 B, one producer, one consumer, two processes");
+                figures.Add(new LabFigure(Contender(mode, side), Family(side), conditions, "msg/s", [.. rounds.Select(r => r.Rate)]));
+                figures.Add(new LabFigure(Contender(mode, side), Family(side), conditions + string.Create(CultureInfo.InvariantCulture, $", paced at {rates[mode]:0}/s"), "p99 µs", [paced.P99Micros]));
+            }
+
+            var ratios = HeadToHead.Ratios([.. results[(mode, NatsSide.Ours)].Select(r => r.Rate)], [.. results[(mode, NatsSide.Direct)].Select(r => r.Rate)]);
+            var speed = new Goal($"{mode}: our msg/s ÷ NATS.Net's", [Contender(mode, NatsSide.Ours)], [Contender(mode, NatsSide.Direct)], SpeedGoal) { MinLaunches = 1 }.Judge([ratios]);
+            goalRows.Add([speed.Goal.Name, speed.Ratio, $"≥ {SpeedGoal:0.0}×", speed.Verdict]);
+            var p99 = latency[(mode, NatsSide.Direct)].P99Micros / latency[(mode, NatsSide.Ours)].P99Micros;
+            var tail = new Goal($"{mode}: NATS.Net's p99 ÷ ours at {rates[mode]:N0}/s", [Contender(mode, NatsSide.Ours)], [Contender(mode, NatsSide.Direct)], 1 / LatencyGoal) { MinLaunches = 1 }.Judge(p99, p99, p99, launches: 1);
+            goalRows.Add([tail.Goal.Name, string.Create(CultureInfo.InvariantCulture, $"{p99:0.00}×"), $"≥ {1 / LatencyGoal:0.00}× (our p99 ≤ 1.25× theirs)", tail.Verdict]);
+        }
+
+        var speedTable = new LabTable(
+            "Pipes over NATS: msg/s and CPU per message",
+            ["mode", "contender", "msg/s, median [lowest–highest]", "producer CPU ns/msg", "consumer CPU ns/msg", "server CPU ns/msg", "p50 / p99 µs, paced"],
+            speedRows,
+            ["producer CPU ns/msg", "consumer CPU ns/msg", "server CPU ns/msg"],
+            string.Create(CultureInfo.InvariantCulture, $"Core rounds of {size[NatsDelivery.Core]:N0} messages, JetStream rounds of {size[NatsDelivery.JetStream]:N0}; paced: Core at {rates[NatsDelivery.Core]:N0}/s, JetStream at {rates[NatsDelivery.JetStream]:N0}/s, for 2 s each."));
+        var goalTable = new LabTable(
+            "Pipes over NATS: the issue's goals",
+            ["goal", "ratio", "asks", "verdict"],
+            goalRows,
+            null,
+            "The msg/s ratio is taken within each round (head to head), judged on this launch; the p99 ratio is NATS.Net's over ours at the one paced rate.");
+        return new LabOutcome([speedTable, goalTable], [], figures);
+    }
+
+    private static string Contender(NatsDelivery mode, NatsSide side) => side == NatsSide.Ours ? $"NatsPipe ({mode})" : $"NATS.Net ({mode})";
+
+    private static ContenderFamily Family(NatsSide side) => side == NatsSide.Ours ? ContenderFamily.Ours : ContenderFamily.Peer;
+
+    private static string Cell(double value) => value.ToString("N0", CultureInfo.InvariantCulture);
+
+    private static double TwoDigits(double value)
+    {
+        var scale = Math.Pow(10, Math.Floor(Math.Log10(value)) - 1);
+        return Math.Floor(value / scale) * scale;
+    }
+
+    internal static void TryDelete(string folder)
+    {
+        try
+        {
+            Directory.Delete(folder, recursive: true);
+        }
+        catch (IOException)
+        {
+            // The system's temporary folder: left for it to clean.
+        }
+    }
+
+    /// <summary>The consumer end, <c>nats-consume</c>, as a child process that takes rounds on its standard input.</summary>
+    private sealed class ConsumerProcess : IDisposable
+    {
+        private static readonly TimeSpan ReadyLimit = TimeSpan.FromSeconds(60);
+        private static readonly TimeSpan RoundLimit = TimeSpan.FromMinutes(5);
+        private readonly Process _process;
+        private readonly Task<string> _errors;
+
+        private ConsumerProcess(Process process)
+        {
+            _process = process;
+            _errors = process.StandardError.ReadToEndAsync();
+        }
+
+        public static ConsumerProcess Start(string url)
+        {
+            var start = BenchmarkProcess.StartInfo([NatsConsumeCommand.Name, "--url", url]);
+            start.RedirectStandardInput = true;
+            start.RedirectStandardError = true;
+            return new ConsumerProcess(Process.Start(start) ?? throw new InvalidOperationException("Could not start the NATS consumer process."));
+        }
+
+        public void Begin(NatsDelivery mode, NatsSide side, string subject, long messages)
+        {
+            _process.StandardInput.WriteLine(NatsConsumeCommand.Round(mode, side, subject, messages));
+            _process.StandardInput.Flush();
+            Expect(NatsConsumeCommand.Ready, ReadyLimit);
+        }
+
+        public (long Handled, long Checksum, long LastHandled, long CpuNanoseconds, long P50Nanoseconds, long P99Nanoseconds) End()
+        {
+            var parts = Expect(NatsConsumeCommand.Done, RoundLimit).Split(' ');
+            long At(int i) => long.Parse(parts[i], CultureInfo.InvariantCulture);
+            return (At(1), At(2), At(3), At(4), At(5), At(6));
+        }
+
+        public void Dispose()
+        {
+            _process.StandardInput.Close();
+            if (!_process.WaitForExit(TimeSpan.FromSeconds(30)))
+            {
+                _process.Kill(entireProcessTree: true);
+            }
+
+            _process.Dispose();
+        }
+
+        private string Expect(string word, TimeSpan limit)
+        {
+            var line = _process.StandardOutput.ReadLineAsync();
+            if (!line.Wait(limit) || line.Result is not { } text || !text.StartsWith(word, StringComparison.Ordinal))
+            {
+                var said = line.IsCompletedSuccessfully ? line.Result : "(nothing)";
+                var errors = _process.HasExited ? _errors.Result : string.Empty;
+                throw new LabVerificationException($"The NATS consumer process did not say '{word}' within {limit.TotalSeconds:0} s: {said} {errors}");
+            }
+
+            return text;
+        }
+    }
+}

@@ -1,0 +1,60 @@
+using NATS.Client.Core;
+using NATS.Client.JetStream;
+using NATS.Client.JetStream.Models;
+
+namespace Concurrency.Messaging.Nats;
+
+/// <summary>What both sides do before the first message: reach the server within a bound, and for JetStream set up the stream.</summary>
+internal static class NatsSetup
+{
+    /// <summary>Connects <paramref name="connection"/> (if it is not yet) within the options' server timeout, and for JetStream creates the stream or updates it to these options.</summary>
+    internal static async Task<NatsJSContext?> ConnectAsync(NatsConnection connection, NatsPipeOptions options, CancellationToken cancellationToken)
+    {
+        try
+        {
+            await connection.ConnectAsync().AsTask().WaitAsync(options.ServerTimeout, cancellationToken).ConfigureAwait(false);
+        }
+        catch (Exception e) when (e is TimeoutException or NatsException or System.Net.Sockets.SocketException)
+        {
+            throw new NatsPipeException($"No NATS server answered at {Redacted(connection.Opts.Url)} within {options.ServerTimeout.TotalSeconds:0.#} s.", e);
+        }
+
+        if (options.Delivery != NatsDelivery.JetStream)
+        {
+            return null;
+        }
+
+        var js = new NatsJSContext(connection);
+        var config = new StreamConfig(options.StreamName, [options.Subject, Envelope.EndSubject(options.Subject)])
+        {
+            Storage = StreamConfigStorage.File,
+            Retention = StreamConfigRetention.Limits,
+            Discard = StreamConfigDiscard.New,
+            MaxBytes = options.StreamMaxBytes,
+            DuplicateWindow = options.DuplicateWindow,
+        };
+        try
+        {
+            await js.CreateOrUpdateStreamAsync(config, cancellationToken).AsTask().WaitAsync(options.ServerTimeout, cancellationToken).ConfigureAwait(false);
+        }
+        catch (NatsJSApiException e)
+        {
+            throw new NatsPipeException($"The server at {Redacted(connection.Opts.Url)} refused the stream '{options.StreamName}' for '{options.Subject}': {e.Error.Description} ({e.Error.ErrCode}).", e);
+        }
+        catch (Exception e) when (e is TimeoutException or NatsException)
+        {
+            throw new NatsPipeException($"The server at {Redacted(connection.Opts.Url)} did not set up the stream '{options.StreamName}' within {options.ServerTimeout.TotalSeconds:0.#} s (is JetStream enabled, nats-server -js?).", e);
+        }
+
+        return js;
+    }
+
+    /// <summary>A server's address fit for a message or a log: any user name, password or token in it replaced.</summary>
+    internal static string Redacted(string url)
+    {
+        var first = url.Split(',')[0].Trim();
+        return Uri.TryCreate(first, UriKind.Absolute, out var uri) && uri.UserInfo.Length > 0
+            ? first.Replace(uri.UserInfo + "@", "***@", StringComparison.Ordinal)
+            : first;
+    }
+}
