@@ -393,7 +393,10 @@ public sealed class NatsPipeConsumer<T> : IAsyncDisposable
                 Volatile.Write(ref _possibleRepeats, _possibleRepeats + 1);
                 break;
             default:
-                if (message.Metadata is { NumDelivered: > 1 })
+                // Delivered before (to this group), or older than a message of its producer this consumer has handled: a
+                // stream delivers a producer's messages in order, so this one comes again (a redelivery, also one the
+                // server no longer knows it made after a crash lost the consumer's state), or was resent and stored late.
+                if (message.Metadata is { NumDelivered: > 1 } || incoming.Sequence < producer.Window.Highest)
                 {
                     Volatile.Write(ref _possibleRepeats, _possibleRepeats + 1);
                 }

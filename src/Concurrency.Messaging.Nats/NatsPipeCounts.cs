@@ -27,7 +27,8 @@ public sealed record NatsPipeCounts
     /// <summary>
     /// Gets the messages handed to the handler although they may have been handled before (<see cref="NatsDelivery.JetStream"/>):
     /// redelivered ones this consumer had not seen (another consumer, or this one before a restart, may have handled them
-    /// and not acknowledged them), and ones older than the consumer's window of sequence numbers.
+    /// and not acknowledged them), ones that arrived after a later message of their producer (a redelivery the server no
+    /// longer counts as one after a crash, or a resend stored late), and ones older than the consumer's window.
     /// </summary>
     public long PossibleRepeats { get; init; }
 

@@ -26,6 +26,7 @@ namespace Concurrency.Messaging.Nats;
 public sealed class NatsPipeProducer<T> : IAsyncDisposable
 {
     private static readonly TimeSpan ResendDelay = TimeSpan.FromMilliseconds(100);
+    private static readonly TimeSpan[] CoreMarkerRepeats = [TimeSpan.Zero, TimeSpan.FromMilliseconds(250), TimeSpan.FromMilliseconds(750)]; // the pause before each send
     private static readonly TimeSpan AttemptLimit = TimeSpan.FromSeconds(2); // one publish's wait for its answer before it is sent again
 
     private readonly NatsConnection _connection;
@@ -117,7 +118,9 @@ public sealed class NatsPipeProducer<T> : IAsyncDisposable
 
     /// <summary>
     /// Ends this producer: (JetStream) waits until the server confirmed every message, then publishes the end marker
-    /// that tells consumers how many messages this producer posted, and waits until the server has it.
+    /// that tells consumers how many messages this producer posted, and waits until the server has it. Core: the marker
+    /// is at most once like every message, so it goes out three times over about a second (a consumer re-subscribing
+    /// after a reconnect may miss one); a consumer that misses all three does not complete by itself (see docs/nats.md).
     /// </summary>
     /// <param name="cancellationToken">Cancels the wait; the producer is then neither completed nor usable.</param>
     /// <exception cref="InvalidOperationException">The producer was completed or disposed already.</exception>
@@ -144,16 +147,23 @@ public sealed class NatsPipeProducer<T> : IAsyncDisposable
             return;
         }
 
-        await _connection.PublishAsync(_endSubject, new Outgoing<T>(EnvelopeKind.End, _producer, Posted, default!), serializer: _writer, cancellationToken: cancellationToken).ConfigureAwait(false);
+        // Core's end marker is at most once too: a consumer whose connection is re-subscribing misses it. It goes out
+        // again after a pause, twice; a consumer counts a producer's marker once.
+        var marker = new Outgoing<T>(EnvelopeKind.End, _producer, Posted, default!);
+        foreach (var pause in CoreMarkerRepeats)
+        {
+            await Task.Delay(pause, cancellationToken).ConfigureAwait(false);
+            await _connection.PublishAsync(_endSubject, marker, serializer: _writer, cancellationToken: cancellationToken).ConfigureAwait(false);
 
-        // A round trip: the server has read everything this connection sent before it.
-        try
-        {
-            await _connection.PingAsync(cancellationToken).AsTask().WaitAsync(_options.ServerTimeout, cancellationToken).ConfigureAwait(false);
-        }
-        catch (TimeoutException e)
-        {
-            throw new NatsPipeException($"The server at {NatsSetup.Redacted(_connection.Opts.Url)} did not answer within {_options.ServerTimeout.TotalSeconds:0.#} s after the end marker.", e);
+            // A round trip: the server has read everything this connection sent before it.
+            try
+            {
+                await _connection.PingAsync(cancellationToken).AsTask().WaitAsync(_options.ServerTimeout, cancellationToken).ConfigureAwait(false);
+            }
+            catch (TimeoutException e)
+            {
+                throw new NatsPipeException($"The server at {NatsSetup.Redacted(_connection.Opts.Url)} did not answer within {_options.ServerTimeout.TotalSeconds:0.#} s after the end marker.", e);
+            }
         }
     }
 

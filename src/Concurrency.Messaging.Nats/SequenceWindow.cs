@@ -37,6 +37,9 @@ internal sealed class SequenceWindow
     /// <summary>Gets the highest sequence number below which every one was handled.</summary>
     public long Contiguous { get; private set; }
 
+    /// <summary>Gets the highest sequence number handled.</summary>
+    public long Highest { get; private set; }
+
     /// <summary>Whether <paramref name="sequence"/> (1 or more) was handled, was not, or is too old to tell.</summary>
     public SequenceVerdict Check(long sequence)
     {
@@ -56,6 +59,7 @@ internal sealed class SequenceWindow
     /// <summary>Records <paramref name="sequence"/> as handled.</summary>
     public void Mark(long sequence)
     {
+        Highest = Math.Max(Highest, sequence);
         if (sequence <= Contiguous)
         {
             return;
