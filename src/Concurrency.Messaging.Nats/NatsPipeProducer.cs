@@ -37,6 +37,10 @@ public sealed class NatsPipeProducer<T> : IAsyncDisposable
     private readonly string _endSubject;
     private readonly SemaphoreSlim? _window;          // JetStream: one permit per publish awaiting confirmation
     private readonly CancellationTokenSource _stop = new(); // cancels every publish still resending: a fault, or disposal
+    private readonly Timer? _watchdog;               // JetStream: ends attempts nothing answers (see Watch)
+    private CancellationTokenSource _attempts = new(); // the current generation of publish attempts; replaced by Watch, cancelled by a stop
+    private long _lastAnswer;                        // when the server last answered a publish (or the first of those waiting was sent)
+    private int _waiting;                            // publishes awaiting the server's answer
     private long _posted;
     private long _confirmed;
     private long _resends;
@@ -53,6 +57,11 @@ public sealed class NatsPipeProducer<T> : IAsyncDisposable
         _producer = (ulong)Random.Shared.NextInt64(long.MinValue, long.MaxValue);
         _endSubject = Envelope.EndSubject(options.Subject);
         _window = js is null ? null : new SemaphoreSlim(options.PublishWindow, options.PublishWindow);
+        if (js is not null)
+        {
+            var period = AttemptLimitFor(options) / 4;
+            _watchdog = new Timer(static state => ((NatsPipeProducer<T>)state!).Watch(), this, period, period);
+        }
     }
 
     /// <summary>Gets this producer's identity, as consumers' counts name it (16 hexadecimal digits).</summary>
@@ -179,6 +188,12 @@ public sealed class NatsPipeProducer<T> : IAsyncDisposable
         }
 
         await _stop.CancelAsync().ConfigureAwait(false);
+        await Volatile.Read(ref _attempts).CancelAsync().ConfigureAwait(false);
+        if (_watchdog is not null)
+        {
+            await _watchdog.DisposeAsync().ConfigureAwait(false);
+        }
+
         if (_window is not null)
         {
             // Wait, bounded, for the publishes to see the cancellation and give their permits back.
@@ -251,20 +266,29 @@ public sealed class NatsPipeProducer<T> : IAsyncDisposable
     }
 
     /// <summary>Publishes until the server confirms, resending under the same id; faults the producer if it cannot.</summary>
+    /// <remarks>
+    /// An attempt is not bounded by a timer of its own (one per message would cost more than the publish): it waits on the
+    /// current generation of attempts, which the watchdog cancels when publishes wait and no answer came for
+    /// <see cref="AttemptLimit"/> (a publish made while the connection is down may otherwise wait for it indefinitely).
+    /// </remarks>
     private async Task PublishUntilConfirmedAsync(string subject, Outgoing<T> message, string id, CancellationToken cancellationToken)
     {
         var options = new NatsJSPubOpts { MsgId = id };
         var started = Stopwatch.GetTimestamp();
-        using var linked = CancellationTokenSource.CreateLinkedTokenSource(_stop.Token, cancellationToken);
         while (true)
         {
-            // Each attempt is bounded too: a publish made while the connection is down may wait for it indefinitely.
-            using var attempt = CancellationTokenSource.CreateLinkedTokenSource(linked.Token);
-            attempt.CancelAfter(AttemptLimit < _options.ServerTimeout ? AttemptLimit : _options.ServerTimeout);
+            var generation = Volatile.Read(ref _attempts);
+            using var caller = cancellationToken.CanBeCanceled ? CancellationTokenSource.CreateLinkedTokenSource(generation.Token, cancellationToken) : null;
+            if (Interlocked.Increment(ref _waiting) == 1)
+            {
+                Volatile.Write(ref _lastAnswer, Stopwatch.GetTimestamp()); // the watchdog's clock starts with the first publish waiting
+            }
+
             Exception? unanswered;
             try
             {
-                var ack = await _js!.PublishAsync(subject, message, _writer, options, cancellationToken: attempt.Token).ConfigureAwait(false);
+                var ack = await _js!.PublishAsync(subject, message, _writer, options, cancellationToken: caller?.Token ?? generation.Token).ConfigureAwait(false);
+                Volatile.Write(ref _lastAnswer, Stopwatch.GetTimestamp());
                 if (ack.Error is { } error)
                 {
                     Fault(new NatsPipeException($"The server refused message {message.Sequence} of producer {ProducerId}: {error.Description} ({error.ErrCode})."));
@@ -278,13 +302,13 @@ public sealed class NatsPipeProducer<T> : IAsyncDisposable
 
                 return;
             }
-            catch (OperationCanceledException) when (linked.IsCancellationRequested)
+            catch (OperationCanceledException) when (_stop.IsCancellationRequested || cancellationToken.IsCancellationRequested)
             {
                 return; // disposed, faulted, or the caller's completion cancelled
             }
             catch (OperationCanceledException e)
             {
-                unanswered = e; // the attempt's own limit
+                unanswered = e; // the watchdog ended this generation of attempts
             }
             catch (NatsJSApiException e) when (e.Error.Code != 503)
             {
@@ -294,6 +318,10 @@ public sealed class NatsPipeProducer<T> : IAsyncDisposable
             catch (Exception e) when (e is NatsException or TimeoutException)
             {
                 unanswered = e;
+            }
+            finally
+            {
+                Interlocked.Decrement(ref _waiting);
             }
 
             // No answer (the server gone, restarting, or its answer lost): send it again under the same id.
@@ -306,7 +334,7 @@ public sealed class NatsPipeProducer<T> : IAsyncDisposable
             Interlocked.Increment(ref _resends);
             try
             {
-                await Task.Delay(ResendDelay, linked.Token).ConfigureAwait(false);
+                await Task.Delay(ResendDelay, _stop.Token).ConfigureAwait(false);
             }
             catch (OperationCanceledException)
             {
@@ -315,11 +343,27 @@ public sealed class NatsPipeProducer<T> : IAsyncDisposable
         }
     }
 
+    /// <summary>
+    /// Every quarter of <see cref="AttemptLimit"/>: when publishes wait and no answer came for that long, ends the current
+    /// generation of attempts (they are sent again) and starts the next.
+    /// </summary>
+    private void Watch()
+    {
+        if (Volatile.Read(ref _waiting) > 0 && Stopwatch.GetElapsedTime(Volatile.Read(ref _lastAnswer)) > AttemptLimitFor(_options))
+        {
+            Volatile.Write(ref _lastAnswer, Stopwatch.GetTimestamp());
+            Interlocked.Exchange(ref _attempts, new CancellationTokenSource()).Cancel();
+        }
+    }
+
+    private static TimeSpan AttemptLimitFor(NatsPipeOptions options) => AttemptLimit < options.ServerTimeout ? AttemptLimit : options.ServerTimeout;
+
     private void Fault(Exception fault)
     {
         if (Interlocked.CompareExchange(ref _fault, fault, null) is null && _state != 2)
         {
             _stop.Cancel(); // nothing more will be confirmed in order: stop resending the rest
+            Volatile.Read(ref _attempts).Cancel();
         }
     }
 

@@ -57,7 +57,8 @@ public static class DecisionTable
         new("Actors, ping-pong (1 in flight)", Measurement.MessagesPerSecond, IsPingPongOneInFlight, OneCore: false, "actors; --filter '*ActorPingPong*'") { Latency = new(LatencyCommand.RequestReplyScenario) },
         new("Actors, ping-pong (1 in flight), one core", Measurement.MessagesPerSecond, IsPingPongOneInFlight, OneCore: true, "taskset -c 0 … actors; --cores 1 --filter '*ActorPingPong*'") { Latency = new(LatencyCommand.RequestReplyScenario) },
         new("Actors, a ring of 1,000, all tokens at once", Measurement.MessagesPerSecond, s => s is Subject.Ring { Phase: Phase.Steady } ring && ring.Game == ThousandRingAllAtOnce, OneCore: false, "actors; --filter '*ActorRing*'"),
-        new("Across processes (gRPC peers)", Measurement.MessagesPerSecond, s => s is Subject.CrossProcess, OneCore: false, "lab grpc"),
+        new("Across processes, request and reply (our gRPC peers: resent across reconnects, each answered once)", Measurement.MessagesPerSecond, s => s is Subject.CrossProcess, OneCore: false, "lab grpc"),
+        new("Across machines, one way through NATS (Core: at most once, every loss reported; JetStream: stored, at least once, handed over once per consumer)", Measurement.MessagesPerSecond, s => s is Subject.ThroughNats, OneCore: false, "lab nats"),
     ];
 
     private static bool IsHeadline(Subject subject) => subject is Subject.Headline { Phase: Phase.Steady, Capacity: null };

@@ -56,6 +56,9 @@ public abstract partial record Subject(TakenBy TakenBy, Phase Phase)
     /// <summary>Messages across processes (<c>lab grpc</c>).</summary>
     public sealed record CrossProcess() : Subject(TakenBy.Command, Phase.Steady);
 
+    /// <summary>One-way messages across processes through a NATS server (<c>lab nats</c>).</summary>
+    public sealed record ThroughNats() : Subject(TakenBy.Command, Phase.Steady);
+
     /// <summary>What <paramref name="measurement"/> is a figure of, or null where it is of nothing the decision table asks about.</summary>
     public static Subject? Of(Measurement measurement)
     {
@@ -72,12 +75,16 @@ public abstract partial record Subject(TakenBy TakenBy, Phase Phase)
             nameof(ActorRingBenchmarks) => ActorGameOf(TakenBy.Suite, phase, conditions),
             ActorsCommand.Scenario => ActorGameOf(TakenBy.PlainProgram, phase, conditions),
             CrossProcessScenario => new CrossProcess(),
+            NatsScenario => new ThroughNats(),
             _ => null,
         };
     }
 
     /// <summary>The scenario <c>lab grpc</c> files its figures under.</summary>
     private const string CrossProcessScenario = "grpc";
+
+    /// <summary>The scenario <c>lab nats</c> files its figures under.</summary>
+    private const string NatsScenario = "nats";
 
     private static Headline? HeadlineAt(TakenBy takenBy, Phase phase, string conditions)
     {
