@@ -396,7 +396,7 @@ public sealed class NatsPipeConsumer<T> : IAsyncDisposable
                 // Delivered before (to this group), or older than a message of its producer this consumer has handled: a
                 // stream delivers a producer's messages in order, so this one comes again (a redelivery, also one the
                 // server no longer knows it made after a crash lost the consumer's state), or was resent and stored late.
-                if (message.Metadata is { NumDelivered: > 1 } || incoming.Sequence < producer.Window.Highest)
+                if (incoming.Sequence < producer.Window.Highest || Redelivered(message))
                 {
                     Volatile.Write(ref _possibleRepeats, _possibleRepeats + 1);
                 }
@@ -409,6 +409,30 @@ public sealed class NatsPipeConsumer<T> : IAsyncDisposable
         Volatile.Write(ref producer.Handled, producer.Handled + 1);
         Volatile.Write(ref _handled, _handled + 1);
         await Settle(message.AckAsync(cancellationToken: _stop.Token)).ConfigureAwait(false);
+    }
+
+    /// <summary>
+    /// Whether the server delivered <paramref name="message"/> before: its delivery count, read from the acknowledgement
+    /// subject (<c>$JS.ACK.stream.consumer.delivered.…</c>, nine tokens; or with a domain and an account hash in front,
+    /// eleven or more) without building the client's whole metadata for every message; the client's for any other form.
+    /// </summary>
+    internal static bool Redelivered<TMessage>(INatsJSMsg<TMessage> message)
+    {
+        var reply = message.ReplyTo.AsSpan();
+        var tokens = reply.Count('.') + 1;
+        var index = tokens == 9 ? 4 : tokens >= 11 ? 6 : -1;
+        if (index < 0 || !reply.StartsWith("$JS.ACK.", StringComparison.Ordinal))
+        {
+            return message.Metadata is { NumDelivered: > 1 };
+        }
+
+        for (var i = 0; i < index; i++)
+        {
+            reply = reply[(reply.IndexOf('.') + 1)..];
+        }
+
+        var end = reply.IndexOf('.');
+        return !(end == 1 && reply[0] == '1');
     }
 
     /// <summary>

@@ -51,10 +51,24 @@ public sealed class ServerSmokeTests
         {
             received.Add(message.Data![0]);
             Assert.Equal(1UL, message.Metadata!.Value.NumDelivered);
+            Assert.False(NatsPipeConsumer<byte[]>.Redelivered(message)); // the consumer's own reading of the delivery count
             await message.AckAsync(cancellationToken: ct);
         }
 
         Assert.Equal([1, 2], received);
+
+        // A message given back (not acknowledged) comes again, its delivery count up; the consumer reads it the same way.
+        await js.PublishAsync("smoke", new byte[] { 4 }, opts: new NatsJSPubOpts { MsgId = "d" }, cancellationToken: ct).AsTask().DefaultTimeout();
+        for (var delivery = 1UL; delivery <= 2; delivery++)
+        {
+            await foreach (var message in durable.FetchAsync<byte[]>(new NatsJSFetchOpts { MaxMsgs = 1, Expires = TimeSpan.FromSeconds(5) }, cancellationToken: ct))
+            {
+                Assert.Equal(4, message.Data![0]);
+                Assert.Equal(delivery, message.Metadata!.Value.NumDelivered);
+                Assert.Equal(delivery > 1, NatsPipeConsumer<byte[]>.Redelivered(message));
+                await (delivery == 1 ? message.NakAsync(cancellationToken: ct) : message.AckAsync(cancellationToken: ct));
+            }
+        }
         await TestTimeouts.WaitUntilAsync(
             async () =>
             {
