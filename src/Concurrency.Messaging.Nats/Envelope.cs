@@ -19,6 +19,10 @@ internal static class Envelope
     /// <summary>The envelope's length in bytes.</summary>
     public const int Length = 1 + sizeof(ulong) + sizeof(long);
 
+    /// <summary>The highest sequence number an envelope may carry: far beyond any producer's life, and far enough below
+    /// <see cref="long.MaxValue"/> that a consumer's arithmetic on it (a window above it, the next one expected) cannot overflow.</summary>
+    public const long MaxSequence = long.MaxValue / 4;
+
     /// <summary>The subject that carries <paramref name="subject"/>'s end markers.</summary>
     public static string EndSubject(string subject) => subject + "._end";
 
@@ -60,7 +64,7 @@ internal static class Envelope
             var kind = (EnvelopeKind)head[0];
             var producer = BinaryPrimitives.ReadUInt64LittleEndian(head[1..]);
             var sequence = BinaryPrimitives.ReadInt64LittleEndian(head[(1 + sizeof(ulong))..]);
-            if (sequence < 1 && kind == EnvelopeKind.Data || sequence < 0)
+            if (sequence < 1 && kind == EnvelopeKind.Data || sequence is < 0 or > MaxSequence)
             {
                 return Incoming<T>.Malformed;
             }

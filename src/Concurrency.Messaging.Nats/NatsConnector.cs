@@ -105,18 +105,17 @@ public static class NatsConnector
         {
             public IDisposable Subscribe(IObserver<T> observer)
             {
-                lock (connector._gate)
-                {
-                    ObjectDisposedException.ThrowIf(connector._disposed, connector);
-                }
-
+                ArgumentNullException.ThrowIfNull(observer);
                 var subscription = new Tracked(connector);
-                subscription.Inner = connector._output.Subscribe(observer);
                 lock (connector._gate)
                 {
+                    // Added before it starts, under the gate the disposal takes: a connector disposed meanwhile either
+                    // refuses it here or disposes it with the rest.
+                    ObjectDisposedException.ThrowIf(connector._disposed, connector);
                     connector._subscriptions.Add(subscription);
                 }
 
+                subscription.Start(connector._output, observer);
                 return subscription;
             }
         }
@@ -153,12 +152,36 @@ public static class NatsConnector
 
         private sealed class Tracked(Connector<T> connector) : IDisposable
         {
-            public IDisposable? Inner { get; set; }
+            private readonly Lock _gate = new();
+            private IDisposable? _inner;
+            private bool _disposed;
+
+            public void Start(IObservable<T> output, IObserver<T> observer)
+            {
+                var inner = output.Subscribe(observer);
+                lock (_gate)
+                {
+                    if (!_disposed)
+                    {
+                        _inner = inner;
+                        return;
+                    }
+                }
+
+                inner.Dispose(); // disposed while it was starting
+            }
 
             public void Dispose()
             {
+                IDisposable? inner;
+                lock (_gate)
+                {
+                    _disposed = true;
+                    (inner, _inner) = (_inner, null);
+                }
+
                 connector.Remove(this);
-                Inner?.Dispose();
+                inner?.Dispose();
             }
         }
     }

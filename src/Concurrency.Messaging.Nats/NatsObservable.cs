@@ -62,38 +62,51 @@ public static class NatsObservable
     }
 
     /// <summary>One subscription: its consumer, and the gate that keeps the observer silent once disposed.</summary>
+    /// <remarks>
+    /// The gate is held around each notification and by the disposal: once <see cref="Dispose"/> has returned nothing
+    /// reaches the observer, and a message the consumer delivers after it is refused (the handler throws), so that
+    /// JetStream does not acknowledge a message no observer saw: it stays for the group.
+    /// </remarks>
     private sealed class Subscription<T>(IObserver<T> observer) : IDisposable
     {
+        private readonly Lock _gate = new();
         private readonly CancellationTokenSource _disposed = new();
         private Task<NatsPipeConsumer<T>>? _starting;
-        private int _done; // 1 once a terminal notification was sent or the subscription disposed
+        private bool _done; // guarded by _gate: a terminal notification was sent or the subscription disposed
 
         public void Start(NatsConnection connection, NatsPipeOptions options, INatsDeserialize<T>? deserializer)
         {
-            _starting = NatsPipe.StartConsumerAsync<T>(
-                connection,
-                options,
-                message =>
-                {
-                    if (Volatile.Read(ref _done) == 0)
-                    {
-                        observer.OnNext(message);
-                    }
-                },
-                deserializer,
-                _disposed.Token);
+            _starting = NatsPipe.StartConsumerAsync<T>(connection, options, Deliver, deserializer, _disposed.Token);
             _ = Watch(_starting);
         }
 
         public void Dispose()
         {
-            if (Interlocked.Exchange(ref _done, 1) != 0)
+            lock (_gate)
             {
-                return;
+                if (_done)
+                {
+                    return;
+                }
+
+                _done = true;
             }
 
             _disposed.Cancel();
             _ = Stop(_starting);
+        }
+
+        private void Deliver(T message)
+        {
+            lock (_gate)
+            {
+                if (_done)
+                {
+                    throw new OperationCanceledException("The subscription was disposed.");
+                }
+
+                observer.OnNext(message);
+            }
         }
 
         private static async Task Stop(Task<NatsPipeConsumer<T>>? starting)
@@ -120,29 +133,29 @@ public static class NatsObservable
                 var consumer = await starting.ConfigureAwait(false);
                 await consumer.Completion.ConfigureAwait(false);
             }
-            catch (OperationCanceledException) when (_disposed.IsCancellationRequested)
-            {
-                return;
-            }
-#pragma warning disable CA1031 // whatever ends the consumer is the observer's OnError
+#pragma warning disable CA1031 // whatever ends the consumer is the observer's OnError (unless the subscription was disposed)
             catch (Exception e)
 #pragma warning restore CA1031
             {
                 error = e;
             }
 
-            if (Interlocked.Exchange(ref _done, 1) != 0)
+            lock (_gate)
             {
-                return; // disposed meanwhile: nothing more reaches the observer
-            }
+                if (_done)
+                {
+                    return; // disposed meanwhile: nothing more reaches the observer
+                }
 
-            if (error is null)
-            {
-                observer.OnCompleted();
-            }
-            else
-            {
-                observer.OnError(error);
+                _done = true;
+                if (error is null)
+                {
+                    observer.OnCompleted();
+                }
+                else
+                {
+                    observer.OnError(error);
+                }
             }
         }
     }

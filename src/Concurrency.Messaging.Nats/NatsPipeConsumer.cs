@@ -32,7 +32,13 @@ namespace Concurrency.Messaging.Nats;
 /// everything before their end markers was handled (or found missing), or when the consumer is stopped; it faults with
 /// a <see cref="MessageHandlerException"/> if the handler throws (JetStream: that message stays unacknowledged, and the
 /// server delivers it again to the group), or with a <see cref="NatsPipeException"/> if the server stays unreachable
-/// longer than <see cref="NatsPipeOptions.ServerTimeout"/> (JetStream).
+/// longer than <see cref="NatsPipeOptions.ServerTimeout"/> (JetStream), or its subscription ends before the expected
+/// producers did (Core: the connection was disposed).
+/// </para>
+/// <para>
+/// JetStream keeps end markers in the stream: a consumer counts the markers stored after it started, and those of
+/// producers whose messages it has handled; a marker of an earlier run whose messages its group had consumed before
+/// (a stream reused from run to run) does not count, so it cannot complete a new run early.
 /// </para>
 /// <para>The connection is the caller's: disposing the consumer leaves it open.</para>
 /// </remarks>
@@ -46,20 +52,22 @@ public sealed class NatsPipeConsumer<T> : IAsyncDisposable
     private readonly Func<T, CancellationToken, ValueTask> _handler;
     private readonly Envelope.Reader<T> _reader;
     private readonly CancellationTokenSource _stop = new();   // StopAsync, disposal: every wait ends
-    private readonly CancellationTokenSource _drained = new(); // JetStream: the group has nothing left, the pull ends
     private readonly TaskCompletionSource _completion = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private readonly TaskCompletionSource _allEnded = new(TaskCreationOptions.RunContinuationsAsynchronously);
-    private readonly Lock _gate = new();                      // guards _producers and _order (the loop adds, Counts reads)
+    private readonly Lock _gate = new();                      // guards the producers, the pending markers and _ended
     private readonly Dictionary<ulong, Producer> _producers = [];
     private readonly List<Producer> _order = [];
+    private readonly Dictionary<ulong, long> _pendingMarkers = []; // JetStream: markers stored before the start, of producers not seen yet
+    private readonly string _markerReader = $"ends-{Random.Shared.NextInt64():x16}"; // JetStream: the end markers' reader's name
     private long _handled;         // this and the counts below: written by the loop only, read by Counts
     private long _lost;
     private long _repeats;
     private long _possibleRepeats;
     private long _malformed;       // Interlocked: the JetStream markers' reader counts malformed markers too
     private long _refused;
-    private int _ended;            // producers whose end marker arrived: written under _gate
-    private readonly string _markerReader = $"ends-{Random.Shared.NextInt64():x16}"; // JetStream: the end markers' reader's name
+    private long _unhandled;
+    private int _ended;            // producers whose end marker counts (see the remarks)
+    private ulong _startSequence;  // JetStream: the stream's last sequence when the consumer started
     private Task _run = Task.CompletedTask;
 
     private NatsPipeConsumer(NatsConnection connection, NatsPipeOptions options, Func<T, CancellationToken, ValueTask> handler, INatsDeserialize<T> deserializer)
@@ -72,7 +80,8 @@ public sealed class NatsPipeConsumer<T> : IAsyncDisposable
 
     /// <summary>
     /// Gets a task that finishes once the expected producers ended and everything before their end markers was handled
-    /// (or, Core, found missing), or once the consumer was stopped; see the remarks for its faults.
+    /// (or, Core, found missing), or once the consumer was stopped; see the remarks for its faults. When it has finished,
+    /// <see cref="Counts"/> is final.
     /// </summary>
     public Task Completion => _completion.Task;
 
@@ -91,6 +100,7 @@ public sealed class NatsPipeConsumer<T> : IAsyncDisposable
                     PossibleRepeats = Volatile.Read(ref _possibleRepeats),
                     Malformed = Volatile.Read(ref _malformed),
                     Refused = Volatile.Read(ref _refused),
+                    Unhandled = Volatile.Read(ref _unhandled),
                     Producers = [.. _order.Select(p => new NatsProducerCounts(p.Name, p.Posted, Volatile.Read(ref p.Handled)))],
                 };
             }
@@ -100,52 +110,72 @@ public sealed class NatsPipeConsumer<T> : IAsyncDisposable
     /// <summary>Starts the consumer's loop; called once, by <see cref="NatsPipe.StartConsumerAsync{T}(NatsConnection, NatsPipeOptions, Func{T, CancellationToken, ValueTask}, INatsDeserialize{T}?, CancellationToken)"/>.</summary>
     internal static async Task<NatsPipeConsumer<T>> StartAsync(NatsConnection connection, NatsPipeOptions options, Func<T, CancellationToken, ValueTask> handler, INatsDeserialize<T>? deserializer, CancellationToken cancellationToken)
     {
-        var js = await NatsSetup.ConnectAsync(connection, options, cancellationToken).ConfigureAwait(false);
+        var (js, lastSequence) = await NatsSetup.ConnectAsync(connection, options, cancellationToken).ConfigureAwait(false);
         var consumer = new NatsPipeConsumer<T>(connection, options, handler, deserializer ?? connection.Opts.SerializerRegistry.GetDeserializer<T>());
         if (js is null)
         {
-            var data = await connection.SubscribeCoreAsync(options.Subject, options.Group, consumer._reader, cancellationToken: cancellationToken).ConfigureAwait(false);
-            var ends = await connection.SubscribeCoreAsync(Envelope.EndSubject(options.Subject), queueGroup: null, consumer._reader, cancellationToken: cancellationToken).ConfigureAwait(false);
-
-            // A round trip: the server has both subscriptions before the first producer can be told to start.
-            await consumer.WithinServerTimeout(connection.PingAsync(cancellationToken).AsTask(), "subscribing", cancellationToken).ConfigureAwait(false);
-            consumer._run = Task.Run(() => consumer.RunCoreAsync(data, ends), CancellationToken.None);
-        }
-        else
-        {
-            var config = new ConsumerConfig(options.Group!)
-            {
-                DurableName = options.Group,
-                FilterSubject = options.Subject,
-                AckPolicy = ConsumerConfigAckPolicy.Explicit,
-                DeliverPolicy = ConsumerConfigDeliverPolicy.All,
-                AckWait = options.AckWait,
-                MaxAckPending = options.MaxAckPending,
-            };
-            INatsJSConsumer durable;
+            INatsSub<Incoming<T>>? data = null, ends = null;
             try
             {
-                durable = await js.CreateOrUpdateConsumerAsync(options.StreamName, config, cancellationToken).AsTask().WaitAsync(options.ServerTimeout, cancellationToken).ConfigureAwait(false);
+                data = await connection.SubscribeCoreAsync(options.Subject, options.Group, consumer._reader, cancellationToken: cancellationToken).ConfigureAwait(false);
+                ends = await connection.SubscribeCoreAsync(Envelope.EndSubject(options.Subject), queueGroup: null, consumer._reader, cancellationToken: cancellationToken).ConfigureAwait(false);
+
+                // A round trip: the server has both subscriptions before the first producer can be told to start.
+                await consumer.WithinServerTimeout(connection.PingAsync(cancellationToken).AsTask(), "subscribing", cancellationToken).ConfigureAwait(false);
             }
-            catch (NatsJSApiException e)
+            catch
             {
-                throw new NatsPipeException($"The server at {NatsSetup.Redacted(connection.Opts.Url)} refused the consumer '{options.Group}' on stream '{options.StreamName}': {e.Error.Description} ({e.Error.ErrCode}).", e);
-            }
-            catch (Exception e) when (e is TimeoutException or NatsException)
-            {
-                throw new NatsPipeException($"The server at {NatsSetup.Redacted(connection.Opts.Url)} did not set up the consumer '{options.Group}' within {options.ServerTimeout.TotalSeconds:0.#} s.", e);
+                // A subscription left behind would take its share of a queue group's messages with no one to count them.
+                if (data is not null)
+                {
+                    await data.DisposeAsync().ConfigureAwait(false);
+                }
+
+                if (ends is not null)
+                {
+                    await ends.DisposeAsync().ConfigureAwait(false);
+                }
+
+                throw;
             }
 
-            consumer._run = Task.Run(() => consumer.RunJetStreamAsync(js, durable), CancellationToken.None);
+            consumer._run = Task.Run(() => consumer.RunCoreAsync(data, ends), CancellationToken.None);
+            return consumer;
         }
 
+        consumer._startSequence = lastSequence;
+        var config = new ConsumerConfig(options.Group!)
+        {
+            DurableName = options.Group,
+            FilterSubject = options.Subject,
+            AckPolicy = ConsumerConfigAckPolicy.Explicit,
+            DeliverPolicy = ConsumerConfigDeliverPolicy.All,
+            AckWait = options.AckWait,
+            MaxAckPending = options.MaxAckPending,
+        };
+        INatsJSConsumer durable;
+        try
+        {
+            durable = await js.CreateOrUpdateConsumerAsync(options.StreamName, config, cancellationToken).AsTask().WaitAsync(options.ServerTimeout, cancellationToken).ConfigureAwait(false);
+        }
+        catch (NatsJSApiException e)
+        {
+            throw new NatsPipeException($"The server at {NatsSetup.Redacted(connection.Opts.Url)} refused the consumer '{options.Group}' on stream '{options.StreamName}': {e.Error.Description} ({e.Error.ErrCode}).", e);
+        }
+        catch (Exception e) when (e is TimeoutException or NatsException)
+        {
+            throw new NatsPipeException($"The server at {NatsSetup.Redacted(connection.Opts.Url)} did not set up the consumer '{options.Group}' within {options.ServerTimeout.TotalSeconds:0.#} s.", e);
+        }
+
+        consumer._run = Task.Run(() => consumer.RunJetStreamAsync(js, durable), CancellationToken.None);
         return consumer;
     }
 
     /// <summary>
-    /// Stops consuming: the message being handled finishes (its handler's token is cancelled), nothing more is handed
-    /// over, and <see cref="Completion"/> finishes unless it faulted. JetStream: what was delivered and not handled stays
-    /// unacknowledged, for the group to receive again.
+    /// Stops consuming: the message being handled finishes (its handler's token is cancelled, and JetStream acknowledges
+    /// it if the handler returned), nothing more is handed over, and <see cref="Completion"/> finishes unless it faulted.
+    /// What was received and not handled is counted in <see cref="NatsPipeCounts.Unhandled"/> (Core: gone); JetStream
+    /// leaves it unacknowledged, for the group to receive again.
     /// </summary>
     /// <param name="cancellationToken">Cancels the wait for the loop to end (the consumer still stops).</param>
     public async Task StopAsync(CancellationToken cancellationToken = default)
@@ -164,12 +194,15 @@ public sealed class NatsPipeConsumer<T> : IAsyncDisposable
         }
         catch (TimeoutException)
         {
-            // A handler that ignores its token: the loop ends when it returns.
+            return; // a handler that ignores its token: the loop ends when it returns, and needs the token till then
         }
+
+        _stop.Dispose();
     }
 
     private async Task RunCoreAsync(INatsSub<Incoming<T>> data, INatsSub<Incoming<T>> ends)
     {
+        Exception? failure = null;
         Task<bool>? dataWait = null, endWait = null; // kept across idle turns: a wait left over is reused, not piled up
         try
         {
@@ -183,7 +216,7 @@ public sealed class NatsPipeConsumer<T> : IAsyncDisposable
                 var ended = false;
                 while (ends.Msgs.TryRead(out var end))
                 {
-                    OnEnd(end.Data);
+                    OnEnd(end.Data, stored: ulong.MaxValue);
                     ended = true;
                 }
 
@@ -207,7 +240,7 @@ public sealed class NatsPipeConsumer<T> : IAsyncDisposable
                 {
                     if (!await dataWait.ConfigureAwait(false))
                     {
-                        break; // the subscription ended (the connection was disposed)
+                        throw SubscriptionEnded();
                     }
 
                     dataWait = null;
@@ -217,35 +250,40 @@ public sealed class NatsPipeConsumer<T> : IAsyncDisposable
                 {
                     if (!await endWait.ConfigureAwait(false))
                     {
-                        break;
+                        throw SubscriptionEnded();
                     }
 
                     endWait = null;
                 }
             }
-
-            _completion.TrySetResult();
         }
         catch (OperationCanceledException) when (_stop.IsCancellationRequested)
         {
-            _completion.TrySetResult();
+            // Stopped.
         }
         catch (HandlerFault fault)
         {
-            _completion.TrySetException(new MessageHandlerException(fault.InnerException!, 1 + data.Msgs.Count));
+            failure = new MessageHandlerException(fault.InnerException!, 1 + data.Msgs.Count);
+            Interlocked.Add(ref _unhandled, 1);
         }
 #pragma warning disable CA1031 // the loop's end is the consumer's completion: whatever ends it is reported there
         catch (Exception e)
 #pragma warning restore CA1031
         {
-            _completion.TrySetException(e);
+            failure = e;
         }
         finally
         {
+            Interlocked.Add(ref _unhandled, data.Msgs.Count); // received, never handed over: Core keeps nothing
             await data.DisposeAsync().ConfigureAwait(false);
             await ends.DisposeAsync().ConfigureAwait(false);
         }
+
+        Complete(failure);
     }
+
+    private NatsPipeException SubscriptionEnded()
+        => new($"The subscription to '{_options.Subject}' ended (its connection was disposed) before {_options.ExpectedProducers} producers had ended.");
 
     private async ValueTask OnCoreAsync(Incoming<T> message)
     {
@@ -310,9 +348,11 @@ public sealed class NatsPipeConsumer<T> : IAsyncDisposable
 
     private async Task RunJetStreamAsync(NatsJSContext js, INatsJSConsumer durable)
     {
+        using var drained = new CancellationTokenSource(); // the group has nothing left: the pull ends
+        using var linked = CancellationTokenSource.CreateLinkedTokenSource(_stop.Token, drained.Token);
         var markers = Task.Run(() => ReadMarkersAsync(js), CancellationToken.None);
-        var watcher = Task.Run(() => WatchGroupAsync(durable), CancellationToken.None);
-        using var linked = CancellationTokenSource.CreateLinkedTokenSource(_stop.Token, _drained.Token);
+        var watcher = Task.Run(() => WatchGroupAsync(durable, drained), CancellationToken.None);
+        Exception? failure = null;
         try
         {
             var failingSince = (long?)null;
@@ -325,6 +365,9 @@ public sealed class NatsPipeConsumer<T> : IAsyncDisposable
                         failingSince = null;
                         await OnJetStreamAsync(message).ConfigureAwait(false);
                     }
+
+                    // The pull ended without a word: pull again, as after an error.
+                    failingSince = await Failing(failingSince, null, linked.Token).ConfigureAwait(false);
                 }
                 catch (OperationCanceledException) when (linked.IsCancellationRequested)
                 {
@@ -333,36 +376,69 @@ public sealed class NatsPipeConsumer<T> : IAsyncDisposable
                 catch (NatsException e)
                 {
                     // The pull broke (the server restarting, JetStream not yet back): pull again, for a bounded time.
-                    failingSince ??= Stopwatch.GetTimestamp();
-                    if (Stopwatch.GetElapsedTime(failingSince.Value) > _options.ServerTimeout)
-                    {
-                        throw new NatsPipeException($"The consumer '{_options.Group}' could not pull from the server at {NatsSetup.Redacted(_connection.Opts.Url)} for {_options.ServerTimeout.TotalSeconds:0.#} s.", e);
-                    }
-
-                    await Task.Delay(RetryDelay, linked.Token).ConfigureAwait(false);
+                    failingSince = await Failing(failingSince, e, linked.Token).ConfigureAwait(false);
                 }
             }
-
-            _completion.TrySetResult();
         }
         catch (OperationCanceledException) when (linked.IsCancellationRequested)
         {
-            _completion.TrySetResult();
+            // Stopped, or the group is done.
         }
         catch (HandlerFault fault)
         {
-            _completion.TrySetException(new MessageHandlerException(fault.InnerException!, 1));
+            failure = new MessageHandlerException(fault.InnerException!, 1);
+            Interlocked.Increment(ref _unhandled);
         }
 #pragma warning disable CA1031 // the loop's end is the consumer's completion: whatever ends it is reported there
         catch (Exception e)
 #pragma warning restore CA1031
         {
-            _completion.TrySetException(e);
+            failure = e;
         }
-        finally
+
+        // The markers' reader and the watcher end with the loop; what either failed with is the consumer's fault, and
+        // the counts are final only once both have stopped.
+        await _stop.CancelAsync().ConfigureAwait(false);
+        foreach (var background in new[] { markers, watcher })
         {
-            await _stop.CancelAsync().ConfigureAwait(false); // the markers' reader and the watcher end with the loop
-            await Task.WhenAll(markers, watcher).ContinueWith(static _ => { }, CancellationToken.None, TaskContinuationOptions.None, TaskScheduler.Default).ConfigureAwait(false);
+            try
+            {
+                await background.ConfigureAwait(false);
+            }
+#pragma warning disable CA1031 // reported through the completion
+            catch (Exception e)
+#pragma warning restore CA1031
+            {
+                failure ??= e;
+            }
+        }
+
+        Complete(failure);
+    }
+
+    /// <summary>Waits before pulling again; faults once the pulls have failed for longer than the server timeout.</summary>
+    private async Task<long?> Failing(long? since, Exception? error, CancellationToken cancellationToken)
+    {
+        since ??= Stopwatch.GetTimestamp();
+        if (Stopwatch.GetElapsedTime(since.Value) > _options.ServerTimeout)
+        {
+            var message = $"The consumer '{_options.Group}' could not pull from the server at {NatsSetup.Redacted(_connection.Opts.Url)} for {_options.ServerTimeout.TotalSeconds:0.#} s.";
+            throw error is null ? new NatsPipeException(message) : new NatsPipeException(message, error);
+        }
+
+        await Task.Delay(RetryDelay, cancellationToken).ConfigureAwait(false);
+        return since;
+    }
+
+    private void Complete(Exception? failure)
+    {
+        if (failure is null)
+        {
+            _completion.TrySetResult();
+        }
+        else
+        {
+            _completion.TrySetException(failure);
         }
     }
 
@@ -378,8 +454,10 @@ public sealed class NatsPipeConsumer<T> : IAsyncDisposable
 
         if (Find(incoming.Producer) is not { } producer)
         {
+            // Beyond the producers this consumer tracks: given back, for the group to deliver again (and a member with
+            // room to take), never dropped.
             Volatile.Write(ref _refused, _refused + 1);
-            await Settle(message.AckTerminateAsync(cancellationToken: _stop.Token)).ConfigureAwait(false);
+            await Settle(message.NakAsync(cancellationToken: _stop.Token)).ConfigureAwait(false);
             return;
         }
 
@@ -408,7 +486,9 @@ public sealed class NatsPipeConsumer<T> : IAsyncDisposable
         producer.Window.Mark(incoming.Sequence);
         Volatile.Write(ref producer.Handled, producer.Handled + 1);
         Volatile.Write(ref _handled, _handled + 1);
-        await Settle(message.AckAsync(cancellationToken: _stop.Token)).ConfigureAwait(false);
+
+        // Handled: acknowledged even while stopping, so that a stop does not bring it back for a second handling.
+        await Settle(message.AckAsync(cancellationToken: _stop.IsCancellationRequested ? CancellationToken.None : _stop.Token)).ConfigureAwait(false);
     }
 
     /// <summary>
@@ -448,6 +528,10 @@ public sealed class NatsPipeConsumer<T> : IAsyncDisposable
         catch (NatsException)
         {
         }
+        catch (OperationCanceledException)
+        {
+            // Stopping: the server delivers it again, as after a lost acknowledgement.
+        }
     }
 
     /// <summary>
@@ -479,11 +563,7 @@ public sealed class NatsPipeConsumer<T> : IAsyncDisposable
                 var ends = await MarkerReaderAsync(js, _stop.Token).ConfigureAwait(false);
                 await foreach (var marker in ends.ConsumeAsync(_reader, cancellationToken: _stop.Token).ConfigureAwait(false))
                 {
-                    OnEnd(marker.Data);
-                    if (AllEnded)
-                    {
-                        _allEnded.TrySetResult();
-                    }
+                    OnEnd(marker.Data, marker.Metadata?.Sequence.Stream ?? ulong.MaxValue);
                 }
             }
             catch (OperationCanceledException) when (_stop.IsCancellationRequested)
@@ -501,26 +581,35 @@ public sealed class NatsPipeConsumer<T> : IAsyncDisposable
     /// Once every expected producer ended (all their messages confirmed stored before their markers), the group is done
     /// when its durable consumer has nothing left to deliver and nothing delivered unacknowledged: then the pull ends.
     /// </summary>
-    private async Task WatchGroupAsync(INatsJSConsumer durable)
+    private async Task WatchGroupAsync(INatsJSConsumer durable, CancellationTokenSource drained)
     {
         try
         {
             await _allEnded.Task.WaitAsync(_stop.Token).ConfigureAwait(false);
+            long? failingSince = null;
             while (true)
             {
                 await Task.Delay(GroupPoll, _stop.Token).ConfigureAwait(false);
                 try
                 {
                     await durable.RefreshAsync(_stop.Token).ConfigureAwait(false);
+                    failingSince = null;
                 }
-                catch (NatsException)
+                catch (NatsException e)
                 {
-                    continue; // the server restarting: ask again
+                    // The server restarting: ask again, for a bounded time (the durable consumer deleted never answers).
+                    failingSince ??= Stopwatch.GetTimestamp();
+                    if (Stopwatch.GetElapsedTime(failingSince.Value) > _options.ServerTimeout)
+                    {
+                        throw new NatsPipeException($"The consumer '{_options.Group}' could not read its state from the server at {NatsSetup.Redacted(_connection.Opts.Url)} for {_options.ServerTimeout.TotalSeconds:0.#} s.", e);
+                    }
+
+                    continue;
                 }
 
                 if (durable.Info.NumPending == 0 && durable.Info.NumAckPending == 0)
                 {
-                    await _drained.CancelAsync().ConfigureAwait(false);
+                    await drained.CancelAsync().ConfigureAwait(false);
                     return;
                 }
             }
@@ -546,7 +635,13 @@ public sealed class NatsPipeConsumer<T> : IAsyncDisposable
         }
     }
 
-    private void OnEnd(Incoming<T> marker)
+    /// <summary>
+    /// An end marker: counts once per producer, at once if it was stored after this consumer started (Core: always) or
+    /// its producer's messages were seen here; else it waits until they are (see the remarks).
+    /// </summary>
+    /// <param name="marker">The marker.</param>
+    /// <param name="stored">JetStream: the marker's sequence in the stream; Core: <see cref="ulong.MaxValue"/> (a live marker is always current).</param>
+    private void OnEnd(Incoming<T> marker, ulong stored)
     {
         if (marker.Kind != EnvelopeKind.End)
         {
@@ -556,17 +651,39 @@ public sealed class NatsPipeConsumer<T> : IAsyncDisposable
 
         lock (_gate)
         {
-            if (Find(marker.Producer) is { Posted: null } producer)
+            if (_producers.TryGetValue(marker.Producer, out var seen) || stored > _startSequence)
             {
-                producer.Posted = marker.Sequence;
-                _ended++;
+                // Seen here, or current: a producer whose messages may still come. One beyond MaxProducers is counted
+                // all the same, so that refusing its messages does not leave the consumer waiting for it.
+                var producer = seen ?? Find(marker.Producer);
+                if (producer is null)
+                {
+                    _ended += _pendingMarkers.TryAdd(marker.Producer, marker.Sequence) ? 1 : 0;
+                }
+                else if (producer.Posted is null)
+                {
+                    producer.Posted = marker.Sequence;
+                    _ended++;
+                }
+            }
+            else if (_pendingMarkers.Count < _options.MaxProducers)
+            {
+                _pendingMarkers.TryAdd(marker.Producer, -marker.Sequence - 1); // negative: not counted yet
+            }
+
+            if (AllEnded)
+            {
+                _allEnded.TrySetResult();
             }
         }
     }
 
     private bool AllEnded => _options.ExpectedProducers is { } expected && Volatile.Read(ref _ended) >= expected;
 
-    /// <summary>The producer's state, added on its first message; null once <see cref="NatsPipeOptions.MaxProducers"/> are known.</summary>
+    /// <summary>
+    /// The producer's state, added on its first message (taking its end marker if one waits for it); null once
+    /// <see cref="NatsPipeOptions.MaxProducers"/> are known.
+    /// </summary>
     private Producer? Find(ulong id)
     {
         lock (_gate) // the JetStream markers' reader adds producers too
@@ -584,6 +701,17 @@ public sealed class NatsPipeConsumer<T> : IAsyncDisposable
             producer = new Producer(Envelope.ProducerName(id), _options.Delivery == NatsDelivery.JetStream ? new SequenceWindow((int)BitOperationsRoundUp(_options.RepeatWindow)) : null);
             _producers.Add(id, producer);
             _order.Add(producer);
+            if (_pendingMarkers.Remove(id, out var pending))
+            {
+                // A marker stored before this consumer started, of a producer it now sees: it counts from now.
+                producer.Posted = pending < 0 ? -pending - 1 : pending;
+                _ended += pending < 0 ? 1 : 0;
+                if (AllEnded)
+                {
+                    _allEnded.TrySetResult();
+                }
+            }
+
             return producer;
         }
     }

@@ -35,8 +35,17 @@ public sealed record NatsPipeCounts
     /// <summary>Gets the messages that were not this package's envelope, or that the serializer could not read: never handed to the handler.</summary>
     public long Malformed { get; init; }
 
-    /// <summary>Gets the messages from producers beyond <see cref="NatsPipeOptions.MaxProducers"/>: never handed to the handler.</summary>
+    /// <summary>
+    /// Gets the messages from producers beyond <see cref="NatsPipeOptions.MaxProducers"/>: never handed to this consumer's
+    /// handler (JetStream: given back to the group unacknowledged).
+    /// </summary>
     public long Refused { get; init; }
+
+    /// <summary>
+    /// Gets the messages this consumer received and did not hand over because it stopped or its handler threw (the one
+    /// that threw included). Core: gone. JetStream: left unacknowledged, so the server delivers them again to the group.
+    /// </summary>
+    public long Unhandled { get; init; }
 
     /// <summary>Gets each producer seen, in the order first seen.</summary>
     public IReadOnlyList<NatsProducerCounts> Producers { get; init; } = [];
@@ -73,6 +82,7 @@ public sealed record NatsPipeCounts
             PossibleRepeats = all.Sum(c => c.PossibleRepeats),
             Malformed = all.Sum(c => c.Malformed),
             Refused = all.Sum(c => c.Refused),
+            Unhandled = all.Sum(c => c.Unhandled),
             Producers = combined,
         };
     }

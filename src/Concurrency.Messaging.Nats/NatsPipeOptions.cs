@@ -47,7 +47,8 @@ public sealed partial record NatsPipeOptions
     /// <summary>
     /// Gets how many producers the consumer waits for: its <see cref="NatsPipeConsumer{T}.Completion"/> finishes once
     /// that many producers' end markers have arrived and everything before them was handled (or, Core, found missing).
-    /// <see langword="null"/> (the default): the consumer runs until it is stopped.
+    /// JetStream counts the markers stored after the consumer started and those of producers whose messages it handled
+    /// (docs/nats.md). <see langword="null"/> (the default): the consumer runs until it is stopped.
     /// </summary>
     public int? ExpectedProducers { get; init; }
 
@@ -62,7 +63,8 @@ public sealed partial record NatsPipeOptions
 
     /// <summary>
     /// Gets how long a JetStream producer keeps resending a message the server has not confirmed (the server gone, a
-    /// reconnect) before it gives up and faults (default one minute). Also bounds the wait for the server at start.
+    /// reconnect) before it gives up and faults (default one minute; shorter than <see cref="DuplicateWindow"/>, so that
+    /// the server still drops a resend it had stored). Also bounds the wait for the server at start.
     /// </summary>
     public TimeSpan ServerTimeout { get; init; } = TimeSpan.FromMinutes(1);
 
@@ -95,8 +97,8 @@ public sealed partial record NatsPipeOptions
 
     /// <summary>
     /// Gets how many producers a consumer keeps track of (default 10,000): messages from further producers are refused,
-    /// counted in <see cref="NatsPipeCounts.Refused"/>, and (JetStream) not acknowledged, so a consumer's memory stays
-    /// bounded whoever publishes on the subject.
+    /// counted in <see cref="NatsPipeCounts.Refused"/>, and (JetStream) given back to the group unacknowledged, so a
+    /// consumer's memory stays bounded whoever publishes on the subject.
     /// </summary>
     public int MaxProducers { get; init; } = 10_000;
 
@@ -150,6 +152,12 @@ public sealed partial record NatsPipeOptions
         if (ServerTimeout <= TimeSpan.Zero || AckWait <= TimeSpan.Zero || DuplicateWindow <= TimeSpan.Zero)
         {
             throw new ArgumentException("ServerTimeout, AckWait and DuplicateWindow must be positive.", paramName);
+        }
+
+        if (Delivery == NatsDelivery.JetStream && ServerTimeout >= DuplicateWindow)
+        {
+            // A resend after the window closed would be stored a second time.
+            throw new ArgumentException($"ServerTimeout ({ServerTimeout}) must be shorter than DuplicateWindow ({DuplicateWindow}): a message is resent for at most ServerTimeout, and the server drops a duplicate only within its window.", paramName);
         }
 
         void Positive(long value, string name)

@@ -38,7 +38,7 @@ public sealed class NatsPipeProducer<T> : IAsyncDisposable
     private readonly SemaphoreSlim? _window;          // JetStream: one permit per publish awaiting confirmation
     private readonly CancellationTokenSource _stop = new(); // cancels every publish still resending: a fault, or disposal
     private readonly Timer? _watchdog;               // JetStream: ends attempts nothing answers (see Watch)
-    private CancellationTokenSource _attempts = new(); // the current generation of publish attempts; replaced by Watch, cancelled by a stop
+    private CancellationTokenSource _attempts;       // the current generation of publish attempts: linked to _stop, replaced by Watch
     private long _lastAnswer;                        // when the server last answered a publish (or the first of those waiting was sent)
     private int _waiting;                            // publishes awaiting the server's answer
     private long _posted;
@@ -57,6 +57,7 @@ public sealed class NatsPipeProducer<T> : IAsyncDisposable
         _producer = (ulong)Random.Shared.NextInt64(long.MinValue, long.MaxValue);
         _endSubject = Envelope.EndSubject(options.Subject);
         _window = js is null ? null : new SemaphoreSlim(options.PublishWindow, options.PublishWindow);
+        _attempts = CancellationTokenSource.CreateLinkedTokenSource(_stop.Token);
         if (js is not null)
         {
             var period = AttemptLimitFor(options) / 4;
@@ -79,7 +80,7 @@ public sealed class NatsPipeProducer<T> : IAsyncDisposable
     /// <summary>Sets the producer up; called by <see cref="NatsPipe.StartProducerAsync{T}"/>.</summary>
     internal static async Task<NatsPipeProducer<T>> StartAsync(NatsConnection connection, NatsPipeOptions options, INatsSerialize<T>? serializer, CancellationToken cancellationToken)
     {
-        var js = await NatsSetup.ConnectAsync(connection, options, cancellationToken).ConfigureAwait(false);
+        var (js, _) = await NatsSetup.ConnectAsync(connection, options, cancellationToken).ConfigureAwait(false);
         return new NatsPipeProducer<T>(connection, js, options, serializer ?? connection.Opts.SerializerRegistry.GetSerializer<T>());
     }
 
@@ -101,16 +102,18 @@ public sealed class NatsPipeProducer<T> : IAsyncDisposable
             ThrowIfClosed();
             if (_js is null)
             {
+                // Counted as posted once the connection took it (Core cannot tell more); a post that failed leaves its
+                // sequence number to the next, so no consumer reports a loss for a message the caller was told failed.
                 var sequence = _posted + 1;
                 var publish = _connection.PublishAsync(_options.Subject, new Outgoing<T>(EnvelopeKind.Data, _producer, sequence, message), serializer: _writer, cancellationToken: cancellationToken);
-                Volatile.Write(ref _posted, sequence); // counted as posted once handed over: Core cannot tell more
                 if (publish.IsCompletedSuccessfully)
                 {
+                    Volatile.Write(ref _posted, sequence);
                     return default;
                 }
 
                 posted = true;
-                return AfterPublish(publish);
+                return AfterPublish(publish, sequence);
             }
 
             posted = true;
@@ -144,15 +147,31 @@ public sealed class NatsPipeProducer<T> : IAsyncDisposable
         if (_window is not null)
         {
             // Every permit back means no publish awaits confirmation; a failed one has faulted the producer.
-            for (var i = 0; i < _options.PublishWindow; i++)
+            var held = 0;
+            try
             {
-                await _window.WaitAsync(cancellationToken).ConfigureAwait(false);
+                for (; held < _options.PublishWindow; held++)
+                {
+                    await _window.WaitAsync(cancellationToken).ConfigureAwait(false);
+                }
+            }
+            finally
+            {
+                if (held > 0)
+                {
+                    _window.Release(held);
+                }
             }
 
-            _window.Release(_options.PublishWindow);
             ThrowIfFaulted();
-            await PublishUntilConfirmedAsync(_endSubject, new Outgoing<T>(EnvelopeKind.End, _producer, Posted, default!), $"{_producer:x16}.end", cancellationToken).ConfigureAwait(false);
+            var stored = await PublishUntilConfirmedAsync(_endSubject, new Outgoing<T>(EnvelopeKind.End, _producer, Posted, default!), $"{_producer:x16}.end", cancellationToken).ConfigureAwait(false);
             ThrowIfFaulted();
+            cancellationToken.ThrowIfCancellationRequested();
+            if (!stored)
+            {
+                throw new ObjectDisposedException(GetType().Name, "The producer was disposed before the server confirmed its end marker.");
+            }
+
             return;
         }
 
@@ -188,7 +207,6 @@ public sealed class NatsPipeProducer<T> : IAsyncDisposable
         }
 
         await _stop.CancelAsync().ConfigureAwait(false);
-        await Volatile.Read(ref _attempts).CancelAsync().ConfigureAwait(false);
         if (_watchdog is not null)
         {
             await _watchdog.DisposeAsync().ConfigureAwait(false);
@@ -214,11 +232,12 @@ public sealed class NatsPipeProducer<T> : IAsyncDisposable
         _stop.Dispose();
     }
 
-    private async ValueTask AfterPublish(ValueTask publish)
+    private async ValueTask AfterPublish(ValueTask publish, long sequence)
     {
         try
         {
             await publish.ConfigureAwait(false);
+            Volatile.Write(ref _posted, sequence);
         }
         finally
         {
@@ -271,13 +290,14 @@ public sealed class NatsPipeProducer<T> : IAsyncDisposable
     /// current generation of attempts, which the watchdog cancels when publishes wait and no answer came for
     /// <see cref="AttemptLimit"/> (a publish made while the connection is down may otherwise wait for it indefinitely).
     /// </remarks>
-    private async Task PublishUntilConfirmedAsync(string subject, Outgoing<T> message, string id, CancellationToken cancellationToken)
+    /// <returns>Whether the server stored it (false: the producer faulted, was disposed, or the caller cancelled).</returns>
+    private async Task<bool> PublishUntilConfirmedAsync(string subject, Outgoing<T> message, string id, CancellationToken cancellationToken)
     {
         var options = new NatsJSPubOpts { MsgId = id };
         var started = Stopwatch.GetTimestamp();
         while (true)
         {
-            var generation = Volatile.Read(ref _attempts);
+            var generation = Volatile.Read(ref _attempts); // linked to _stop: a fault or disposal ends every attempt
             using var caller = cancellationToken.CanBeCanceled ? CancellationTokenSource.CreateLinkedTokenSource(generation.Token, cancellationToken) : null;
             if (Interlocked.Increment(ref _waiting) == 1)
             {
@@ -289,22 +309,27 @@ public sealed class NatsPipeProducer<T> : IAsyncDisposable
             {
                 var ack = await _js!.PublishAsync(subject, message, _writer, options, cancellationToken: caller?.Token ?? generation.Token).ConfigureAwait(false);
                 Volatile.Write(ref _lastAnswer, Stopwatch.GetTimestamp());
-                if (ack.Error is { } error)
+                if (ack.Error is { Code: not 503 } error)
                 {
                     Fault(new NatsPipeException($"The server refused message {message.Sequence} of producer {ProducerId}: {error.Description} ({error.ErrCode})."));
-                    return;
+                    return false;
                 }
 
-                if (message.Kind == EnvelopeKind.Data)
+                if (ack.Error is null)
                 {
-                    Interlocked.Increment(ref _confirmed);
+                    if (message.Kind == EnvelopeKind.Data)
+                    {
+                        Interlocked.Increment(ref _confirmed);
+                    }
+
+                    return true;
                 }
 
-                return;
+                unanswered = new NatsPipeException($"The server is not ready for message {message.Sequence}: {ack.Error.Description} ({ack.Error.ErrCode})."); // 503: JetStream not yet back
             }
             catch (OperationCanceledException) when (_stop.IsCancellationRequested || cancellationToken.IsCancellationRequested)
             {
-                return; // disposed, faulted, or the caller's completion cancelled
+                return false; // disposed, faulted, or the caller's completion cancelled
             }
             catch (OperationCanceledException e)
             {
@@ -313,7 +338,7 @@ public sealed class NatsPipeProducer<T> : IAsyncDisposable
             catch (NatsJSApiException e) when (e.Error.Code != 503)
             {
                 Fault(new NatsPipeException($"The server refused message {message.Sequence} of producer {ProducerId}: {e.Error.Description} ({e.Error.ErrCode}).", e));
-                return;
+                return false;
             }
             catch (Exception e) when (e is NatsException or TimeoutException)
             {
@@ -328,7 +353,7 @@ public sealed class NatsPipeProducer<T> : IAsyncDisposable
             if (Stopwatch.GetElapsedTime(started) > _options.ServerTimeout)
             {
                 Fault(new NatsPipeException($"Message {message.Sequence} of producer {ProducerId} was not confirmed by the server at {NatsSetup.Redacted(_connection.Opts.Url)} within {_options.ServerTimeout.TotalSeconds:0.#} s.", unanswered));
-                return;
+                return false;
             }
 
             Interlocked.Increment(ref _resends);
@@ -338,7 +363,7 @@ public sealed class NatsPipeProducer<T> : IAsyncDisposable
             }
             catch (OperationCanceledException)
             {
-                return;
+                return false;
             }
         }
     }
@@ -349,10 +374,15 @@ public sealed class NatsPipeProducer<T> : IAsyncDisposable
     /// </summary>
     private void Watch()
     {
+        if (_stop.IsCancellationRequested)
+        {
+            return; // every attempt ends with the stop; no new generation after it
+        }
+
         if (Volatile.Read(ref _waiting) > 0 && Stopwatch.GetElapsedTime(Volatile.Read(ref _lastAnswer)) > AttemptLimitFor(_options))
         {
             Volatile.Write(ref _lastAnswer, Stopwatch.GetTimestamp());
-            Interlocked.Exchange(ref _attempts, new CancellationTokenSource()).Cancel();
+            Interlocked.Exchange(ref _attempts, CancellationTokenSource.CreateLinkedTokenSource(_stop.Token)).Cancel();
         }
     }
 
@@ -362,8 +392,7 @@ public sealed class NatsPipeProducer<T> : IAsyncDisposable
     {
         if (Interlocked.CompareExchange(ref _fault, fault, null) is null && _state != 2)
         {
-            _stop.Cancel(); // nothing more will be confirmed in order: stop resending the rest
-            Volatile.Read(ref _attempts).Cancel();
+            _stop.Cancel(); // nothing more will be confirmed in order: stop resending the rest (every generation is linked)
         }
     }
 

@@ -7,8 +7,12 @@ namespace Concurrency.Messaging.Nats;
 /// <summary>What both sides do before the first message: reach the server within a bound, and for JetStream set up the stream.</summary>
 internal static class NatsSetup
 {
-    /// <summary>Connects <paramref name="connection"/> (if it is not yet) within the options' server timeout, and for JetStream creates the stream or updates it to these options.</summary>
-    internal static async Task<NatsJSContext?> ConnectAsync(NatsConnection connection, NatsPipeOptions options, CancellationToken cancellationToken)
+    /// <summary>
+    /// Connects <paramref name="connection"/> (if it is not yet) within the options' server timeout, and for JetStream
+    /// creates the stream or updates it to these options; returns the JetStream context (null for Core) and the stream's
+    /// last sequence number now.
+    /// </summary>
+    internal static async Task<(NatsJSContext? JetStream, ulong LastSequence)> ConnectAsync(NatsConnection connection, NatsPipeOptions options, CancellationToken cancellationToken)
     {
         try
         {
@@ -21,7 +25,7 @@ internal static class NatsSetup
 
         if (options.Delivery != NatsDelivery.JetStream)
         {
-            return null;
+            return (null, 0);
         }
 
         var js = new NatsJSContext(connection);
@@ -33,9 +37,10 @@ internal static class NatsSetup
             MaxBytes = options.StreamMaxBytes,
             DuplicateWindow = options.DuplicateWindow,
         };
+        INatsJSStream stream;
         try
         {
-            await js.CreateOrUpdateStreamAsync(config, cancellationToken).AsTask().WaitAsync(options.ServerTimeout, cancellationToken).ConfigureAwait(false);
+            stream = await js.CreateOrUpdateStreamAsync(config, cancellationToken).AsTask().WaitAsync(options.ServerTimeout, cancellationToken).ConfigureAwait(false);
         }
         catch (NatsJSApiException e)
         {
@@ -46,7 +51,7 @@ internal static class NatsSetup
             throw new NatsPipeException($"The server at {Redacted(connection.Opts.Url)} did not set up the stream '{options.StreamName}' within {options.ServerTimeout.TotalSeconds:0.#} s (is JetStream enabled, nats-server -js?).", e);
         }
 
-        return js;
+        return (js, stream.Info.State.LastSeq);
     }
 
     /// <summary>A server's address fit for a message or a log: any user name, password or token in it replaced.</summary>

@@ -10,9 +10,9 @@ namespace Concurrency.Messaging.Nats;
 /// <remarks>
 /// <para>
 /// Used by the consumer's loop only, one message at a time. Memory is fixed: <c>bits / 8</c> bytes, whatever arrives.
-/// A message more than <c>bits</c> ahead of <see cref="Contiguous"/> slides the bitmap forward; what it slides past
-/// without having been handled is then <see cref="SequenceVerdict.Unknown"/> if it arrives later: the consumer handles
-/// it (losing nothing) and counts it as a possible repeat.
+/// A message more than <c>bits</c> ahead of <see cref="Contiguous"/> slides the bitmap forward; whatever it slides past
+/// and above <see cref="Contiguous"/>, handled or not, is then <see cref="SequenceVerdict.Unknown"/> if it arrives
+/// later: the consumer hands it over (losing nothing) and counts it as a possible repeat.
 /// </para>
 /// <para>
 /// With consumers that share the work, each sees only some of a producer's sequence numbers, so its contiguous prefix

@@ -255,5 +255,18 @@ public sealed class CorePipeTests
         Assert.IsType<InvalidDataException>(fault.InnerException);
         Assert.True(fault.UnhandledCount >= 1);
         Assert.Equal(4, consumer.Counts.Handled);
+        Assert.True(consumer.Counts.Unhandled >= 1, "the message whose handler threw was not counted");
+    }
+
+    [Fact]
+    public async Task A_consumer_whose_connection_goes_away_before_its_producers_ended_faults_rather_than_completing()
+    {
+        using var server = NatsTestServer.StartOrSkip();
+        var connection = Waiting(server, "consumer");
+        await using var consumer = await NatsPipe.StartConsumerAsync<byte[]>(connection, Options("core.gone"), (byte[] _) => { }, cancellationToken: TestContext.Current.CancellationToken).DefaultTimeout();
+        await connection.DisposeAsync();
+
+        var fault = await Assert.ThrowsAsync<NatsPipeException>(() => consumer.Completion.DefaultTimeout());
+        Assert.Contains("ended", fault.Message, StringComparison.Ordinal);
     }
 }

@@ -34,6 +34,7 @@ public sealed class EnvelopeTests
         Kind(2, [1, 0, 0, 0, 0, 0, 0, 0, 255, 255, 255, 255, 255, 255, 255, 255]),          // end with a negative count
         Kind(2, [1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 5]),                       // end marker with a payload
         "hello, I am not an envelope"u8.ToArray(),
+        Kind(1, [1, 0, 0, 0, 0, 0, 0, 0, 255, 255, 255, 255, 255, 255, 255, 127]),          // data numbered near long.MaxValue
     };
 
     [Theory]

@@ -197,6 +197,29 @@ public sealed class JetStreamPipeTests
     }
 
     [Fact]
+    public async Task An_earlier_run_end_marker_left_in_the_stream_does_not_complete_the_next_run_early()
+    {
+        using var server = NatsTestServer.StartOrSkip();
+        await using var connection = server.Connect("both");
+        var options = Options("js.runs", group: "billing");
+        for (var run = 1; run <= 2; run++)
+        {
+            // The same stream and group each run, as a service restarted every day would have: run 1's marker stays.
+            var tally = new Tally(10);
+            await using var consumer = await NatsPipe.StartConsumerAsync<byte[]>(connection, options, tally.Record, cancellationToken: TestContext.Current.CancellationToken).DefaultTimeout();
+            await using var producer = await NatsPipe.StartProducerAsync<byte[]>(connection, options, cancellationToken: TestContext.Current.CancellationToken).DefaultTimeout();
+            await Tally.PostAsync(producer, 1, 10).DefaultTimeout();
+            await producer.CompleteAsync(TestContext.Current.CancellationToken).DefaultTimeout();
+            await consumer.Completion.DefaultTimeout();
+
+            // Completed by its own run's producer, after handling its messages (one completed by run 1's marker would
+            // have stopped pulling before them).
+            tally.AssertEachOnce();
+            Assert.Equal(producer.ProducerId, Assert.Single(consumer.Counts.Producers, p => p.Posted is not null).Producer);
+        }
+    }
+
+    [Fact]
     public async Task A_payload_that_is_not_an_envelope_is_counted_and_set_aside()
     {
         using var server = NatsTestServer.StartOrSkip();

@@ -24,6 +24,7 @@ public sealed class NatsPipeOptionsTests
         { Valid with { RepeatWindow = 32 }, "RepeatWindow" },
         { Valid with { ServerTimeout = TimeSpan.Zero }, "must be positive" },
         { Valid with { AckWait = TimeSpan.FromSeconds(-1) }, "must be positive" },
+        { Valid with { ServerTimeout = TimeSpan.FromMinutes(3) }, "shorter than DuplicateWindow" },
     };
 
     [Theory]
