@@ -48,6 +48,27 @@ internal sealed class Tally(int messages)
 
     public int Arrivals(int number) => Volatile.Read(ref _arrivals[number]);
 
+    /// <summary>
+    /// Core's promise, checked: nothing handled twice, and every number never handled was found missing, counted and
+    /// reported (for a consumer with a subscription of its own).
+    /// </summary>
+    public void AssertOnlyReportedLosses(NatsPipeCounts counts, IEnumerable<NatsLoss> reported)
+    {
+        var (once, repeated, never) = Summary();
+        Assert.Equal(0, repeated);
+        Assert.Equal(_arrivals.Length - 1, counts.Handled + counts.Lost);
+        Assert.Equal((long)once, counts.Handled);
+        Assert.Equal(never, counts.Lost);
+        Assert.Equal(counts.Lost, reported.Sum(l => l.Count));
+    }
+
+    /// <summary>Posts 1..<paramref name="count"/>, then completes the producer (its end marker).</summary>
+    public static async Task PostAllAsync(NatsPipeProducer<byte[]> producer, long count)
+    {
+        await PostAsync(producer, 1, count).DefaultTimeout();
+        await producer.CompleteAsync(TestContext.Current.CancellationToken).DefaultTimeout();
+    }
+
     public void AssertEachOnce()
     {
         var (once, repeated, never) = Summary();
