@@ -69,6 +69,7 @@ public sealed class NatsPipeConsumer<T> : IAsyncDisposable
     private int _ended;            // producers whose end marker counts (see the remarks)
     private ulong _startSequence;  // JetStream: the stream's last sequence when the consumer started
     private Task _run = Task.CompletedTask;
+    private int _disposed;         // 1 once DisposeAsync ran
 
     private NatsPipeConsumer(NatsConnection connection, NatsPipeOptions options, Func<T, CancellationToken, ValueTask> handler, INatsDeserialize<T> deserializer)
     {
@@ -180,13 +181,19 @@ public sealed class NatsPipeConsumer<T> : IAsyncDisposable
     /// <param name="cancellationToken">Cancels the wait for the loop to end (the consumer still stops).</param>
     public async Task StopAsync(CancellationToken cancellationToken = default)
     {
+        ObjectDisposedException.ThrowIf(Volatile.Read(ref _disposed) != 0, this);
         await _stop.CancelAsync().ConfigureAwait(false);
         await _run.WaitAsync(cancellationToken).ConfigureAwait(false);
     }
 
-    /// <summary>Stops the consumer (see <see cref="StopAsync"/>), waiting at most <see cref="NatsPipeOptions.ServerTimeout"/> for its loop.</summary>
+    /// <summary>Stops the consumer (see <see cref="StopAsync"/>), waiting at most <see cref="NatsPipeOptions.ServerTimeout"/> for its loop. A second call does nothing.</summary>
     public async ValueTask DisposeAsync()
     {
+        if (Interlocked.Exchange(ref _disposed, 1) != 0)
+        {
+            return;
+        }
+
         await _stop.CancelAsync().ConfigureAwait(false);
         try
         {

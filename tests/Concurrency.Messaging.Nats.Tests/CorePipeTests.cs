@@ -186,5 +186,10 @@ public sealed class CorePipeTests
 
         var fault = await Assert.ThrowsAsync<NatsPipeException>(() => consumer.Completion.DefaultTimeout());
         Assert.Contains("ended", fault.Message, StringComparison.Ordinal);
+
+        // Disposing twice is harmless; stopping a disposed consumer says so.
+        await consumer.DisposeAsync();
+        await consumer.DisposeAsync();
+        await Assert.ThrowsAsync<ObjectDisposedException>(() => consumer.StopAsync(TestContext.Current.CancellationToken));
     }
 }
