@@ -154,20 +154,7 @@ public sealed class NatsPipeConsumer<T> : IAsyncDisposable
             AckWait = options.AckWait,
             MaxAckPending = options.MaxAckPending,
         };
-        INatsJSConsumer durable;
-        try
-        {
-            durable = await js.CreateOrUpdateConsumerAsync(options.StreamName, config, cancellationToken).AsTask().WaitAsync(options.ServerTimeout, cancellationToken).ConfigureAwait(false);
-        }
-        catch (NatsJSApiException e)
-        {
-            throw new NatsPipeException($"The server at {NatsSetup.Redacted(connection.Opts.Url)} refused the consumer '{options.Group}' on stream '{options.StreamName}': {e.Error.Description} ({e.Error.ErrCode}).", e);
-        }
-        catch (Exception e) when (e is TimeoutException or NatsException)
-        {
-            throw new NatsPipeException($"The server at {NatsSetup.Redacted(connection.Opts.Url)} did not set up the consumer '{options.Group}' within {options.ServerTimeout.TotalSeconds:0.#} s.", e);
-        }
-
+        var durable = await NatsSetup.AskAsync(connection, options, js.CreateOrUpdateConsumerAsync(options.StreamName, config, cancellationToken), $"the consumer '{options.Group}' on stream '{options.StreamName}'", string.Empty, cancellationToken).ConfigureAwait(false);
         consumer._run = Task.Run(() => consumer.RunJetStreamAsync(js, durable), CancellationToken.None);
         return consumer;
     }

@@ -37,21 +37,28 @@ internal static class NatsSetup
             MaxBytes = options.StreamMaxBytes,
             DuplicateWindow = options.DuplicateWindow,
         };
-        INatsJSStream stream;
+        var stream = await AskAsync(connection, options, js.CreateOrUpdateStreamAsync(config, cancellationToken), $"the stream '{options.StreamName}' for '{options.Subject}'", " (is JetStream enabled, nats-server -js?)", cancellationToken).ConfigureAwait(false);
+        return (js, stream.Info.State.LastSeq);
+    }
+
+    /// <summary>
+    /// A JetStream set-up call (a stream, a consumer) within the server timeout, its refusal or silence turned into a
+    /// <see cref="NatsPipeException"/> that names <paramref name="what"/> and the server without credentials.
+    /// </summary>
+    internal static async Task<TResult> AskAsync<TResult>(NatsConnection connection, NatsPipeOptions options, ValueTask<TResult> call, string what, string hint, CancellationToken cancellationToken)
+    {
         try
         {
-            stream = await js.CreateOrUpdateStreamAsync(config, cancellationToken).AsTask().WaitAsync(options.ServerTimeout, cancellationToken).ConfigureAwait(false);
+            return await call.AsTask().WaitAsync(options.ServerTimeout, cancellationToken).ConfigureAwait(false);
         }
         catch (NatsJSApiException e)
         {
-            throw new NatsPipeException($"The server at {Redacted(connection.Opts.Url)} refused the stream '{options.StreamName}' for '{options.Subject}': {e.Error.Description} ({e.Error.ErrCode}).", e);
+            throw new NatsPipeException($"The server at {Redacted(connection.Opts.Url)} refused {what}: {e.Error.Description} ({e.Error.ErrCode}).", e);
         }
         catch (Exception e) when (e is TimeoutException or NatsException)
         {
-            throw new NatsPipeException($"The server at {Redacted(connection.Opts.Url)} did not set up the stream '{options.StreamName}' within {options.ServerTimeout.TotalSeconds:0.#} s (is JetStream enabled, nats-server -js?).", e);
+            throw new NatsPipeException($"The server at {Redacted(connection.Opts.Url)} did not set up {what} within {options.ServerTimeout.TotalSeconds:0.#} s{hint}.", e);
         }
-
-        return (js, stream.Info.State.LastSeq);
     }
 
     /// <summary>A server's address fit for a message or a log: any user name, password or token in it replaced.</summary>
