@@ -1,0 +1,299 @@
+namespace Concurrency.Messaging.Grpc;
+
+/// <summary>
+/// A replica's parts without its server: the checkpoint, the counter, a client per peer and the synchronization timer,
+/// and the handler the peer server calls. <see cref="SequenceReplica"/> gives it a <see cref="PeerServer"/> of its own;
+/// <see cref="ReplicaHosting"/> gives it the app's.
+/// </summary>
+/// <remarks>
+/// Synchronization: every <see cref="SequenceReplicaOptions.SyncPeriod"/> the replica starts one exchange with each peer
+/// that has none in flight: it sends its id, its instance (random per start) and its counter; the peer keeps the larger
+/// counter and answers with its own, which the replica keeps if larger. A peer refuses an id that is its own, or that it
+/// heard from another instance within <see cref="SequenceReplicaOptions.InUseWindow"/>. Concurrency: the counter has its
+/// own lock; <c>_heard</c> is guarded by itself; each peer's in-flight flag is set and cleared with Interlocked.
+/// </remarks>
+internal sealed class ReplicaNode : IAsyncDisposable
+{
+    private readonly SequenceReplicaOptions _options;
+    private readonly TimeProvider _clock;
+    private readonly string _source;
+    private readonly Dictionary<int, (long Instance, long Timestamp)> _heard = []; // guarded by itself: who synchronized with this replica, and when
+    private readonly CancellationTokenSource _stop = new();
+    private ReplicaCheckpoint? _checkpoint;
+    private ReplicaCounter? _counter; // null until started: requests before that are answered "starting"
+    private Peer[] _peers = [];
+    private Task _loop = Task.CompletedTask;
+    private long _exchanges;
+    private long _failedExchanges;
+    private long _refusals;
+    private int _disposed;
+
+    public ReplicaNode(SequenceReplicaOptions options)
+    {
+        options.Validate();
+        _options = options;
+        _clock = options.TimeProvider;
+        _source = $"replica-{options.Id}";
+        Instance = Random.Shared.NextInt64(1, long.MaxValue);
+    }
+
+    /// <summary>Gets this run's instance: random per start, so that peers tell a restart from a second replica under the same id.</summary>
+    public long Instance { get; }
+
+    public SequenceReplicaOptions Options => _options;
+
+    public ReplicaCounter Counter => _counter ?? throw new InvalidOperationException("The replica has not started.");
+
+    public long Exchanges => Interlocked.Read(ref _exchanges);
+
+    public long FailedExchanges => Interlocked.Read(ref _failedExchanges);
+
+    public long Refusals => Interlocked.Read(ref _refusals);
+
+    /// <summary>
+    /// Opens the checkpoint, checks with every reachable peer that the id is not in use (waiting up to the in-use window
+    /// for one that is to lapse), takes the peers' counters, and starts the timer.
+    /// </summary>
+    /// <exception cref="IOException">The data folder is in use by another replica, or cannot be read.</exception>
+    /// <exception cref="InvalidDataException">The data folder belongs to another id, or its checkpoint is damaged.</exception>
+    /// <exception cref="InvalidOperationException">A peer says the id is in use.</exception>
+    public async Task StartAsync(CancellationToken cancellationToken)
+    {
+        _checkpoint = ReplicaCheckpoint.Open(_options.DataFolder, _options.Id);
+        var checkpoint = _checkpoint;
+        var records = _options.CounterRecordsPath is null ? null : new CounterRecords();
+        var counter = new ReplicaCounter(_options.Id, checkpoint.Reserved, _options.BlockSize, target =>
+        {
+            checkpoint.Write(target); // on the counter's reservation task: one at a time
+            return Task.CompletedTask;
+        }, records);
+        _peers = [.. _options.Peers.Select(address => new Peer(address, PeerClient.Create(address, _options.PeerClient)))];
+
+        // The check: an exchange with each peer; a refusal is retried until the window lapses, an unreachable peer skipped.
+        var deadline = _clock.GetTimestamp() + (long)((_options.EffectiveInUseWindow + _options.SyncTimeout).TotalSeconds * _clock.TimestampFrequency);
+        while (true)
+        {
+            var outcomes = await Task.WhenAll(_peers.Select(peer => ExchangeAsync(peer, counter, cancellationToken))).ConfigureAwait(false);
+            var refusal = outcomes.FirstOrDefault(outcome => outcome is not null);
+            if (refusal is null)
+            {
+                break;
+            }
+
+            if (_clock.GetTimestamp() >= deadline)
+            {
+                throw new InvalidOperationException($"Replica {_options.Id} was refused: {refusal}");
+            }
+
+            await Task.Delay(_options.SyncPeriod, _clock, cancellationToken).ConfigureAwait(false);
+        }
+
+        Volatile.Write(ref _counter, counter);
+        _loop = RunAsync(_stop.Token);
+    }
+
+    /// <summary>Answers a client's or a peer's request (the peer server's handler).</summary>
+    public ValueTask<PeerMessage> HandleAsync(PeerMessage request, CancellationToken cancellationToken)
+    {
+        var counter = Volatile.Read(ref _counter);
+        if (counter is null)
+        {
+            return new(ReplicaWire.Text(ReplicaWire.Error, _source, $"Replica {_options.Id} is starting or stopped."));
+        }
+
+        switch (request.Type)
+        {
+            case ReplicaWire.Next when ReplicaWire.TryInt64(request.Payload, out var floor) && floor >= 0:
+                try
+                {
+                    var next = counter.NextAsync(floor);
+                    return next.IsCompletedSuccessfully
+                        ? new(new PeerMessage(ReplicaWire.Identity, _source, ReplicaWire.Int64(next.Result)))
+                        : AwaitIdentityAsync(next);
+                }
+                catch (Exception e) when (e is InvalidOperationException or IOException or ObjectDisposedException)
+                {
+                    return new(ReplicaWire.Text(ReplicaWire.Error, _source, e.Message));
+                }
+
+            case ReplicaWire.Update when ReplicaWire.TryInt64(request.Payload, out var value) && value >= 0:
+                return AwaitUpdateAsync(counter, value);
+
+            case ReplicaWire.Sync when ReplicaWire.TrySync(request.Payload, out var replica, out var instance, out var peerCounter):
+                return new(AnswerSync(counter, replica, instance, peerCounter));
+
+            default:
+                return new(ReplicaWire.Text(ReplicaWire.Error, _source, $"Replica {_options.Id} does not understand a '{request.Type}' request of {request.Payload.Length} bytes (next and update take 8 bytes, a value 0 or more; sync takes {ReplicaWire.SyncBytes})."));
+        }
+    }
+
+    /// <summary>Runs one exchange with every peer that has none in flight, and waits for them.</summary>
+    public Task SyncRoundAsync(CancellationToken cancellationToken) =>
+        Task.WhenAll(_peers.Select(peer => ExchangeOnceAsync(peer, cancellationToken)));
+
+    public async ValueTask DisposeAsync()
+    {
+        if (Interlocked.Exchange(ref _disposed, 1) == 1)
+        {
+            return;
+        }
+
+        await _stop.CancelAsync().ConfigureAwait(false);
+        try
+        {
+            await _loop.ConfigureAwait(false);
+        }
+        catch (OperationCanceledException)
+        {
+        }
+
+        foreach (var peer in _peers)
+        {
+            await peer.Client.DisposeAsync().ConfigureAwait(false);
+        }
+
+        if (_counter is { } counter)
+        {
+            counter.FailWaiting(new ObjectDisposedException(nameof(SequenceReplica), $"Replica {_options.Id} stopped."));
+            if (_options.CounterRecordsPath is { } path && counter.Records is { } records)
+            {
+                records.WriteTo(path);
+            }
+        }
+
+        _checkpoint?.Dispose();
+        _stop.Dispose();
+    }
+
+    private async ValueTask<PeerMessage> AwaitIdentityAsync(ValueTask<long> next)
+    {
+        try
+        {
+            return new PeerMessage(ReplicaWire.Identity, _source, ReplicaWire.Int64(await next.ConfigureAwait(false)));
+        }
+        catch (Exception e) when (e is InvalidOperationException or IOException or ObjectDisposedException)
+        {
+            return ReplicaWire.Text(ReplicaWire.Error, _source, e.Message);
+        }
+    }
+
+    private async ValueTask<PeerMessage> AwaitUpdateAsync(ReplicaCounter counter, long value)
+    {
+        try
+        {
+            await counter.UpdateAsync(value).ConfigureAwait(false);
+            return new PeerMessage(ReplicaWire.Updated, _source, ReadOnlyMemory<byte>.Empty);
+        }
+        catch (Exception e) when (e is IOException or ObjectDisposedException)
+        {
+            return ReplicaWire.Text(ReplicaWire.Error, _source, e.Message);
+        }
+    }
+
+    private PeerMessage AnswerSync(ReplicaCounter counter, int replica, long instance, long peerCounter)
+    {
+        if (replica == _options.Id)
+        {
+            Interlocked.Increment(ref _refusals);
+            return ReplicaWire.Text(ReplicaWire.Refused, _source, $"replica id {replica} is already in use by the replica that answered (this is its own id).");
+        }
+
+        var now = _clock.GetTimestamp();
+        lock (_heard)
+        {
+            if (_heard.TryGetValue(replica, out var heard) && heard.Instance != instance
+                && _clock.GetElapsedTime(heard.Timestamp, now) < _options.EffectiveInUseWindow)
+            {
+                Interlocked.Increment(ref _refusals);
+                return ReplicaWire.Text(ReplicaWire.Refused, _source, $"replica id {replica} is in use: replica {_options.Id} heard from another instance of it {_clock.GetElapsedTime(heard.Timestamp, now).TotalMilliseconds:0} ms ago.");
+            }
+
+            _heard[replica] = (instance, now);
+        }
+
+        return new PeerMessage(ReplicaWire.Sync, _source, ReplicaWire.SyncPayload(_options.Id, Instance, counter.Raise(peerCounter)));
+    }
+
+    private async Task RunAsync(CancellationToken cancellationToken)
+    {
+        if (_peers.Length == 0)
+        {
+            return;
+        }
+
+        using var timer = new PeriodicTimer(_options.SyncPeriod, _clock);
+        while (await timer.WaitForNextTickAsync(cancellationToken).ConfigureAwait(false))
+        {
+            foreach (var peer in _peers)
+            {
+                _ = ExchangeOnceAsync(peer, cancellationToken);
+            }
+        }
+    }
+
+    // At most one exchange per peer in flight: a slow or absent peer gets no pile of requests.
+    private async Task ExchangeOnceAsync(Peer peer, CancellationToken cancellationToken)
+    {
+        if (Interlocked.Exchange(ref peer.InFlight, 1) == 1)
+        {
+            return;
+        }
+
+        try
+        {
+            var refusal = await ExchangeAsync(peer, Counter, cancellationToken).ConfigureAwait(false);
+            if (refusal is not null)
+            {
+                Interlocked.Increment(ref _refusals);
+            }
+        }
+        finally
+        {
+            Volatile.Write(ref peer.InFlight, 0);
+        }
+    }
+
+    // One exchange: returns null when it completed or the peer did not answer in time, the refusal's text when refused.
+    private async Task<string?> ExchangeAsync(Peer peer, ReplicaCounter counter, CancellationToken cancellationToken)
+    {
+        using var timeout = new CancellationTokenSource(_options.SyncTimeout, _clock);
+        using var linked = CancellationTokenSource.CreateLinkedTokenSource(timeout.Token, cancellationToken);
+        PeerMessage reply;
+        try
+        {
+            reply = await peer.Client.SendAsync(new PeerMessage(ReplicaWire.Sync, _source, ReplicaWire.SyncPayload(_options.Id, Instance, counter.Counter)), linked.Token).ConfigureAwait(false);
+        }
+        catch (Exception e) when (e is PeerDeliveryException or PeerRemoteException || (e is OperationCanceledException && !cancellationToken.IsCancellationRequested))
+        {
+            Interlocked.Increment(ref _failedExchanges);
+            return null; // unreachable or slow: the next period tries again
+        }
+
+        switch (reply.Type)
+        {
+            case ReplicaWire.Sync when ReplicaWire.TrySync(reply.Payload, out var replica, out _, out var peerCounter):
+                if (replica == _options.Id)
+                {
+                    return $"the peer at {peer.Address} has the same id, {replica}.";
+                }
+
+                counter.Raise(peerCounter);
+                Interlocked.Increment(ref _exchanges);
+                return null;
+            case ReplicaWire.Refused:
+                return $"the peer at {peer.Address} says {ReplicaWire.TextOf(reply)}";
+            default:
+                Interlocked.Increment(ref _failedExchanges);
+                return null; // a peer starting or stopping ("error"), or not a replica
+        }
+    }
+
+    private sealed class Peer(string address, PeerClient client)
+    {
+        public string Address { get; } = address;
+
+        public PeerClient Client { get; } = client;
+
+        public int InFlight; // 1 while an exchange runs: set and cleared with Interlocked/Volatile
+    }
+}

@@ -1,0 +1,71 @@
+using System.Buffers.Binary;
+using System.Text;
+
+namespace Concurrency.Messaging.Grpc;
+
+/// <summary>
+/// The replicas' messages, carried as <see cref="PeerMessage"/>s over the peers' stream: the type says what, the payload is
+/// fixed little-endian fields. Clients send <c>next</c> (their floor: the largest identity they hold) and get <c>id</c>;
+/// send <c>update</c> (a value) and get <c>updated</c>; replicas send each other <c>sync</c> (their id, their instance and
+/// their counter) and get the same fields of the peer back, or <c>refused</c> when the id is in use. Anything a replica
+/// cannot answer gets <c>error</c> with a reason in UTF-8.
+/// </summary>
+internal static class ReplicaWire
+{
+    public const string Next = "next";
+    public const string Identity = "id";
+    public const string Update = "update";
+    public const string Updated = "updated";
+    public const string Sync = "sync";
+    public const string Refused = "refused";
+    public const string Error = "error";
+
+    public const int SyncBytes = 2 + 8 + 8;
+
+    public static byte[] Int64(long value)
+    {
+        var bytes = new byte[8];
+        BinaryPrimitives.WriteInt64LittleEndian(bytes, value);
+        return bytes;
+    }
+
+    public static bool TryInt64(ReadOnlyMemory<byte> payload, out long value)
+    {
+        if (payload.Length != 8)
+        {
+            value = 0;
+            return false;
+        }
+
+        value = BinaryPrimitives.ReadInt64LittleEndian(payload.Span);
+        return true;
+    }
+
+    public static byte[] SyncPayload(int replica, long instance, long counter)
+    {
+        var bytes = new byte[SyncBytes];
+        BinaryPrimitives.WriteUInt16LittleEndian(bytes, (ushort)replica);
+        BinaryPrimitives.WriteInt64LittleEndian(bytes.AsSpan(2), instance);
+        BinaryPrimitives.WriteInt64LittleEndian(bytes.AsSpan(10), counter);
+        return bytes;
+    }
+
+    public static bool TrySync(ReadOnlyMemory<byte> payload, out int replica, out long instance, out long counter)
+    {
+        var span = payload.Span;
+        if (span.Length != SyncBytes)
+        {
+            (replica, instance, counter) = (0, 0, 0);
+            return false;
+        }
+
+        replica = BinaryPrimitives.ReadUInt16LittleEndian(span);
+        instance = BinaryPrimitives.ReadInt64LittleEndian(span[2..]);
+        counter = BinaryPrimitives.ReadInt64LittleEndian(span[10..]);
+        return replica < ReplicaIdentity.MaxReplicas && counter >= 0;
+    }
+
+    public static PeerMessage Text(string type, string source, string text) => new(type, source, Encoding.UTF8.GetBytes(text));
+
+    public static string TextOf(PeerMessage message) => Encoding.UTF8.GetString(message.Payload.Span);
+}

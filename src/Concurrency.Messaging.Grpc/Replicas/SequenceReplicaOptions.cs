@@ -1,0 +1,100 @@
+namespace Concurrency.Messaging.Grpc;
+
+/// <summary>Options for <see cref="SequenceReplica.StartAsync"/> and <see cref="ReplicaHosting.AddSequenceReplica"/>.</summary>
+public sealed record SequenceReplicaOptions
+{
+    /// <summary>Gets the replica's id, 0 to <see cref="ReplicaIdentity.MaxReplicas"/> − 1: the low bits of every identity it hands out. Unique in the cluster. Required.</summary>
+    public int Id { get; init; } = -1;
+
+    /// <summary>
+    /// Gets the folder where the replica keeps its checkpoint (one small file, <c>replica.checkpoint</c>). It must survive
+    /// restarts: a replica restarted on an empty folder under an id used before can hand out identities it handed out then.
+    /// Required.
+    /// </summary>
+    public string DataFolder { get; init; } = string.Empty;
+
+    /// <summary>Gets the addresses of the other replicas (their peer servers), e.g. <c>http://127.0.0.1:5001</c>. Empty for a replica alone.</summary>
+    public IReadOnlyList<string> Peers { get; init; } = [];
+
+    /// <summary>Gets how often the replica exchanges counters with each peer. Defaults to 100 ms.</summary>
+    public TimeSpan SyncPeriod { get; init; } = TimeSpan.FromMilliseconds(100);
+
+    /// <summary>
+    /// Gets how long one exchange with a peer may take before it counts as failed (the next period tries again; one exchange
+    /// per peer is in flight at a time). Defaults to 2 seconds.
+    /// </summary>
+    public TimeSpan SyncTimeout { get; init; } = TimeSpan.FromSeconds(2);
+
+    /// <summary>Gets how many counters one durable reservation covers (one fsync each). Defaults to 65,536.</summary>
+    public long BlockSize { get; init; } = 65_536;
+
+    /// <summary>
+    /// Gets how long a replica id stays in use after a peer last heard from it: a replica starting under an id that a peer
+    /// heard from another instance more recently than this is refused, and waits up to this long for it to lapse (a replica
+    /// restarted after a crash is let in then). Defaults to 3 × <see cref="SyncPeriod"/>, at least 1 second.
+    /// </summary>
+    public TimeSpan? InUseWindow { get; init; }
+
+    /// <summary>
+    /// Gets the peer server's options (addresses, token, certificate, limits). Its <see cref="PeerServerOptions.Handler"/> is
+    /// replaced by the replica's. Defaults to <c>http://127.0.0.1:0</c> with no token.
+    /// </summary>
+    public PeerServerOptions Server { get; init; } = new();
+
+    /// <summary>Gets the options of the replica's clients to its peers (token, trusted certificate). Defaults to the peers' defaults in async mode.</summary>
+    public PeerClientOptions PeerClient { get; init; } = new();
+
+    /// <summary>
+    /// Gets a file to write the counter's timestamped records to when the replica stops (17-byte rows: the machine's
+    /// monotonic timestamp, the counter, 1 for an identity handed out and 0 for a raise by a synchronization; hand-outs
+    /// sampled every 100 µs), for measuring staleness; null keeps none.
+    /// </summary>
+    public string? CounterRecordsPath { get; init; }
+
+    /// <summary>Gets the clock of the synchronization timer (a fake one in tests). Defaults to the system's.</summary>
+    public TimeProvider TimeProvider { get; init; } = TimeProvider.System;
+
+    internal TimeSpan EffectiveInUseWindow => InUseWindow ?? TimeSpan.FromTicks(Math.Max(3 * SyncPeriod.Ticks, TimeSpan.TicksPerSecond));
+
+    internal void Validate()
+    {
+        if (Id < 0 || Id >= ReplicaIdentity.MaxReplicas)
+        {
+            throw new ArgumentOutOfRangeException(nameof(Id), Id, $"A replica id is 0 to {ReplicaIdentity.MaxReplicas - 1}.");
+        }
+
+        if (string.IsNullOrWhiteSpace(DataFolder))
+        {
+            throw new ArgumentException("A replica needs a data folder that survives restarts.", nameof(DataFolder));
+        }
+
+        ArgumentNullException.ThrowIfNull(Peers, nameof(Peers));
+        ArgumentNullException.ThrowIfNull(Server, nameof(Server));
+        ArgumentNullException.ThrowIfNull(PeerClient, nameof(PeerClient));
+        ArgumentNullException.ThrowIfNull(TimeProvider, nameof(TimeProvider));
+        if (Peers.Any(string.IsNullOrWhiteSpace))
+        {
+            throw new ArgumentException("A peer's address is empty.", nameof(Peers));
+        }
+
+        Positive(SyncPeriod, nameof(SyncPeriod));
+        Positive(SyncTimeout, nameof(SyncTimeout));
+        if (InUseWindow is { } window)
+        {
+            Positive(window, nameof(InUseWindow));
+        }
+
+        if (BlockSize < 2 || BlockSize > ReplicaIdentity.MaxCounter / 1024)
+        {
+            throw new ArgumentOutOfRangeException(nameof(BlockSize), BlockSize, "A block is 2 counters or more, and a small part of the counter's range.");
+        }
+    }
+
+    private static void Positive(TimeSpan value, string name)
+    {
+        if (value <= TimeSpan.Zero || value == Timeout.InfiniteTimeSpan)
+        {
+            throw new ArgumentOutOfRangeException(name, value, "Must be a positive, finite time.");
+        }
+    }
+}
