@@ -23,6 +23,7 @@ internal sealed class ReplicaCounter
     private long _counter;   // the largest counter handed out, raised to by a synchronization or an update, or reserved before a restart
     private long _reserved;  // every counter up to this one is reserved on disk
     private long _reserving; // the target of the reservation in flight, or 0
+    private Task _reservation = Task.CompletedTask; // the reservation in flight (or the last): what a stop waits for before closing the file
     private Exception? _fault; // a reservation failed: nothing more is handed out (the disk's state is unknown)
     private long _handedOut;
 
@@ -143,21 +144,28 @@ internal sealed class ReplicaCounter
         }
     }
 
-    /// <summary>Fails every request still waiting for a reservation (the replica is stopping).</summary>
-    public void FailWaiting(Exception reason)
+    /// <summary>
+    /// Fails every request still waiting for a reservation and starts no other (the replica is stopping); the task
+    /// finishes when the reservation in flight, if any, has ended, after which the checkpoint may be closed.
+    /// </summary>
+    public Task StopAsync(Exception reason)
     {
+        Task reservation;
         Waiter[] failed;
         lock (_gate)
         {
             _fault ??= reason;
             failed = [.. _waiting];
             _waiting.Clear();
+            reservation = _reservation;
         }
 
         foreach (var waiter in failed)
         {
             waiter.TrySetException(reason);
         }
+
+        return reservation;
     }
 
     // Under _gate, with no one waiting ahead: hands out the counter after max(counter, floor's) if it is reserved.
@@ -205,9 +213,14 @@ internal sealed class ReplicaCounter
     private void StartReservation(long target)
     {
         Debug.Assert(Monitor.IsEntered(_gate) && _reserving == 0, "One reservation at a time, started under the gate.");
+        if (_fault is not null)
+        {
+            return; // stopping or failed: the file is closing or its state is unknown
+        }
+
         target = Math.Min(target, ReplicaIdentity.MaxCounter);
         _reserving = target;
-        _ = Task.Run(async () =>
+        _reservation = Task.Run(async () =>
         {
             Exception? failure = null;
             try

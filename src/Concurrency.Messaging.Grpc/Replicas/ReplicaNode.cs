@@ -20,7 +20,8 @@ internal sealed class ReplicaNode : IAsyncDisposable
     private readonly Dictionary<int, (long Instance, long Timestamp)> _heard = []; // guarded by itself: who synchronized with this replica, and when
     private readonly CancellationTokenSource _stop = new();
     private ReplicaCheckpoint? _checkpoint;
-    private ReplicaCounter? _counter; // null until started: requests before that are answered "starting"
+    private ReplicaCounter? _made;    // the counter, from the moment the checkpoint is open: what a stop closes
+    private ReplicaCounter? _counter; // the same once the id is checked, null until then: requests before that are answered "starting"
     private Peer[] _peers = [];
     private Task _loop = Task.CompletedTask;
     private long _exchanges;
@@ -67,6 +68,7 @@ internal sealed class ReplicaNode : IAsyncDisposable
             checkpoint.Write(target); // on the counter's reservation task: one at a time
             return Task.CompletedTask;
         }, records);
+        _made = counter;
         _peers = [.. _options.Peers.Select(address => new Peer(address, PeerClient.Create(address, _options.PeerClient)))];
 
         // The check: an exchange with each peer; a refusal is retried until the window lapses, an unreachable peer skipped.
@@ -152,9 +154,10 @@ internal sealed class ReplicaNode : IAsyncDisposable
             await peer.Client.DisposeAsync().ConfigureAwait(false);
         }
 
-        if (_counter is { } counter)
+        if (_made is { } counter)
         {
-            counter.FailWaiting(new ObjectDisposedException(nameof(SequenceReplica), $"Replica {_options.Id} stopped."));
+            // The file closes only once the reservation in flight has ended: a handle closed under its fsync stays open (and locked) until then.
+            await counter.StopAsync(new ObjectDisposedException(nameof(SequenceReplica), $"Replica {_options.Id} stopped.")).ConfigureAwait(false);
             if (_options.CounterRecordsPath is { } path && counter.Records is { } records)
             {
                 records.WriteTo(path);
@@ -271,10 +274,16 @@ internal sealed class ReplicaNode : IAsyncDisposable
 
         switch (reply.Type)
         {
-            case ReplicaWire.Sync when ReplicaWire.TrySync(reply.Payload, out var replica, out _, out var peerCounter):
+            case ReplicaWire.Sync when ReplicaWire.TrySync(reply.Payload, out var replica, out var instance, out var peerCounter):
                 if (replica == _options.Id)
                 {
                     return $"the peer at {peer.Address} has the same id, {replica}.";
+                }
+
+                // A peer that answers is heard as much as one that asks: a second replica under its id is then refused here too.
+                lock (_heard)
+                {
+                    _heard[replica] = (instance, _clock.GetTimestamp());
                 }
 
                 counter.Raise(peerCounter);

@@ -9,6 +9,7 @@ using Concurrency.Benchmarks.Backbone.Latency;
 using Concurrency.Benchmarks.Backbone.Reporting;
 using Concurrency.Benchmarks.CrossProcess;
 using Concurrency.Benchmarks.HandOff;
+using Concurrency.Benchmarks.Replicas;
 
 namespace Concurrency.Benchmarks.Backbone.Cli;
 
@@ -91,6 +92,7 @@ public static class Commands
             FootprintCommand.Create(),
             LabCommand.Create(machineCores),
             ServeCommand.Create(),
+            ReplicaCommand.Create(),
             NatsConsumeCommand.Create(),
             IdleCommand.Create(),
             LatencyCommand.Create(),
