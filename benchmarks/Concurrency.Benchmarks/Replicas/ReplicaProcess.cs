@@ -69,6 +69,10 @@ internal sealed class ReplicaProcess : IDisposable
         return new ReplicaProcess(id, addresses[id], [.. arguments]);
     }
 
+    /// <summary>Starts the key-value block yardstick (<c>kv-replica</c>) at <paramref name="address"/>, on the NATS server at <paramref name="natsUrl"/>.</summary>
+    public static ReplicaProcess StartKeyValue(int id, string address, string natsUrl) =>
+        new(id, address, [KvReplicaCommand.Name, "--nats", natsUrl, "--listen", address]);
+
     /// <summary>Kills the replica with SIGKILL, as a crash would: nothing of it runs after this returns.</summary>
     public void Kill()
     {

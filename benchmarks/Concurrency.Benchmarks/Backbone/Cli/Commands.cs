@@ -93,6 +93,8 @@ public static class Commands
             LabCommand.Create(machineCores),
             ServeCommand.Create(),
             ReplicaCommand.Create(),
+            ReplicaLoadCommand.Create(),
+            KvReplicaCommand.Create(),
             NatsConsumeCommand.Create(),
             IdleCommand.Create(),
             LatencyCommand.Create(),

@@ -3,6 +3,7 @@ using Concurrency.Benchmarks.Logs;
 using Concurrency.Benchmarks.Pools;
 using Concurrency.Benchmarks.Pools.Admission;
 using Concurrency.Benchmarks.Pools.Workloads;
+using Concurrency.Benchmarks.Replicas;
 
 namespace Concurrency.Benchmarks.Backbone.Lab;
 
@@ -19,6 +20,7 @@ public static class LabExperiments
         new AdmissionExperiment(),
         new GrpcExperiment(),
         new NatsExperiment(),
+        new ReplicasExperiment(),
     ];
 
     public static ILabExperiment? Named(string name) => All.FirstOrDefault(e => string.Equals(e.Name, name, StringComparison.OrdinalIgnoreCase));
