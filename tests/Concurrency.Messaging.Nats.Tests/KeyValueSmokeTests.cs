@@ -32,10 +32,12 @@ public sealed class KeyValueSmokeTests
         Assert.Equal(10058, different.Error.ErrCode); // stream name already in use with a different configuration
         Assert.Equal("IDS", (await kv.GetStoreAsync("IDS", ct).AsTask().DefaultTimeout()).Bucket);
 
-        // A key never written reads as not found (no exception with the Try form); creating it is once only.
+        // A key never written reads as not found (no exception with the Try form); creating it is once only, whether by
+        // CreateAsync or, as the yardsticks create it, by an update on revision 0 (nothing written yet).
         var missing = await store.TryGetEntryAsync<long>("seq", cancellationToken: ct).AsTask().DefaultTimeout();
         Assert.IsType<NatsKVKeyNotFoundException>(missing.Error);
-        var created = await store.CreateAsync("seq", 1L, cancellationToken: ct).AsTask().DefaultTimeout();
+        var created = await store.UpdateAsync("seq", 1L, revision: 0, cancellationToken: ct).AsTask().DefaultTimeout();
+        await Assert.ThrowsAsync<NatsKVWrongLastRevisionException>(() => store.UpdateAsync("seq", 1L, revision: 0, cancellationToken: ct).AsTask()).DefaultTimeout();
         await Assert.ThrowsAsync<NatsKVCreateException>(() => store.CreateAsync("seq", 1L, cancellationToken: ct).AsTask()).DefaultTimeout();
 
         // Read with its revision; an update on that revision succeeds and makes a new one.
@@ -51,13 +53,56 @@ public sealed class KeyValueSmokeTests
         var after = await store.GetEntryAsync<long>("seq", cancellationToken: ct).AsTask().DefaultTimeout();
         Assert.Equal((2L, updated), (after.Value, after.Revision));
 
-        // A deleted key reads as deleted, not missing (the yardsticks refuse it), and CreateAsync would write it again
-        // from scratch: why a sequence must not create over a deleted key.
+        // A deleted key reads as deleted, not missing (the yardsticks refuse it); an update on revision 0 is refused, but
+        // CreateAsync writes it again from scratch: why the yardsticks do not create with CreateAsync.
         await store.DeleteAsync("seq", cancellationToken: ct).AsTask().DefaultTimeout();
         var deleted = await store.TryGetEntryAsync<long>("seq", cancellationToken: ct).AsTask().DefaultTimeout();
         Assert.IsType<NatsKVKeyDeletedException>(deleted.Error);
+        await Assert.ThrowsAsync<NatsKVWrongLastRevisionException>(() => store.UpdateAsync("seq", 1L, revision: 0, cancellationToken: ct).AsTask()).DefaultTimeout();
         await store.CreateAsync("seq", 1L, cancellationToken: ct).AsTask().DefaultTimeout();
         Assert.Equal(1L, (await store.GetEntryAsync<long>("seq", cancellationToken: ct).AsTask().DefaultTimeout()).Value);
+    }
+
+    [Fact]
+    public async Task Racing_creators_of_one_bucket_each_succeed_or_are_refused_as_name_in_use_or_subjects_overlapping()
+    {
+        const int Creators = 8, Rounds = 20;
+        using var server = NatsTestServer.StartOrSkip();
+        var ct = TestContext.Current.CancellationToken;
+        var connections = Enumerable.Range(0, Creators).Select(i => server.Connect($"creator-{i}")).ToArray();
+        try
+        {
+            for (var round = 0; round < Rounds; round++)
+            {
+                // The same configuration from every creator at once: on 2.9.10 one in a few hundred loses the race with
+                // "subjects overlap with an existing stream" (10065) rather than succeeding; the yardsticks then open it.
+                var bucket = $"RACE{round}";
+                var config = new NatsKVConfig(bucket) { Storage = NatsKVStorageType.File, History = 1 };
+                var outcomes = await Task.WhenAll(connections.Select(async c =>
+                {
+                    try
+                    {
+                        await new NatsKVContext(new NatsJSContext(c)).CreateStoreAsync(config, ct);
+                        return 0;
+                    }
+                    catch (NatsJSApiException e)
+                    {
+                        return e.Error.ErrCode;
+                    }
+                })).DefaultTimeout();
+
+                Assert.All(outcomes, code => Assert.True(code is 0 or 10058 or 10065, $"a racing creator was refused with {code}"));
+                Assert.Contains(0, outcomes);
+                Assert.Equal(bucket, (await new NatsKVContext(new NatsJSContext(connections[0])).GetStoreAsync(bucket, ct).AsTask().DefaultTimeout()).Bucket);
+            }
+        }
+        finally
+        {
+            foreach (var connection in connections)
+            {
+                await connection.DisposeAsync();
+            }
+        }
     }
 
     [Fact]
