@@ -23,6 +23,9 @@ internal static class ReplicaLoadCommand
 {
     public const string Name = "replica-load";
 
+    /// <summary>Calls each caller makes before the run, not counted in it.</summary>
+    private const int WarmCalls = 20;
+
     /// <summary>The most identities a run keeps for its duplicate check (8 bytes each).</summary>
     private const int MostKept = 20_000_000;
 
@@ -71,7 +74,16 @@ internal static class ReplicaLoadCommand
         var sources = await OpenAsync(plan).ConfigureAwait(false);
         try
         {
-            return plan.Rate > 0 ? await OpenLoopAsync(plan, sources).ConfigureAwait(false) : await ClosedLoopAsync(plan, sources, progress).ConfigureAwait(false);
+            // Warm: each caller's first calls connect and compile; measured apart from (before) the run, and checked too.
+            var tally = new Tally(plan.Count > 0 ? plan.Count : 1_000_000);
+            await Task.WhenAll(sources.SelectMany(source => Enumerable.Range(0, plan.Callers).Select(async _ =>
+            {
+                for (var i = 0; i < WarmCalls; i++)
+                {
+                    tally.Add(await source.NextAsync().ConfigureAwait(false), counted: false);
+                }
+            }))).ConfigureAwait(false);
+            return plan.Rate > 0 ? await OpenLoopAsync(plan, sources, tally).ConfigureAwait(false) : await ClosedLoopAsync(plan, sources, tally, progress).ConfigureAwait(false);
         }
         finally
         {
@@ -82,9 +94,8 @@ internal static class ReplicaLoadCommand
         }
     }
 
-    private static async Task<LoadResult> ClosedLoopAsync(LoadPlan plan, Source[] sources, Action<double, string> progress)
+    private static async Task<LoadResult> ClosedLoopAsync(LoadPlan plan, Source[] sources, Tally tally, Action<double, string> progress)
     {
-        var tally = new Tally(plan.Count > 0 ? plan.Count : 1_000_000);
         using var stop = new CancellationTokenSource();
         var started = Stopwatch.GetTimestamp();
         if (plan.Count == 0)
@@ -119,7 +130,7 @@ internal static class ReplicaLoadCommand
                 {
                     await stop.CancelAsync().ConfigureAwait(false);
                 }
-                else if (plan.Count > 0 && total % 10_000 == 0)
+                else if (plan.Count > 0 && total % Math.Max(1, plan.Count / 200) == 0)
                 {
                     progress((double)total / plan.Count, string.Create(CultureInfo.InvariantCulture, $"{total:N0} identities"));
                 }
@@ -127,14 +138,13 @@ internal static class ReplicaLoadCommand
         }))).ToArray();
         await Task.WhenAll(callers).ConfigureAwait(false);
         var seconds = Stopwatch.GetElapsedTime(started).TotalSeconds;
-        return tally.Result(seconds, sources.Sum(source => source.Failovers), histogram: null);
+        return tally.Result(seconds, sources.Sum(source => source.Failovers), histogram: null) with { Started = started, Ended = Stopwatch.GetTimestamp() };
     }
 
     // Open loop: call i is due at start + i / rate, issued then (late calls at once) and timed from when it was due.
-    private static async Task<LoadResult> OpenLoopAsync(LoadPlan plan, Source[] sources)
+    private static async Task<LoadResult> OpenLoopAsync(LoadPlan plan, Source[] sources, Tally tally)
     {
         var calls = (long)(plan.Rate * plan.Duration.TotalSeconds);
-        var tally = new Tally(calls);
         var histogram = new LongHistogram(TimeSpan.FromMinutes(1).Ticks * 100, 3);
         var gate = new object();
         var schedule = Backbone.Latency.Schedule.At(plan.Rate);
@@ -162,7 +172,7 @@ internal static class ReplicaLoadCommand
 
         await Task.WhenAll(pending).ConfigureAwait(false);
         var seconds = Stopwatch.GetElapsedTime(started).TotalSeconds;
-        return tally.Result(seconds, sources.Sum(source => source.Failovers), histogram);
+        return tally.Result(seconds, sources.Sum(source => source.Failovers), histogram) with { Started = started, Ended = Stopwatch.GetTimestamp() };
 
         async Task Call(Source source, long due)
         {
@@ -280,13 +290,18 @@ internal static class ReplicaLoadCommand
         private long _failed;
         private string? _firstFailure;
 
-        public long Add(long identity)
+        public long Add(long identity, bool counted = true)
         {
             lock (_seen)
             {
                 if (_seen.Count < MostKept && !_seen.Add(identity))
                 {
                     _duplicates++;
+                }
+
+                if (!counted)
+                {
+                    return _count;
                 }
 
                 _perReplica[ReplicaIdentity.ReplicaOf(identity)]++;
@@ -341,5 +356,11 @@ internal sealed record LoadResult(
     double P99Micros,
     double P999Micros)
 {
+    /// <summary>Gets when the measured run began, after the warm-up (the machine's monotonic clock, which the replicas' records share).</summary>
+    public long Started { get; init; }
+
+    /// <summary>Gets when the measured run ended.</summary>
+    public long Ended { get; init; }
+
     public double PerSecond => Count / Seconds;
 }

@@ -33,7 +33,10 @@ internal static class ReplicaStaleness
     /// Each sampled hand-out's staleness in Stopwatch ticks (0 where every other replica was already past it), and how many
     /// hand-outs no other replica's records ever passed (the run ended first).
     /// </summary>
-    public static (List<long> Ticks, int NeverPassed) Measure(IReadOnlyList<Records> replicas)
+    /// <param name="replicas">Each replica's records.</param>
+    /// <param name="from">Only hand-outs at or after this timestamp count (the measured run's start: the warm-up is apart).</param>
+    /// <param name="until">Only hand-outs before this timestamp count.</param>
+    public static (List<long> Ticks, int NeverPassed) Measure(IReadOnlyList<Records> replicas, long from = long.MinValue, long until = long.MaxValue)
     {
         var result = new List<long>();
         var never = 0;
@@ -44,7 +47,7 @@ internal static class ReplicaStaleness
             var own = replicas[r];
             for (var i = 0; i < own.Counters.Length; i++)
             {
-                if (!own.HandedOut[i])
+                if (!own.HandedOut[i] || own.Timestamps[i] < from || own.Timestamps[i] >= until)
                 {
                     continue;
                 }

@@ -104,7 +104,7 @@ public sealed class ReplicasExperiment(Func<string?>? findNatsServer = null) : I
 
     private static IEnumerable<Contender> Contenders(string root, NatsServer? nats)
     {
-        yield return new Contender(Echo, ContenderFamily.Yardstick, "echo", () =>
+        yield return new Contender(Echo, ContenderFamily.Ceiling, "echo", () =>
         {
             var peer = PeerProcess.Start();
             return new Servers([peer.Peers.Server!.ToString()], peer.Dispose);
@@ -124,7 +124,7 @@ public sealed class ReplicasExperiment(Func<string?>? findNatsServer = null) : I
             });
         }
 
-        yield return new Contender(InProcess, ContenderFamily.Yardstick, "in-process", () => new Servers([], () => { }));
+        yield return new Contender(InProcess, ContenderFamily.Ceiling, "in-process", () => new Servers([], () => { }));
         if (nats is not null)
         {
             yield return new Contender(KvCas, ContenderFamily.Peer, "nats-cas", () => new Servers([nats.Url], () => { }));
@@ -173,9 +173,10 @@ public sealed class ReplicasExperiment(Func<string?>? findNatsServer = null) : I
     private static (int Period, List<long> Ticks, int Never) Staleness(LabContext context, string root, int period)
     {
         var cluster = Cluster(root, 3, period, records: true);
+        LoadResult load;
         try
         {
-            Load(context, "sequence", cluster.Addresses, ["--seconds", context.Quick ? "1" : "4", "--rate", "5000"], string.Create(CultureInfo.InvariantCulture, $"staleness at {period} ms"));
+            load = Load(context, "sequence", cluster.Addresses, ["--seconds", context.Quick ? "1" : "4", "--rate", "5000"], string.Create(CultureInfo.InvariantCulture, $"staleness at {period} ms"));
             Thread.Sleep(TimeSpan.FromMilliseconds(3 * period + 200)); // quiet: the last hand-outs reach every replica
         }
         finally
@@ -184,7 +185,7 @@ public sealed class ReplicasExperiment(Func<string?>? findNatsServer = null) : I
         }
 
         var records = cluster.Processes.Select(p => ReplicaStaleness.Read(Path.Combine(cluster.Folder, p.Id.ToString(CultureInfo.InvariantCulture) + ".records"))).ToList();
-        var (ticks, never) = ReplicaStaleness.Measure(records);
+        var (ticks, never) = ReplicaStaleness.Measure(records, load.Started, load.Ended);
         if (ticks.Count == 0)
         {
             throw new LabVerificationException($"Staleness at {period} ms: no hand-out was recorded.");

@@ -19,7 +19,7 @@ internal sealed class CounterRecords
     public static readonly long SampleTicks = Stopwatch.Frequency / 10_000;
 
     private readonly List<(long Timestamp, long Counter, bool HandedOut)> _records = new(1024);
-    private long _lastSample = long.MinValue;
+    private long _lastSample = long.MinValue / 2; // far enough back that the first hand-out is sampled, near enough not to overflow
 
     /// <summary>Gets how many records did not fit.</summary>
     public long Dropped { get; private set; }

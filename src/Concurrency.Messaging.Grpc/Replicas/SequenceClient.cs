@@ -139,12 +139,12 @@ public sealed class SequenceClient : IAsyncDisposable
         var index = Current;
         for (var attempt = 0; attempt < _addresses.Length; attempt++)
         {
-            using var timeout = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
-            timeout.CancelAfter(_options.FailoverTimeout);
+            // The bound is the peer client's own delivery timeout, set to the failover timeout: its sweeper fails the
+            // send, so a call costs no timer of its own.
             string failure;
             try
             {
-                var reply = await Client(index).SendAsync(request, timeout.Token).ConfigureAwait(false);
+                var reply = await Client(index).SendAsync(request, cancellationToken).ConfigureAwait(false);
                 if (reply.Type != ReplicaWire.Error)
                 {
                     return reply;
@@ -152,7 +152,7 @@ public sealed class SequenceClient : IAsyncDisposable
 
                 failure = ReplicaWire.TextOf(reply);
             }
-            catch (OperationCanceledException) when (!cancellationToken.IsCancellationRequested)
+            catch (PeerDeliveryException e) when (e.Reason == PeerDeliveryFailure.Timeout)
             {
                 failure = $"no answer within {_options.FailoverTimeout.TotalMilliseconds:0} ms";
             }
@@ -184,7 +184,7 @@ public sealed class SequenceClient : IAsyncDisposable
         lock (_clients)
         {
             ObjectDisposedException.ThrowIf(Volatile.Read(ref _disposed) == 1, this);
-            return _clients[index] ??= PeerClient.Create(_addresses[index], _options.PeerClient);
+            return _clients[index] ??= PeerClient.Create(_addresses[index], _options.PeerClient with { DeliveryTimeout = _options.FailoverTimeout });
         }
     }
 
