@@ -147,29 +147,38 @@ internal static class ReplicaLoadCommand
         var calls = (long)(plan.Rate * plan.Duration.TotalSeconds);
         var histogram = new LongHistogram(TimeSpan.FromMinutes(1).Ticks * 100, 3);
         var gate = new object();
-        var schedule = Backbone.Latency.Schedule.At(plan.Rate);
         var pending = new List<Task>((int)Math.Min(calls, 1_000_000));
         var started = Stopwatch.GetTimestamp();
-        for (long i = 0; i < calls; i++)
+
+        // The issuer is a thread of its own: it sleeps until about a millisecond before a call is due, then spins, so it
+        // neither holds a pool thread the calls' completions need nor spins a core away from the servers between calls.
+        var issued = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+        var issuer = new Thread(() =>
         {
-            var due = schedule.DueOf(i);
-            while (Stopwatch.GetTimestamp() < due)
+            var schedule = Backbone.Latency.Schedule.At(plan.Rate);
+            var coarse = Stopwatch.Frequency / 1000 * 3 / 2;
+            for (long i = 0; i < calls; i++)
             {
-                var wait = Stopwatch.GetElapsedTime(Stopwatch.GetTimestamp(), due);
-                if (wait > TimeSpan.FromMilliseconds(2))
+                var due = schedule.DueOf(i);
+                while (due - Stopwatch.GetTimestamp() > coarse)
                 {
-                    await Task.Delay(wait - TimeSpan.FromMilliseconds(1)).ConfigureAwait(false);
+                    Thread.Sleep(1);
                 }
-                else
+
+                while (Stopwatch.GetTimestamp() < due)
                 {
                     Thread.SpinWait(20);
                 }
+
+                var source = sources[i % sources.Length];
+                pending.Add(Call(source, due));
             }
 
-            var source = sources[i % sources.Length];
-            pending.Add(Call(source, due));
-        }
-
+            issued.SetResult();
+        })
+        { IsBackground = true, Name = "open-loop issuer" };
+        issuer.Start();
+        await issued.Task.ConfigureAwait(false); // the pending list is the issuer's until then
         await Task.WhenAll(pending).ConfigureAwait(false);
         var seconds = Stopwatch.GetElapsedTime(started).TotalSeconds;
         return tally.Result(seconds, sources.Sum(source => source.Failovers), histogram) with { Started = started, Ended = Stopwatch.GetTimestamp() };

@@ -9,7 +9,7 @@ namespace Concurrency.Messaging.Grpc;
 /// are <see cref="Stopwatch.GetTimestamp"/>, the machine's monotonic clock, which every process on the machine shares.
 /// Bounded: past <see cref="Capacity"/> records it stops and counts what it dropped.
 /// </summary>
-/// <remarks>Concurrency: called under the counter's lock only; <see cref="WriteTo"/> after the replica stopped handing out.</remarks>
+/// <remarks>Concurrency: called under the counter's lock only; <see cref="WriteTo"/> on a <see cref="Copy"/> taken under it.</remarks>
 internal sealed class CounterRecords
 {
     /// <summary>The most records kept: 2^21 (32 MiB).</summary>
@@ -37,6 +37,14 @@ internal sealed class CounterRecords
 
     /// <summary>Records a raise by a synchronization.</summary>
     public void Add(long counter) => Keep(Stopwatch.GetTimestamp(), counter, handedOut: false);
+
+    /// <summary>A copy of the records so far, to write while the counter goes on.</summary>
+    public CounterRecords Copy()
+    {
+        var copy = new CounterRecords { Dropped = Dropped };
+        copy._records.AddRange(_records);
+        return copy;
+    }
 
     /// <summary>Writes the records as 17-byte rows (timestamp, counter, 1 for a hand-out and 0 for a raise; little-endian).</summary>
     public void WriteTo(string path)

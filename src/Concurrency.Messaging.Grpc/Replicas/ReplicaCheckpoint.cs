@@ -12,7 +12,10 @@ namespace Concurrency.Messaging.Grpc;
 /// crash leaves the other slot whole, and the file never grows (no rename, no log to rotate). The file stays open with no
 /// sharing while the replica lives: a second replica on the same folder is refused by the operating system's lock.
 /// </summary>
-/// <remarks>Concurrency: <see cref="Write"/> is called by one writer at a time (the counter's one reservation in flight).</remarks>
+/// <remarks>
+/// Concurrency: the counter makes one reservation at a time; <see cref="Write"/> also takes <c>_writer</c>, so that even
+/// two writers could not both take the same generation and slot.
+/// </remarks>
 internal sealed class ReplicaCheckpoint : IDisposable
 {
     /// <summary>The file's name inside the replica's data folder.</summary>
@@ -26,13 +29,16 @@ internal sealed class ReplicaCheckpoint : IDisposable
 
     private readonly SafeFileHandle _file;
     private readonly int _replica;
-    private long _generation; // the newest slot's generation; the writer's only
+    private readonly Lock _writer = new();
+    private long _generation; // the newest slot's generation: guarded by _writer
+    private int _newest;      // the newest slot's index, 0 or 1 (the next write goes to the other): guarded by _writer
 
-    private ReplicaCheckpoint(SafeFileHandle file, int replica, long generation, long reserved)
+    private ReplicaCheckpoint(SafeFileHandle file, int replica, long generation, int newest, long reserved)
     {
         _file = file;
         _replica = replica;
         _generation = generation;
+        _newest = newest;
         Reserved = reserved;
     }
 
@@ -44,9 +50,13 @@ internal sealed class ReplicaCheckpoint : IDisposable
     /// <exception cref="InvalidDataException">The folder belongs to another replica id, or neither slot is whole: nothing is overwritten.</exception>
     public static ReplicaCheckpoint Open(string folder, int replica)
     {
-        Directory.CreateDirectory(folder);
+        if (!Directory.Exists(folder))
+        {
+            Directory.CreateDirectory(folder);
+            SyncFolder(Path.GetDirectoryName(Path.GetFullPath(folder))!); // the new folder's own name, durable
+        }
+
         var path = Path.Combine(folder, FileName);
-        var created = !File.Exists(path);
         SafeFileHandle file;
         try
         {
@@ -62,15 +72,18 @@ internal sealed class ReplicaCheckpoint : IDisposable
             var bytes = new byte[FileBytes];
             var read = RandomAccess.Read(file, bytes, 0);
             var slots = new[] { Parse(bytes.AsSpan(0, SlotBytes)), Parse(bytes.AsSpan(SlotDistance, SlotBytes)) };
-            var newest = slots.Where(slot => slot is not null).MaxBy(slot => slot!.Value.Generation);
-            if (newest is { } found)
+            var whole = slots.Select((slot, index) => (slot, index)).Where(x => x.slot is not null).ToList();
+            if (whole.Count > 0)
             {
-                if (found.Replica != replica)
+                if (whole.FirstOrDefault(x => x.slot!.Value.Replica != replica) is { slot: { } other })
                 {
-                    throw new InvalidDataException($"The data folder '{folder}' belongs to replica {found.Replica}, not {replica}: give each replica its own folder.");
+                    throw new InvalidDataException($"The data folder '{folder}' belongs to replica {other.Replica}, not {replica}: give each replica its own folder.");
                 }
 
-                return new ReplicaCheckpoint(file, replica, found.Generation, found.Reserved);
+                // The newest slot is written next to; the larger reservation is the one to begin past (the two agree
+                // unless the file was copied or restored: then the larger is the safe one).
+                var newest = whole.MaxBy(x => x.slot!.Value.Generation);
+                return new ReplicaCheckpoint(file, replica, newest.slot!.Value.Generation, newest.index, whole.Max(x => x.slot!.Value.Reserved));
             }
 
             if (bytes.AsSpan(0, read).ContainsAnyExcept((byte)0))
@@ -79,13 +92,9 @@ internal sealed class ReplicaCheckpoint : IDisposable
             }
 
             // New (or created by a start that crashed before its first fsync, when it can have handed out nothing).
-            var checkpoint = new ReplicaCheckpoint(file, replica, 0, 0);
+            var checkpoint = new ReplicaCheckpoint(file, replica, 0, 0, 0);
             checkpoint.Write(0);
-            if (created)
-            {
-                SyncFolder(folder);
-            }
-
+            SyncFolder(folder); // the file's name, durable: also where an earlier start created it and crashed before this
             return checkpoint;
         }
         catch
@@ -99,8 +108,22 @@ internal sealed class ReplicaCheckpoint : IDisposable
     /// <exception cref="IOException">The write or the fsync failed; <see cref="Reserved"/> is unchanged.</exception>
     public void Write(long reserved)
     {
-        Debug.Assert(reserved >= Reserved, "A reservation only grows.");
+        lock (_writer)
+        {
+            if (reserved <= Reserved && _generation > 0)
+            {
+                return; // already durable
+            }
+
+            WriteSlot(reserved);
+        }
+    }
+
+    private void WriteSlot(long reserved)
+    {
+        Debug.Assert(_writer.IsHeldByCurrentThread, "One writer.");
         var generation = _generation + 1;
+        var target = 1 - _newest;
         Span<byte> slot = stackalloc byte[SlotBytes];
         BinaryPrimitives.WriteUInt32LittleEndian(slot, Magic);
         BinaryPrimitives.WriteUInt16LittleEndian(slot[4..], Version);
@@ -110,8 +133,8 @@ internal sealed class ReplicaCheckpoint : IDisposable
         BinaryPrimitives.WriteUInt32LittleEndian(slot[24..], 0);
         BinaryPrimitives.WriteUInt32LittleEndian(slot[28..], Checksum(slot[..28]));
 
-        // The older slot: generation 1 goes to slot 1, 2 to slot 0, and so on; the newest stays whole meanwhile.
-        RandomAccess.Write(_file, slot, (generation & 1) * SlotDistance);
+        // The other slot than the newest: the newest stays whole meanwhile.
+        RandomAccess.Write(_file, slot, target * SlotDistance);
         if (generation == 1)
         {
             // The first write also gives the file its full length, so that slot 1 reads as a slot of zeros, not as missing.
@@ -120,6 +143,7 @@ internal sealed class ReplicaCheckpoint : IDisposable
 
         RandomAccess.FlushToDisk(_file);
         _generation = generation;
+        _newest = target;
         Reserved = reserved;
     }
 

@@ -22,14 +22,21 @@ public static class ReplicaHosting
         ArgumentNullException.ThrowIfNull(services);
         ArgumentNullException.ThrowIfNull(options);
         var node = new ReplicaNode(options);
-        services.AddHostedService(_ => new ReplicaService(node));
+
+        // Made by a factory, so that the container disposes it with the app, also when the app's start failed after it opened.
+        services.AddSingleton(_ => node);
+        services.AddHostedService(provider => new ReplicaService(provider.GetRequiredService<ReplicaNode>()));
         return services.AddPeerService(options.Server with { Handler = node.HandleAsync });
     }
 
     // The node's start and stop as the host's: a refused id or a folder in use fails the app's start.
     private sealed class ReplicaService(ReplicaNode node) : IHostedService
     {
-        public Task StartAsync(CancellationToken cancellationToken) => node.StartAsync(cancellationToken);
+        public async Task StartAsync(CancellationToken cancellationToken)
+        {
+            await node.OpenAsync().ConfigureAwait(false);
+            await node.CheckAsync(cancellationToken).ConfigureAwait(false);
+        }
 
         public Task StopAsync(CancellationToken cancellationToken) => node.DisposeAsync().AsTask();
     }

@@ -7,7 +7,8 @@ namespace Concurrency.Messaging.Grpc;
 /// The replicas' messages, carried as <see cref="PeerMessage"/>s over the peers' stream: the type says what, the payload is
 /// fixed little-endian fields. Clients send <c>next</c> (their floor: the largest identity they hold) and get <c>id</c>;
 /// send <c>update</c> (a value) and get <c>updated</c>; replicas send each other <c>sync</c> (their id, their instance and
-/// their counter) and get the same fields of the peer back, or <c>refused</c> when the id is in use. Anything a replica
+/// their counter) and get the same fields of the peer back, or <c>refused</c> (the refusing replica's in-use window, and
+/// why) when the id is in use. Anything a replica
 /// cannot answer gets <c>error</c> with a reason in UTF-8.
 /// </summary>
 internal static class ReplicaWire
@@ -63,6 +64,30 @@ internal static class ReplicaWire
         instance = BinaryPrimitives.ReadInt64LittleEndian(span[2..]);
         counter = BinaryPrimitives.ReadInt64LittleEndian(span[10..]);
         return replica < ReplicaIdentity.MaxReplicas && counter >= 0;
+    }
+
+    /// <summary>A refusal: the refusing replica's in-use window (8 bytes, milliseconds; -1 for never), then the reason in UTF-8.</summary>
+    public static PeerMessage Refusal(string source, TimeSpan window, string reason)
+    {
+        var text = Encoding.UTF8.GetBytes(reason);
+        var bytes = new byte[8 + text.Length];
+        BinaryPrimitives.WriteInt64LittleEndian(bytes, window == TimeSpan.MaxValue ? -1 : (long)Math.Ceiling(window.TotalMilliseconds));
+        text.CopyTo(bytes, 8);
+        return new PeerMessage(Refused, source, bytes);
+    }
+
+    public static bool TryRefusal(ReadOnlyMemory<byte> payload, out TimeSpan window, out string reason)
+    {
+        if (payload.Length < 8)
+        {
+            (window, reason) = (TimeSpan.Zero, string.Empty);
+            return false;
+        }
+
+        var milliseconds = BinaryPrimitives.ReadInt64LittleEndian(payload.Span);
+        window = milliseconds < 0 ? TimeSpan.MaxValue : TimeSpan.FromMilliseconds(Math.Min(milliseconds, (long)TimeSpan.FromDays(1).TotalMilliseconds));
+        reason = Encoding.UTF8.GetString(payload.Span[8..]);
+        return true;
     }
 
     public static PeerMessage Text(string type, string source, string text) => new(type, source, Encoding.UTF8.GetBytes(text));

@@ -59,10 +59,16 @@ public sealed class SequenceClient : IAsyncDisposable
         options ??= new SequenceClientOptions();
         options.Validate(list.Length);
 
-        // Checked now, so that a bad address fails here and not on a failover.
+        // Checked now, as a peer client would check it, so that a bad address fails here and not on a failover.
+        options.PeerClient.Validate();
         foreach (var address in list)
         {
-            PeerClient.Create(address, options.PeerClient).DisposeAsync().AsTask().GetAwaiter().GetResult();
+            if (!Uri.TryCreate(address, UriKind.Absolute, out var uri) || (uri.Scheme != Uri.UriSchemeHttp && uri.Scheme != Uri.UriSchemeHttps) || uri.Host.Length == 0)
+            {
+                throw new ArgumentException($"'{address}' is not an absolute http:// or https:// address (for example http://127.0.0.1:5000).", nameof(addresses));
+            }
+
+            PeerCredentials.RefuseClearText(uri, options.PeerClient.BearerToken, options.PeerClient.AllowInsecureCredentials, nameof(addresses));
         }
 
         return new SequenceClient(list, options);
@@ -75,12 +81,9 @@ public sealed class SequenceClient : IAsyncDisposable
     /// <exception cref="ObjectDisposedException">The client was disposed.</exception>
     public async ValueTask<long> NextAsync(CancellationToken cancellationToken = default)
     {
-        var reply = await AskAsync(ReplicaWire.Next, Floor, cancellationToken).ConfigureAwait(false);
-        if (reply.Type != ReplicaWire.Identity || !ReplicaWire.TryInt64(reply.Payload, out var identity) || identity <= 0)
-        {
-            throw new SequenceUnavailableException($"A replica answered a request for an identity with '{reply.Type}': not a replica of this protocol.");
-        }
-
+        var floor = Floor;
+        var reply = await AskAsync(ReplicaWire.Next, floor, cancellationToken).ConfigureAwait(false);
+        var identity = ReplicaWire.TryInt64(reply.Payload, out var value) ? value : 0;
         Raise(identity);
         return identity;
     }
@@ -97,12 +100,7 @@ public sealed class SequenceClient : IAsyncDisposable
     public async ValueTask UpdateAsync(long value, CancellationToken cancellationToken = default)
     {
         ArgumentOutOfRangeException.ThrowIfNegative(value);
-        var reply = await AskAsync(ReplicaWire.Update, value, cancellationToken).ConfigureAwait(false);
-        if (reply.Type != ReplicaWire.Updated)
-        {
-            throw new SequenceUnavailableException($"A replica answered an update with '{reply.Type}': not a replica of this protocol.");
-        }
-
+        await AskAsync(ReplicaWire.Update, value, cancellationToken).ConfigureAwait(false);
         Raise(value);
     }
 
@@ -130,7 +128,9 @@ public sealed class SequenceClient : IAsyncDisposable
         }
     }
 
-    // One request: on the current replica, then each other one in turn, each for at most FailoverTimeout.
+    // One request: on the current replica, then each other one in turn, each for at most FailoverTimeout. An answer outside
+    // the protocol (an identity not above the floor, a wrong type) counts as that replica failing: the client moves on
+    // rather than hand its caller something that breaks its promise.
     private async Task<PeerMessage> AskAsync(string type, long value, CancellationToken cancellationToken)
     {
         ObjectDisposedException.ThrowIf(Volatile.Read(ref _disposed) == 1, this);
@@ -141,16 +141,19 @@ public sealed class SequenceClient : IAsyncDisposable
         {
             // The bound is the peer client's own delivery timeout, set to the failover timeout: its sweeper fails the
             // send, so a call costs no timer of its own.
-            string failure;
+            string? failure;
             try
             {
                 var reply = await Client(index).SendAsync(request, cancellationToken).ConfigureAwait(false);
-                if (reply.Type != ReplicaWire.Error)
+                failure = Check(type, value, reply);
+                if (failure is null)
                 {
                     return reply;
                 }
-
-                failure = ReplicaWire.TextOf(reply);
+            }
+            catch (PeerDeliveryException) when (Volatile.Read(ref _disposed) == 1)
+            {
+                throw new ObjectDisposedException(nameof(SequenceClient), "The sequence client was disposed while the call waited.");
             }
             catch (PeerDeliveryException e) when (e.Reason == PeerDeliveryFailure.Timeout)
             {
@@ -173,6 +176,15 @@ public sealed class SequenceClient : IAsyncDisposable
 
         throw new SequenceUnavailableException($"No replica answered: {string.Join("; ", failures!)}");
     }
+
+    // Null when the reply keeps the protocol, else what was wrong with it.
+    private static string? Check(string type, long floor, PeerMessage reply) => (type, reply.Type) switch
+    {
+        (_, ReplicaWire.Error) => ReplicaWire.TextOf(reply),
+        (ReplicaWire.Next, ReplicaWire.Identity) when ReplicaWire.TryInt64(reply.Payload, out var identity) && identity > floor => null,
+        (ReplicaWire.Update, ReplicaWire.Updated) => null,
+        _ => $"answered '{type}' with '{reply.Type}' ({reply.Payload.Length} bytes), not an answer of this protocol above the floor {floor}",
+    };
 
     private PeerClient Client(int index)
     {

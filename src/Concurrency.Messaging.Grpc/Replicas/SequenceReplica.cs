@@ -15,7 +15,8 @@ namespace Concurrency.Messaging.Grpc;
 /// <item><b>Monotonic for a client</b>: a <see cref="SequenceClient"/> sends its largest identity with each request, and the
 /// replica answers above it, on whichever replica the client is.</item>
 /// <item><b>Bounded staleness</b>: once every pair of live replicas has completed one exchange that began after an
-/// instant, every identity handed out anywhere is larger than every identity handed out anywhere before that instant.</item>
+/// instant, every identity they hand out is larger than every identity handed out anywhere before that instant (a
+/// replica restarted since has taken part in no such exchange until its first one).</item>
 /// <item><b>Available</b>: a replica whose peers are all down keeps handing out identities, and catches up when they return.</item>
 /// </list>
 /// <para>Not promised: one order for all callers (two replicas hand out interleaved identities between exchanges).</para>
@@ -74,29 +75,52 @@ public sealed class SequenceReplica : IAsyncDisposable
     {
         ArgumentNullException.ThrowIfNull(options);
         var node = new ReplicaNode(options);
+        PeerServer? server = null;
         try
         {
-            await node.StartAsync(cancellationToken).ConfigureAwait(false);
-            var server = await PeerServer.StartAsync(options.Server with { Handler = node.HandleAsync }, cancellationToken).ConfigureAwait(false);
+            // The server first, answering peers' exchanges only: replicas that start together then check each other.
+            await node.OpenAsync().ConfigureAwait(false);
+            server = await PeerServer.StartAsync(options.Server with { Handler = node.HandleAsync }, cancellationToken).ConfigureAwait(false);
+            await node.CheckAsync(cancellationToken).ConfigureAwait(false);
             return new SequenceReplica(node, server);
         }
         catch
         {
-            await node.DisposeAsync().ConfigureAwait(false);
+            try
+            {
+                if (server is not null)
+                {
+                    await server.DisposeAsync().ConfigureAwait(false);
+                }
+            }
+            finally
+            {
+                await node.DisposeAsync().ConfigureAwait(false);
+            }
+
             throw;
         }
     }
 
-    /// <summary>Exchanges counters with every peer now (beside the timer's periods) and waits for the exchanges.</summary>
+    /// <summary>
+    /// Starts an exchange with every peer that has none in flight now (beside the timer's periods) and waits for those it
+    /// started.
+    /// </summary>
     /// <param name="cancellationToken">Cancels the wait.</param>
-    /// <returns>A task that finishes when every exchange completed, failed or timed out.</returns>
+    /// <returns>A task that finishes when every exchange it started completed, failed or timed out.</returns>
     public Task SyncNowAsync(CancellationToken cancellationToken = default) => _node.SyncRoundAsync(cancellationToken);
 
     /// <summary>Stops serving (replies already made are written), stops the timer and the peer clients, and releases the data folder.</summary>
     /// <returns>A task that finishes when the replica is gone.</returns>
     public async ValueTask DisposeAsync()
     {
-        await _server.DisposeAsync().ConfigureAwait(false);
-        await _node.DisposeAsync().ConfigureAwait(false);
+        try
+        {
+            await _server.DisposeAsync().ConfigureAwait(false);
+        }
+        finally
+        {
+            await _node.DisposeAsync().ConfigureAwait(false);
+        }
     }
 }

@@ -29,6 +29,14 @@ public sealed record SequenceReplicaOptions
     public long BlockSize { get; init; } = 65_536;
 
     /// <summary>
+    /// Gets the most one request may raise the counter by: a client's floor or update further past the replica's counter is
+    /// refused (it is not an identity the cluster handed out lately, and would spend the cluster's counters at once), and a
+    /// peer's counter further ahead is taken in steps of this, one per exchange. Defaults to 2^32 counters (over an hour
+    /// of a million identities a second on one replica while the others stood still).
+    /// </summary>
+    public long MaxJump { get; init; } = 1L << 32;
+
+    /// <summary>
     /// Gets how long a replica id stays in use after a peer last heard from it: a replica starting under an id that a peer
     /// heard from another instance more recently than this is refused, and waits up to this long for it to lapse (a replica
     /// restarted after a crash is let in then). Defaults to 3 × <see cref="SyncPeriod"/>, at least 1 second.
@@ -72,9 +80,14 @@ public sealed record SequenceReplicaOptions
         ArgumentNullException.ThrowIfNull(Server, nameof(Server));
         ArgumentNullException.ThrowIfNull(PeerClient, nameof(PeerClient));
         ArgumentNullException.ThrowIfNull(TimeProvider, nameof(TimeProvider));
-        if (Peers.Any(string.IsNullOrWhiteSpace))
+        if (Peers.FirstOrDefault(peer => !Uri.TryCreate(peer, UriKind.Absolute, out var uri) || (uri.Scheme != Uri.UriSchemeHttp && uri.Scheme != Uri.UriSchemeHttps)) is { } bad)
         {
-            throw new ArgumentException("A peer's address is empty.", nameof(Peers));
+            throw new ArgumentException($"The peer address '{bad}' is not an absolute http:// or https:// address.", nameof(Peers));
+        }
+
+        if (MaxJump < BlockSize || MaxJump > ReplicaIdentity.MaxCounter / 1024)
+        {
+            throw new ArgumentOutOfRangeException(nameof(MaxJump), MaxJump, "At least BlockSize, and a small part of the counter's range.");
         }
 
         Positive(SyncPeriod, nameof(SyncPeriod));

@@ -5,11 +5,57 @@ namespace Concurrency.Messaging.Grpc.Tests.Replicas;
 /// <summary>The counter alone, over a fake disk whose reservations the test holds and releases: what "crash safe" rests on.</summary>
 public sealed class ReplicaCounterTests
 {
+    private const long Jump = 1L << 32;
+
+    [Fact]
+    public async Task Reservations_AWaiterFarAboveWhileAPrefetchIsInFlight_NeverTwoWritesAtOnce()
+    {
+        // Block 4: three hand-outs leave less than half, so a prefetch starts; a floor far above queues behind it.
+        var disk = new FakeDisk();
+        var counter = new ReplicaCounter(replica: 0, reserved: 0, block: 4, maxJump: Jump, disk.ReserveAsync);
+        var first = counter.NextAsync(0).AsTask();
+        disk.Complete(await disk.Requested.Reader.ReadAsync(TestContext.Current.CancellationToken).AsTask().DefaultTimeout());
+        await first.DefaultTimeout();
+        await counter.NextAsync(0).AsTask().DefaultTimeout();
+        await counter.NextAsync(0).AsTask().DefaultTimeout(); // counter 3 of 4: the prefetch of the next block starts
+        var prefetch = await disk.Requested.Reader.ReadAsync(TestContext.Current.CancellationToken).AsTask().DefaultTimeout();
+        var waiters = new[] { counter.NextAsync(0).AsTask(), counter.NextAsync(0).AsTask(), counter.NextAsync(0).AsTask(), counter.NextAsync(ReplicaIdentity.Compose(100, 0)).AsTask() };
+
+        // The prefetch ends: it serves what it covers, and only then may the next reservation start, one at a time.
+        disk.Complete(prefetch);
+        var all = Task.WhenAll(waiters);
+        while (!all.IsCompleted)
+        {
+            var requested = disk.Requested.Reader.ReadAsync(TestContext.Current.CancellationToken).AsTask();
+            if (await Task.WhenAny(requested, all).DefaultTimeout() == requested)
+            {
+                disk.Complete(await requested);
+            }
+        }
+
+        var identities = await Task.WhenAll(waiters).DefaultTimeout();
+        Assert.Equal(1, disk.MostInFlight);
+        Assert.Equal(identities.Length, identities.Distinct().Count());
+        Assert.All(identities, identity => Assert.True(ReplicaIdentity.CounterOf(identity) <= disk.LastCompleted));
+        Assert.True(identities[^1] > ReplicaIdentity.Compose(100, 0));
+    }
+
+    [Fact]
+    public void NextAsync_AFloorFarPastTheCounter_IsRefused_AndSpendsNothing()
+    {
+        var counter = new ReplicaCounter(replica: 0, reserved: 100, block: 100, maxJump: Jump, new FakeDisk(autoComplete: true).ReserveAsync);
+
+        Assert.Throws<ArgumentOutOfRangeException>(() => { _ = counter.NextAsync(ReplicaIdentity.Compose(ReplicaIdentity.MaxCounter - 1, 0)).AsTask(); });
+        Assert.Throws<ArgumentOutOfRangeException>(() => { _ = counter.UpdateAsync(long.MaxValue).AsTask(); });
+        Assert.Equal(100 + Jump, counter.Raise(ReplicaIdentity.MaxCounter)); // a peer far ahead is taken a step at a time
+        Assert.True(counter.Counter < ReplicaIdentity.MaxCounter / 1024);
+    }
+
     [Fact]
     public async Task NextAsync_NewCounter_WaitsForTheFirstReservationThenHandsOutCounterOne()
     {
         var disk = new FakeDisk();
-        var counter = new ReplicaCounter(replica: 7, reserved: 0, block: 100, disk.ReserveAsync);
+        var counter = new ReplicaCounter(replica: 7, reserved: 0, block: 100, maxJump: Jump, disk.ReserveAsync);
 
         var first = counter.NextAsync(0).AsTask();
         var target = await disk.Requested.Reader.ReadAsync(TestContext.Current.CancellationToken).AsTask().DefaultTimeout();
@@ -24,7 +70,7 @@ public sealed class ReplicaCounterTests
     public async Task NextAsync_ManyCallers_NeverHandsOutACounterPastTheDurableReservation()
     {
         var disk = new FakeDisk(autoComplete: true);
-        var counter = new ReplicaCounter(replica: 1, reserved: 0, block: 16, disk.ReserveAsync);
+        var counter = new ReplicaCounter(replica: 1, reserved: 0, block: 16, maxJump: Jump, disk.ReserveAsync);
         var identities = new ConcurrentBag<long>();
 
         await Task.WhenAll(Enumerable.Range(0, 4).Select(_ => Task.Run(async () =>
@@ -46,7 +92,7 @@ public sealed class ReplicaCounterTests
     public async Task NextAsync_AfterRestart_StartsPastTheWholeReservedBlock()
     {
         var disk = new FakeDisk(autoComplete: true);
-        var counter = new ReplicaCounter(replica: 2, reserved: 5_000, block: 100, disk.ReserveAsync);
+        var counter = new ReplicaCounter(replica: 2, reserved: 5_000, block: 100, maxJump: Jump, disk.ReserveAsync);
 
         var identity = await counter.NextAsync(0).AsTask().DefaultTimeout();
 
@@ -57,7 +103,7 @@ public sealed class ReplicaCounterTests
     public async Task NextAsync_WithAFloorFromAnotherReplica_AnswersAboveIt()
     {
         var disk = new FakeDisk(autoComplete: true);
-        var counter = new ReplicaCounter(replica: 0, reserved: 0, block: 100, disk.ReserveAsync);
+        var counter = new ReplicaCounter(replica: 0, reserved: 0, block: 100, maxJump: Jump, disk.ReserveAsync);
         var floor = ReplicaIdentity.Compose(10_000, 3);
 
         var identity = await counter.NextAsync(floor).AsTask().DefaultTimeout();
@@ -70,7 +116,7 @@ public sealed class ReplicaCounterTests
     public async Task UpdateAsync_PastTheBlock_CompletesOnlyOnceDurable_AndLaterIdentitiesAreLarger()
     {
         var disk = new FakeDisk();
-        var counter = new ReplicaCounter(replica: 4, reserved: 100, block: 50, disk.ReserveAsync);
+        var counter = new ReplicaCounter(replica: 4, reserved: 100, block: 50, maxJump: Jump, disk.ReserveAsync);
         var value = ReplicaIdentity.Compose(1_000, 9);
 
         var update = counter.UpdateAsync(value).AsTask();
@@ -87,7 +133,7 @@ public sealed class ReplicaCounterTests
     [Fact]
     public void Raise_KeepsTheLarger()
     {
-        var counter = new ReplicaCounter(replica: 0, reserved: 1_000, block: 10_000, new FakeDisk(autoComplete: true).ReserveAsync);
+        var counter = new ReplicaCounter(replica: 0, reserved: 1_000, block: 10_000, maxJump: Jump, new FakeDisk(autoComplete: true).ReserveAsync);
 
         Assert.Equal(1_000, counter.Raise(10));
         Assert.Equal(2_000, counter.Raise(2_000));
@@ -98,7 +144,7 @@ public sealed class ReplicaCounterTests
     public async Task NextAsync_AfterAFailedReservation_FailsWaitersAndHandsOutNothingMore()
     {
         var disk = new FakeDisk();
-        var counter = new ReplicaCounter(replica: 0, reserved: 0, block: 10, disk.ReserveAsync);
+        var counter = new ReplicaCounter(replica: 0, reserved: 0, block: 10, maxJump: Jump, disk.ReserveAsync);
 
         var waiting = counter.NextAsync(0).AsTask();
         await disk.Requested.Reader.ReadAsync(TestContext.Current.CancellationToken).AsTask().DefaultTimeout();
@@ -111,7 +157,7 @@ public sealed class ReplicaCounterTests
     [Fact]
     public async Task NextAsync_AtTheLastCounter_FailsClearly()
     {
-        var counter = new ReplicaCounter(replica: 0, reserved: ReplicaIdentity.MaxCounter, block: 10, new FakeDisk(autoComplete: true).ReserveAsync);
+        var counter = new ReplicaCounter(replica: 0, reserved: ReplicaIdentity.MaxCounter, block: 10, maxJump: Jump, new FakeDisk(autoComplete: true).ReserveAsync);
 
         var error = Assert.Throws<InvalidOperationException>(() => { _ = counter.NextAsync(0).AsTask(); });
         Assert.Contains("no identity left", error.Message, StringComparison.Ordinal);
@@ -124,6 +170,8 @@ public sealed class ReplicaCounterTests
         private readonly ConcurrentDictionary<long, TaskCompletionSource> _pending = new();
         private long _durable;
         private int _writes;
+        private int _inFlight;
+        private int _mostInFlight;
 
         public System.Threading.Channels.Channel<long> Requested { get; } = System.Threading.Channels.Channel.CreateUnbounded<long>();
 
@@ -133,12 +181,21 @@ public sealed class ReplicaCounterTests
 
         public int Writes => Volatile.Read(ref _writes);
 
+        /// <summary>Gets the most reservations that were in flight at once: the counter promises one.</summary>
+        public int MostInFlight => Volatile.Read(ref _mostInFlight);
+
+        /// <summary>Gets the target of the reservation that completed last (what a file written last-wins would hold).</summary>
+        public long LastCompleted { get; private set; }
+
         public Task ReserveAsync(long target)
         {
             Interlocked.Increment(ref _writes);
+            var inFlight = Interlocked.Increment(ref _inFlight);
+            InterlockedMax(ref _mostInFlight, inFlight);
             if (AutoComplete)
             {
                 MakeDurable(target);
+                Interlocked.Decrement(ref _inFlight);
                 return Task.CompletedTask;
             }
 
@@ -151,7 +208,17 @@ public sealed class ReplicaCounterTests
         {
             MakeDurable(target);
             Assert.True(_pending.TryRemove(target, out var written));
+            Interlocked.Decrement(ref _inFlight);
             written.SetResult();
+        }
+
+        private static void InterlockedMax(ref int location, int value)
+        {
+            var seen = Volatile.Read(ref location);
+            while (value > seen && Interlocked.CompareExchange(ref location, value, seen) is var now && now != seen)
+            {
+                seen = now;
+            }
         }
 
         public void Fail(Exception error)
@@ -164,6 +231,7 @@ public sealed class ReplicaCounterTests
 
         private void MakeDurable(long target)
         {
+            LastCompleted = target;
             long seen;
             do
             {

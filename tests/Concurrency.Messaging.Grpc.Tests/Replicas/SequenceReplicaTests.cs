@@ -44,12 +44,16 @@ public sealed class SequenceReplicaTests
         await using var cluster = new ReplicaCluster(2);
         await cluster.StartAsync(cluster.Options(0, peers: []) with { SyncPeriod = Never });
         await cluster.StartAsync(cluster.Options(1, peers: []) with { SyncPeriod = Never });
-        await using var client = cluster.Client(first: 0, failover: TimeSpan.FromMilliseconds(500));
+        await using var client = cluster.Client(first: 0, failover: TimeSpan.FromSeconds(2));
         var last = 0L;
         for (var i = 0; i < 100; i++)
         {
             last = await client.NextAsync(TestContext.Current.CancellationToken).AsTask().DefaultTimeout();
         }
+
+        Assert.Equal(0, client.Current); // warm: connected, compiled, not yet moved
+        Assert.Equal(0, ReplicaIdentity.ReplicaOf(last));
+        var before = client.FailoverCount;
 
         await cluster.StopAsync(0);
         var moved = await client.NextAsync(TestContext.Current.CancellationToken).AsTask().DefaultTimeout();
@@ -57,7 +61,7 @@ public sealed class SequenceReplicaTests
         Assert.Equal(1, client.Current);
         Assert.Equal(1, ReplicaIdentity.ReplicaOf(moved));
         Assert.True(moved > last, $"{moved} after {last}: the client's floor went with it");
-        Assert.Equal(1, client.FailoverCount);
+        Assert.Equal(before + 1, client.FailoverCount);
     }
 
     [Fact]
@@ -143,9 +147,30 @@ public sealed class SequenceReplicaTests
         // Replica 1 knows id 0 from the answers to its own exchanges: a second id 0 is refused there too.
         var sameAsPeer = cluster.Options(0, peers: [1]) with { DataFolder = Path.Combine(cluster.Root, "other"), Server = new PeerServerOptions(), InUseWindow = TimeSpan.FromMilliseconds(500), SyncTimeout = TimeSpan.FromSeconds(1) };
         error = await Assert.ThrowsAsync<InvalidOperationException>(() => SequenceReplica.StartAsync(sameAsPeer, TestContext.Current.CancellationToken)).DefaultTimeout();
-        Assert.Contains("id", error.Message, StringComparison.Ordinal);
+        Assert.Contains("in use", error.Message, StringComparison.Ordinal);
 
         await Assert.ThrowsAsync<IOException>(() => SequenceReplica.StartAsync(cluster.Options(1) with { Server = new PeerServerOptions() }, TestContext.Current.CancellationToken)).DefaultTimeout();
+    }
+
+    [Fact]
+    public async Task Replica_RefusedWhileServing_HandsOutNothingMore()
+    {
+        // Replica 0 keeps its time on a fake clock: the test says when an id it heard has lapsed.
+        var clock = new FakeTimeProvider();
+        await using var cluster = new ReplicaCluster(2);
+        await cluster.StartAsync(cluster.Options(0, peers: []) with { TimeProvider = clock });
+        var first = await cluster.StartAsync(cluster.Options(1) with { SyncPeriod = Never });
+        await using var client = SequenceClient.Create([cluster.Addresses[1]], new SequenceClientOptions { FailoverTimeout = TimeSpan.FromSeconds(5) });
+        Assert.Equal(1, ReplicaIdentity.ReplicaOf(await client.NextAsync(TestContext.Current.CancellationToken).AsTask().DefaultTimeout()));
+
+        // A twin of id 1 (its own folder and address) starts once replica 0 last heard the first one long ago.
+        clock.Advance(TimeSpan.FromMinutes(1));
+        await using var twin = await SequenceReplica.StartAsync(cluster.Options(1) with { DataFolder = Path.Combine(cluster.Root, "twin"), Server = new PeerServerOptions(), SyncPeriod = Never }, TestContext.Current.CancellationToken).DefaultTimeout();
+
+        // The first one's next exchange is refused (replica 0 heard the twin just now): it hands out nothing more.
+        await first.SyncNowAsync(TestContext.Current.CancellationToken).DefaultTimeout();
+        Assert.Equal(1, first.RefusalCount);
+        await Assert.ThrowsAsync<SequenceUnavailableException>(() => client.NextAsync(TestContext.Current.CancellationToken).AsTask()).DefaultTimeout();
     }
 
     [Fact]
@@ -199,7 +224,9 @@ public sealed class SequenceReplicaTests
         var dead = ReplicaCluster.FreeAddresses(2);
         await using var client = SequenceClient.Create(dead, new SequenceClientOptions { FailoverTimeout = TimeSpan.FromMilliseconds(200) });
 
+        var started = System.Diagnostics.Stopwatch.GetTimestamp();
         var error = await Assert.ThrowsAsync<SequenceUnavailableException>(() => client.NextAsync(TestContext.Current.CancellationToken).AsTask()).DefaultTimeout();
+        Assert.True(System.Diagnostics.Stopwatch.GetElapsedTime(started) < TimeSpan.FromSeconds(10), "two replicas, 200 ms each (the peer client's sweep adds up to a quarter of it)");
         Assert.Contains(dead[0], error.Message, StringComparison.Ordinal);
         Assert.Contains(dead[1], error.Message, StringComparison.Ordinal);
     }

@@ -63,7 +63,7 @@ public sealed record LabOptions(IReadOnlyList<ILabExperiment> Experiments, IRead
 
         public Option<string?> Contender { get; } = new("--contender") { Hidden = true };
 
-        public Option<bool> Kill { get; } = new("--kill") { Description = "lab nats: instead of the speed rounds, the crash trial (nats-server killed with SIGKILL a third of the way in and restarted on its store)" };
+        public Option<bool> Kill { get; } = new("--kill") { Description = "lab nats: instead of the speed rounds, the crash trial (nats-server killed with SIGKILL a third of the way in and restarted on its store); lab replicas: the crash run (a replica killed with SIGKILL three times)" };
 
         public Option<string?> Result { get; } = CommonOptions.Result();
 

@@ -60,6 +60,11 @@ public static partial class DecisionTable
         new("Actors, a ring of 1,000, all tokens at once", Measurement.MessagesPerSecond, s => s is Subject.Ring { Phase: Phase.Steady } ring && ring.Game == ThousandRingAllAtOnce, OneCore: false, "actors; --filter '*ActorRing*'"),
         new("Across processes, request and reply (our gRPC peers: resent across reconnects, each answered once)", Measurement.MessagesPerSecond, s => s is Subject.CrossProcess, OneCore: false, "lab grpc"),
         new("Across machines, one way through NATS (Core: at most once, every loss reported; JetStream: stored, at least once, handed over once per consumer)", Measurement.MessagesPerSecond, s => s is Subject.ThroughNats, OneCore: false, "lab nats"),
+        new("Unique identities across processes (3 servers; no coordination per request, or a strongly consistent store)", Measurement.IdentitiesPerSecond, s => s is Subject.Identities, OneCore: false, "lab replicas")
+        {
+            Among = Replicas.ReplicasExperiment.IsClusterOfThree,
+            Latency = new(Subject.ReplicasScenario, Replicas.ReplicasExperiment.PacedP99),
+        },
     ];
 
     private static bool IsHeadline(Subject subject) => subject is Subject.Headline { Phase: Phase.Steady, Capacity: null };
@@ -240,6 +245,7 @@ public static partial class DecisionTable
     private static string Figure(Measurement m) => m.Metric switch
     {
         Measurement.MessagesPerSecond => new Estimate(m.Median, m.Low, m.High).FormatRate() + " msg/s",
+        Measurement.IdentitiesPerSecond => new Estimate(m.Median, m.Low, m.High).FormatRate() + " identities/s",
         _ => string.Create(CultureInfo.InvariantCulture, $"{m.Median:G3} {m.Metric}"),
     };
 }

@@ -59,6 +59,9 @@ public abstract partial record Subject(TakenBy TakenBy, Phase Phase)
     /// <summary>One-way messages across processes through a NATS server (<c>lab nats</c>).</summary>
     public sealed record ThroughNats() : Subject(TakenBy.Command, Phase.Steady);
 
+    /// <summary>Identities handed out across processes (<c>lab replicas</c>).</summary>
+    public sealed record Identities() : Subject(TakenBy.Command, Phase.Steady);
+
     /// <summary>What <paramref name="measurement"/> is a figure of, or null where it is of nothing the decision table asks about.</summary>
     public static Subject? Of(Measurement measurement)
     {
@@ -76,6 +79,7 @@ public abstract partial record Subject(TakenBy TakenBy, Phase Phase)
             ActorsCommand.Scenario => ActorGameOf(TakenBy.PlainProgram, phase, conditions),
             CrossProcessScenario => new CrossProcess(),
             NatsScenario => new ThroughNats(),
+            ReplicasScenario => new Identities(),
             _ => null,
         };
     }
@@ -85,6 +89,9 @@ public abstract partial record Subject(TakenBy TakenBy, Phase Phase)
 
     /// <summary>The scenario <c>lab nats</c> files its figures under.</summary>
     private const string NatsScenario = "nats";
+
+    /// <summary>The scenario <c>lab replicas</c> files its figures under.</summary>
+    internal const string ReplicasScenario = "replicas";
 
     private static Headline? HeadlineAt(TakenBy takenBy, Phase phase, string conditions)
     {

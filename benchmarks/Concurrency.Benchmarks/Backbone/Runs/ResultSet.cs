@@ -33,6 +33,7 @@ public sealed record Measurement(
     double High)
 {
     public const string MessagesPerSecond = "msg/s";
+    public const string IdentitiesPerSecond = "identities/s";
     public const string CpuNanosecondsPerMessage = "CPU ns/msg";
     public const string ServerCpuNanosecondsPerMessage = "server CPU ns/msg";
     public const string BytesPerMessage = "allocated B/msg";
