@@ -39,8 +39,9 @@ internal static class ReplicaLoadCommand
         var count = new Option<long>("--count") { Description = "stop after this many identities instead (closed loop)" };
         var rate = new Option<double>("--rate") { Description = "open loop at this many identities a second" };
         var failover = CommonOptions.Seconds("--failover", 1, "the sequence clients' failover timeout");
+        var warmup = CommonOptions.Seconds("--warmup", 2, "closed loop this long first, not counted (the servers' code compiled, the connections open)");
         var result = CommonOptions.Result();
-        var command = new Command(Name, "The client process of lab replicas (started by it).") { kind, targets, clients, callers, seconds, count, rate, failover, result };
+        var command = new Command(Name, "The client process of lab replicas (started by it).") { kind, targets, clients, callers, seconds, count, rate, failover, warmup, result };
         command.Hidden = true;
         command.SetAction(parse =>
         {
@@ -52,7 +53,8 @@ internal static class ReplicaLoadCommand
                 TimeSpan.FromSeconds(parse.GetValue(seconds)),
                 parse.GetValue(count),
                 parse.GetValue(rate),
-                TimeSpan.FromSeconds(parse.GetValue(failover)));
+                TimeSpan.FromSeconds(parse.GetValue(failover)),
+                TimeSpan.FromSeconds(parse.GetValue(warmup)));
             var output = parse.InvocationConfiguration.Output;
             var outcome = RunAsync(plan, (fraction, step) => BenchmarkProcess.ReportProgress(output, fraction, step)).GetAwaiter().GetResult();
             if (parse.GetValue(result) is { } file)
@@ -66,7 +68,7 @@ internal static class ReplicaLoadCommand
     }
 
     /// <summary>What to run.</summary>
-    internal sealed record LoadPlan(string Kind, string[] Targets, int Clients, int Callers, TimeSpan Duration, long Count, double Rate, TimeSpan Failover);
+    internal sealed record LoadPlan(string Kind, string[] Targets, int Clients, int Callers, TimeSpan Duration, long Count, double Rate, TimeSpan Failover, TimeSpan Warmup);
 
     /// <summary>Runs the plan in this process.</summary>
     internal static async Task<LoadResult> RunAsync(LoadPlan plan, Action<double, string> progress)
@@ -74,11 +76,14 @@ internal static class ReplicaLoadCommand
         var sources = await OpenAsync(plan).ConfigureAwait(false);
         try
         {
-            // Warm: each caller's first calls connect and compile; measured apart from (before) the run, and checked too.
+            // Warm: closed loop for the warm-up (each caller at least a few calls), so that the connections are open and the
+            // servers' and this process's code is compiled (a fresh server runs its first seconds on unoptimised code);
+            // not counted, but checked.
             var tally = new Tally(plan.Count > 0 ? plan.Count : 1_000_000);
+            var warmUntil = Stopwatch.GetTimestamp() + (long)(plan.Warmup.TotalSeconds * Stopwatch.Frequency);
             await Task.WhenAll(sources.SelectMany(source => Enumerable.Range(0, plan.Callers).Select(async _ =>
             {
-                for (var i = 0; i < WarmCalls; i++)
+                for (var i = 0; i < WarmCalls || Stopwatch.GetTimestamp() < warmUntil; i++)
                 {
                     tally.Add(await source.NextAsync().ConfigureAwait(false), counted: false);
                 }

@@ -38,9 +38,10 @@ public sealed class ReplicasExperiment(Func<string?>? findNatsServer = null) : I
         period 100 ms, block 65,536), one `serve` process for the echo `PeerServer`, and three `kv-replica` processes that
         answer the same requests from blocks of 1,000 reserved with compare-and-set in JetStream's key-value store (a
         `nats-server` with `-js` on a temporary store). One client process (`replica-load`, fresh for each row) runs 8
-        clients (a `SequenceClient`, a `PeerClient` or a NATS connection each) of 8 concurrent callers: closed loop for the
-        throughput rows, then open loop at one offered rate every contender sustains, each call timed from when it was
-        due. Every identity is checked: no duplicates, each caller's increasing. "One process" is our sequence service
+        clients (a `SequenceClient`, a `PeerClient` or a NATS connection each) of 8 concurrent callers: 2 s of closed loop
+        first, not counted (a fresh server runs its first seconds on unoptimised code: warm and cold apart), then closed loop
+        for the throughput rows, then open loop at one offered rate every contender sustains, each call timed from when it
+        was due. Every identity is checked: no duplicates, each caller's increasing. "One process" is our sequence service
         (the actor kind) in the client process itself. Staleness: 3 replicas with counter records, open loop for a few
         seconds, then quiet for two periods; for each identity a replica recorded handing out (sampled every 100 µs), the
         time until every other replica's counter passed it; the goal's round trip is the 3 replicas' p50 at the paced rate.
@@ -165,7 +166,7 @@ public sealed class ReplicasExperiment(Func<string?>? findNatsServer = null) : I
         var arguments = ChildArguments.Bare(
         [
             ReplicaLoadCommand.Name, "--kind", kind, "--targets", string.Join(',', targets),
-            "--clients", Number(Clients), "--callers", Number(Callers), .. extra,
+            "--clients", Number(Clients), "--callers", Number(Callers), "--warmup", context.Quick ? "0.2" : "2", .. extra,
         ]);
         var result = BenchmarkProcess.RunForResult<LoadResult>(arguments, null, (_, _) => { }, TimeSpan.FromMinutes(10), $"the load of {what}");
         if (result.Duplicates != 0 || result.OrderViolations != 0 || result.Count == 0)
