@@ -52,8 +52,31 @@ public sealed class ReplicasExperiment(Func<string?>? findNatsServer = null) : I
     public LabOutcome Run(LabContext context)
     {
         ArgumentNullException.ThrowIfNull(context);
+        if (context.Peers.Replicas is { } remote)
+        {
+            return context.Kill
+                ? throw new LabVerificationException("lab replicas --kill kills replicas it started itself: it cannot be combined with --peers.")
+                : MeasureRemote(context, remote);
+        }
+
         var executable = (findNatsServer ?? (() => NatsServer.Find()))();
         return context.Kill ? ReplicaKillTrial.Run(context) : Measure(context, executable);
+    }
+
+    // Replicas started elsewhere (other machines): the same load and checks, no yardsticks, no staleness (one clock needed).
+    private static LabOutcome MeasureRemote(LabContext context, IReadOnlyList<string> addresses)
+    {
+        var name = string.Create(CultureInfo.InvariantCulture, $"SequenceReplica ×{addresses.Count} (--peers)");
+        context.Report(0, $"{name}: closed loop");
+        var speed = Load(context, "sequence", addresses, ["--seconds", context.Quick ? "0.5" : "3"], name + ", closed loop");
+        context.Report(0.5, $"{name}: paced");
+        var paced = Load(context, "sequence", addresses, ["--seconds", context.Quick ? "0.5" : "10", "--rate", context.Quick ? "200" : "500"], name + ", paced");
+        var contender = new Contender(name, ContenderFamily.Ours, "sequence", () => new Servers(addresses, () => { }));
+        var outcome = Outcome([(contender, speed, paced)], [], roundTripMs: 0, context.Quick ? 200 : 500, context.Quick ? 0.5 : 3, haveNats: false);
+        return outcome with
+        {
+            Tables = [outcome.Tables[0], new LabTable("Staleness", ["note"], [["Not measured against --peers: staleness compares timestamps of several replicas, which needs one clock (one machine)."]])],
+        };
     }
 
     private static LabOutcome Measure(LabContext context, string? natsExecutable)
@@ -221,16 +244,19 @@ public sealed class ReplicasExperiment(Func<string?>? findNatsServer = null) : I
         }
 
         double Rate(string name) => rows.First(r => r.Contender.Name == name).Speed.PerSecond;
-        var goals = new List<IReadOnlyList<string>>
+        bool Has(string name) => rows.Any(r => r.Contender.Name == name);
+        var goals = new List<IReadOnlyList<string>>();
+        if (Has(One) && Has(Echo))
         {
-            GoalRow("one replica ÷ one echo PeerServer", Rate(One) / Rate(Echo), 0.5),
-        };
+            goals.Add(GoalRow("one replica ÷ one echo PeerServer", Rate(One) / Rate(Echo), 0.5));
+        }
+
         if (haveNats)
         {
             goals.Add(GoalRow("3 replicas ÷ NATS KV blocks ×3", Rate(Three) / Rate(KvBlocks), 1));
             goals.Add(GoalRow("3 replicas ÷ NATS KV compare-and-set", Rate(Three) / Rate(KvCas), 100));
         }
-        else
+        else if (Has(Three))
         {
             goals.Add(["NATS yardsticks", "–", "–", NatsServer.SkipLine]);
         }

@@ -30,6 +30,32 @@ public sealed class ReplicasExperimentTests
     }
 
     [Fact]
+    public async Task LabReplicas_QuickWithPeers_MeasuresTheReplicasGiven_AndSaysStalenessNeedsOneClock()
+    {
+        var root = Directory.CreateTempSubdirectory("lab-replicas-peers-").FullName;
+        var addresses = Concurrency.Benchmarks.Replicas.ReplicaProcess.FreeAddresses(2);
+        var replicas = new List<Concurrency.Benchmarks.Replicas.ReplicaProcess>();
+        try
+        {
+            replicas.Add(Concurrency.Benchmarks.Replicas.ReplicaProcess.Start(0, addresses, Path.Combine(root, "0"), periodMs: 100));
+            replicas.Add(Concurrency.Benchmarks.Replicas.ReplicaProcess.Start(1, addresses, Path.Combine(root, "1"), periodMs: 100));
+
+            using var run = await CommandRun.RunAsync(TimeSpan.FromMinutes(2), "lab", "replicas", "--quick", "--peers", string.Join(',', addresses));
+
+            Assert.True(run.Exit == 0, run.Error);
+            var report = File.ReadAllText(Path.Combine(run.Folder, "replicas.md"));
+            Assert.Contains("| SequenceReplica ×2 (--peers)", report, StringComparison.Ordinal);
+            Assert.Contains("needs one clock", report, StringComparison.Ordinal);
+            Assert.DoesNotContain("PeerServer echo", report, StringComparison.Ordinal);
+        }
+        finally
+        {
+            replicas.ForEach(replica => replica.Dispose());
+            Directory.Delete(root, recursive: true);
+        }
+    }
+
+    [Fact]
     public async Task LabReplicasKill_Quick_ThreeKillsNoDuplicateNoCallerOutOfOrder()
     {
         using var run = await CommandRun.RunAsync(TimeSpan.FromMinutes(2), "lab", "replicas", "--kill", "--quick");

@@ -59,6 +59,8 @@ public sealed record LabOptions(IReadOnlyList<ILabExperiment> Experiments, IRead
 
         public Option<string?> ProtoRemote { get; } = new("--proto-remote") { HelpName = "HOST:PORT", Description = "the Proto.Remote echo peer on another machine, e.g. --proto-remote 10.0.0.2:5001" };
 
+        public Option<string?> ReplicaPeers { get; } = new("--peers") { HelpName = "URL,URL", Description = "lab replicas: measure identity replicas already running at these addresses (started there with replica): throughput, latency and the checks; not staleness, which needs one clock" };
+
         public Option<bool> InProcess { get; } = new("--in-process") { Description = "host the gRPC peers in the lab's own process on loopback: a smoke option (no peer process, no restart run), not for publishing" };
 
         public Option<string?> Contender { get; } = new("--contender") { Hidden = true };
@@ -67,7 +69,7 @@ public sealed record LabOptions(IReadOnlyList<ILabExperiment> Experiments, IRead
 
         public Option<string?> Result { get; } = CommonOptions.Result();
 
-        public IEnumerable<Symbol> All => [Names, Cores, Launches, Collector, Quick, Out, List, Server, ProtoRemote, InProcess, Contender, Kill, Result];
+        public IEnumerable<Symbol> All => [Names, Cores, Launches, Collector, Quick, Out, List, Server, ProtoRemote, ReplicaPeers, InProcess, Contender, Kill, Result];
     }
 
     /// <exception cref="UsageException">An experiment name is unknown, or the options do not go together.</exception>
@@ -94,7 +96,7 @@ public sealed record LabOptions(IReadOnlyList<ILabExperiment> Experiments, IRead
         var quick = parse.GetValue(symbols.Quick);
         // A child's line: the lab's own as given, less what only the parent reads; LabChild.Launch sets the rest.
         var line = ChildArguments.Of(parse, symbols.Out, symbols.Launches, symbols.List, symbols.Contender);
-        var peers = LabPeers.Parse(parse.GetValue(symbols.Server), parse.GetValue(symbols.ProtoRemote), parse.GetValue(symbols.InProcess));
+        var peers = LabPeers.Parse(parse.GetValue(symbols.Server), parse.GetValue(symbols.ProtoRemote), parse.GetValue(symbols.InProcess), parse.GetValue(symbols.ReplicaPeers));
         return new LabOptions(experiments, cores, quick, line, parse.GetValue(symbols.List), result, peers, parse.GetValue(symbols.Launches), parse.GetValue(symbols.Collector) == LabChild.Collector(server: true), contender, parse.GetValue(symbols.Kill));
     }
 }

@@ -10,14 +10,23 @@ namespace Concurrency.Benchmarks.Backbone.Lab;
 /// <param name="InProcess">Whether the experiment hosts its peers in its own process instead of starting a peer process.</param>
 /// <param name="PlainEcho">The plain grpc-dotnet echo service's address (the yardstick), or null: known only where the
 /// experiment started the peers itself.</param>
-public sealed record LabPeers(Uri? Server, string? ProtoRemote, bool InProcess = false, Uri? PlainEcho = null)
+/// <param name="Replicas">Identity replicas already running (<c>lab replicas --peers URL,URL</c>, started elsewhere with
+/// <c>replica</c>), or null for the replicas the experiment starts on loopback.</param>
+public sealed record LabPeers(Uri? Server, string? ProtoRemote, bool InProcess = false, Uri? PlainEcho = null, IReadOnlyList<string>? Replicas = null)
 {
     /// <summary>No remote peers: the experiment starts a peer process of its own.</summary>
     public static readonly LabPeers None = new(null, null);
 
     /// <summary>Checks the options; a bad value, or <c>--in-process</c> with a remote peer, is a <see cref="UsageException"/>.</summary>
-    public static LabPeers Parse(string? server, string? protoRemote, bool inProcess = false)
+    public static LabPeers Parse(string? server, string? protoRemote, bool inProcess = false, string? replicas = null)
     {
+        string[]? replicaAddresses = replicas?.Split(',', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries);
+        if (replicaAddresses?.FirstOrDefault(r => !Uri.TryCreate(r, UriKind.Absolute, out var uri) || (uri.Scheme != Uri.UriSchemeHttp && uri.Scheme != Uri.UriSchemeHttps)) is { } bad
+            || replicaAddresses is { Length: 0 })
+        {
+            throw new UsageException($"lab: --peers needs the replicas' absolute http:// or https:// addresses, comma-separated, not '{replicas}'.");
+        }
+
         if (inProcess && (server is not null || protoRemote is not null))
         {
             throw new UsageException("lab: --in-process hosts the peers in the lab's own process; it cannot be combined with --server or --proto-remote.");
@@ -34,7 +43,7 @@ public sealed record LabPeers(Uri? Server, string? ProtoRemote, bool InProcess =
             throw new UsageException($"lab: --proto-remote needs HOST:PORT, not '{protoRemote}'.");
         }
 
-        return new LabPeers(address, protoRemote, inProcess);
+        return new LabPeers(address, protoRemote, inProcess, Replicas: replicaAddresses);
     }
 
     /// <summary>Splits HOST:PORT.</summary>

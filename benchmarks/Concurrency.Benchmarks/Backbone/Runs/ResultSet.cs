@@ -50,7 +50,7 @@ public sealed record Measurement(
 
     /// <summary>Gets whether a larger figure is better (a rate), or a smaller (a cost).</summary>
     [JsonIgnore]
-    public bool HigherIsBetter => Metric == MessagesPerSecond;
+    public bool HigherIsBetter => Metric is MessagesPerSecond or IdentitiesPerSecond;
 
     /// <summary>A measurement from values (launches' medians, or runs): their median, lowest and highest.</summary>
     public static Measurement Of(string scenario, string contender, ContenderFamily family, string conditions, Phase phase, int cores, string metric, IReadOnlyList<double> values)
