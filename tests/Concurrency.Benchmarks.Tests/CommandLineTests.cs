@@ -87,7 +87,7 @@ public sealed class CommandLineTests
         Assert.Equal(UsageException.ExitCode, exit);
         Assert.True(watch.Elapsed < TimeSpan.FromSeconds(10), $"took {watch.Elapsed}"); // a fall-through into a benchmark run takes minutes
         var line = Assert.Single(error.ToString().Split('\n', StringSplitOptions.RemoveEmptyEntries));
-        Assert.StartsWith("unknown command 'reprot'; did you mean 'report'? Commands: report, loop, actors, footprint, lab, serve, idle, latency, compare", line, StringComparison.Ordinal);
+        Assert.StartsWith("unknown command 'reprot'; did you mean 'report'? Commands: report, loop, actors, footprint, lab, serve, replica, idle, latency, compare", line, StringComparison.Ordinal);
         Assert.Empty(output.ToString());
     }
 
