@@ -41,15 +41,52 @@ internal static class ServeCommand
         return command;
     }
 
+    /// <summary>
+    /// A server command's stop: cancelled by Ctrl+C or SIGTERM (<see cref="Stop"/>), and <see cref="UntilStoppedAsync"/>,
+    /// which also ends when standard input closes, the parent process's way of saying "done".
+    /// </summary>
+    internal sealed class Stopping : IDisposable
+    {
+        private readonly CancellationTokenSource _stop = new();
+        private readonly PosixSignalRegistration _interrupt;
+        private readonly PosixSignalRegistration _terminate;
+
+        public Stopping()
+        {
+            _interrupt = PosixSignalRegistration.Create(PosixSignal.SIGINT, Cancel);
+            _terminate = PosixSignalRegistration.Create(PosixSignal.SIGTERM, Cancel);
+        }
+
+        public CancellationToken Stop => _stop.Token;
+
+        public Task UntilStoppedAsync()
+        {
+            var inputClosed = Task.Run(() => Console.In.ReadToEnd(), CancellationToken.None);
+            return Task.WhenAny(inputClosed, Task.Delay(Timeout.Infinite, _stop.Token));
+        }
+
+        public void Dispose()
+        {
+            _interrupt.Dispose();
+            _terminate.Dispose();
+            _stop.Dispose();
+        }
+
+        private void Cancel(PosixSignalContext context)
+        {
+            context.Cancel = true;
+            _stop.Cancel();
+        }
+    }
+
     private static async Task<int> ServeAsync(List<string> urls, int protoRemotePort, string? token, TextWriter output)
     {
-        using var stop = new CancellationTokenSource();
-        using var interrupt = PosixSignalRegistration.Create(PosixSignal.SIGINT, context => { context.Cancel = true; stop.Cancel(); });
-        using var terminate = PosixSignalRegistration.Create(PosixSignal.SIGTERM, context => { context.Cancel = true; stop.Cancel(); });
+        using var stopping = new Stopping();
+        var stop = stopping.Stop;
         var protoHost = new Uri(urls[0]).Host;
-        await using var server = await PeerServer.StartAsync(new PeerServerOptions { Urls = urls, BearerToken = token }, stop.Token).ConfigureAwait(false);
-        await using var protoRemote = await ProtoRemoteEchoServer.StartAsync(protoHost, protoRemotePort, stop.Token).ConfigureAwait(false);
-        await using var plainEcho = await PlainEchoServer.StartAsync(new UriBuilder(urls[0]) { Port = 0 }.Uri.ToString(), stop.Token).ConfigureAwait(false);
+        await using var server = await PeerServer.StartAsync(new PeerServerOptions { Urls = urls, BearerToken = token }, stop).ConfigureAwait(false);
+        await using var protoRemote = await ProtoRemoteEchoServer.StartAsync(protoHost, protoRemotePort, stop).ConfigureAwait(false);
+        await using var plainEcho = await PlainEchoServer.StartAsync(new UriBuilder(urls[0]) { Port = 0 }.Uri.ToString(), stop).ConfigureAwait(false);
         foreach (var address in server.Addresses)
         {
             output.WriteLine(PeerPrefix + address);
@@ -60,9 +97,7 @@ internal static class ServeCommand
         output.WriteLine(Ready);
         output.Flush();
 
-        // Standard input closing is the parent's way of saying "done"; a person stops it with Ctrl+C.
-        var inputClosed = Task.Run(() => Console.In.ReadToEnd(), CancellationToken.None);
-        await Task.WhenAny(inputClosed, Task.Delay(Timeout.Infinite, stop.Token)).ConfigureAwait(false);
+        await stopping.UntilStoppedAsync().ConfigureAwait(false);
         output.WriteLine(string.Create(CultureInfo.InvariantCulture, $"served: {server.HandledCount:N0} handled, {server.DuplicateCount:N0} duplicates answered from memory"));
         return 0;
     }

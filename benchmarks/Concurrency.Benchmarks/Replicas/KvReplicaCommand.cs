@@ -1,5 +1,5 @@
 using System.CommandLine;
-using System.Runtime.InteropServices;
+using Concurrency.Benchmarks.CrossProcess;
 using Concurrency.Messaging.Grpc;
 using NATS.Client.Core;
 
@@ -30,10 +30,9 @@ internal static class KvReplicaCommand
 
     private static async Task<int> ServeAsync(string natsUrl, string listen, int block, TextWriter output)
     {
-        using var stop = new CancellationTokenSource();
-        using var terminate = PosixSignalRegistration.Create(PosixSignal.SIGTERM, context => { context.Cancel = true; stop.Cancel(); });
+        using var stopping = new ServeCommand.Stopping();
         await using var connection = new NatsConnection(new NatsOpts { Url = natsUrl, Name = "lab-kv-replica" });
-        await using var blocks = await NatsKvBlocks.OpenAsync(connection, ReplicaLoadCommand.NatsKvBucket, ReplicaLoadCommand.NatsKvKey, block, stop.Token).ConfigureAwait(false);
+        await using var blocks = await NatsKvBlocks.OpenAsync(connection, ReplicaLoadCommand.NatsKvBucket, ReplicaLoadCommand.NatsKvKey, block, stopping.Stop).ConfigureAwait(false);
         await using var server = await PeerServer.StartAsync(new PeerServerOptions
         {
             Urls = [listen],
@@ -47,12 +46,11 @@ internal static class KvReplicaCommand
                 var identity = await blocks.NextAsync(cancellationToken).ConfigureAwait(false);
                 return new PeerMessage("id", "kv-replica", BitConverter.GetBytes(identity));
             },
-        }, stop.Token).ConfigureAwait(false);
+        }, stopping.Stop).ConfigureAwait(false);
         output.WriteLine(ReplicaCommand.AddressPrefix + server.Address);
         output.WriteLine(ReplicaCommand.Ready);
         output.Flush();
-        var inputClosed = Task.Run(() => Console.In.ReadToEnd(), CancellationToken.None);
-        await Task.WhenAny(inputClosed, Task.Delay(Timeout.Infinite, stop.Token)).ConfigureAwait(false);
+        await stopping.UntilStoppedAsync().ConfigureAwait(false);
         output.WriteLine($"kv-replica: {blocks.Reservations} reservations, {blocks.Conflicts} conflicts");
         return 0;
     }

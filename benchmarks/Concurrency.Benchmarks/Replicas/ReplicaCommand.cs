@@ -1,6 +1,6 @@
 using System.CommandLine;
 using System.Globalization;
-using System.Runtime.InteropServices;
+using Concurrency.Benchmarks.CrossProcess;
 using Concurrency.Messaging.Grpc;
 
 namespace Concurrency.Benchmarks.Replicas;
@@ -77,13 +77,11 @@ internal static class ReplicaCommand
 
     private static async Task<int> ServeAsync(SequenceReplicaOptions options, TextWriter output)
     {
-        using var stop = new CancellationTokenSource();
-        using var interrupt = PosixSignalRegistration.Create(PosixSignal.SIGINT, context => { context.Cancel = true; stop.Cancel(); });
-        using var terminate = PosixSignalRegistration.Create(PosixSignal.SIGTERM, context => { context.Cancel = true; stop.Cancel(); });
+        using var stopping = new ServeCommand.Stopping();
         SequenceReplica replica;
         try
         {
-            replica = await SequenceReplica.StartAsync(options, stop.Token).ConfigureAwait(false);
+            replica = await SequenceReplica.StartAsync(options, stopping.Stop).ConfigureAwait(false);
         }
         catch (Exception e) when (e is IOException or InvalidDataException or InvalidOperationException)
         {
@@ -97,9 +95,7 @@ internal static class ReplicaCommand
             output.WriteLine(Ready);
             output.Flush();
 
-            // Standard input closing is the parent's way of saying "done"; a person stops it with Ctrl+C.
-            var inputClosed = Task.Run(() => Console.In.ReadToEnd(), CancellationToken.None);
-            await Task.WhenAny(inputClosed, Task.Delay(Timeout.Infinite, stop.Token)).ConfigureAwait(false);
+            await stopping.UntilStoppedAsync().ConfigureAwait(false);
             output.WriteLine(string.Create(CultureInfo.InvariantCulture, $"replica {replica.Id}: handed out {replica.HandedOutCount}, counter {replica.Counter}, reserved {replica.Reserved}, exchanges {replica.ExchangeCount}, failed {replica.FailedExchangeCount}, refused {replica.RefusalCount}"));
         }
 
