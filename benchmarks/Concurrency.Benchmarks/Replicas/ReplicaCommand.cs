@@ -18,6 +18,7 @@ internal static class ReplicaCommand
     public const string AddressPrefix = "address ";
     public const string Ready = "ready";
     public const string TokenVariable = "REPLICA_TOKEN";
+    public const string KeyVariable = "REPLICA_CLUSTER_KEY";
 
     public static Command Create()
     {
@@ -28,11 +29,12 @@ internal static class ReplicaCommand
         var period = CommonOptions.WholeNumber("--period", "MS", 100, 1, 60_000, "the synchronization period in milliseconds");
         var block = CommonOptions.WholeNumber("--block", "N", 65_536, 2, 1 << 30, "counters reserved on disk per fsync");
         var tokenFile = new Option<string?>("--token-file") { HelpName = "FILE", Description = $"a file holding the bearer token the replicas and clients share (or set {TokenVariable}); required off loopback" };
+        var keyFile = new Option<string?>("--cluster-key-file") { HelpName = "FILE", Description = $"a file holding the secret every replica shares, 16 bytes or more (or set {KeyVariable}): exchanges are signed with it, so that a client holding the token cannot pose as a replica; required off loopback" };
         var certificate = new Option<string?>("--certificate") { HelpName = "FILE", Description = "a PKCS#12 certificate to serve TLS with (its password in REPLICA_CERTIFICATE_PASSWORD)" };
         var records = new Option<string?>("--records") { HelpName = "FILE", Description = "write the counter's timestamped records here on exit (for lab replicas' staleness)" };
         var command = new Command("replica", "One identity replica: hands out unique identities to SequenceClients and exchanges counters with its peers. Prints \"address URL\" and \"ready\", then serves until standard input closes or Ctrl+C.")
         {
-            id, data, listen, peers, period, block, tokenFile, certificate, records,
+            id, data, listen, peers, period, block, tokenFile, keyFile, certificate, records,
         };
         command.SetAction(parse =>
         {
@@ -45,9 +47,10 @@ internal static class ReplicaCommand
 
             var token = parse.GetValue(tokenFile) is { } file ? File.ReadAllText(file).Trim() : Environment.GetEnvironmentVariable(TokenVariable);
             var address = parse.GetValue(listen)!;
-            if (token is null && !IsLoopback(address))
+            var key = parse.GetValue(keyFile) is { } keys ? File.ReadAllText(keys).Trim() : Environment.GetEnvironmentVariable(KeyVariable);
+            if ((token is null || key is null) && !IsLoopback(address))
             {
-                throw new UsageException($"replica listens off loopback ({address}): give it a token (--token-file or {TokenVariable}) and a certificate, so that no one else on the network can take identities or join the cluster.");
+                throw new UsageException($"replica listens off loopback ({address}): give it a token (--token-file or {TokenVariable}), a cluster key (--cluster-key-file or {KeyVariable}) and a certificate, so that no one else on the network can take identities or pose as a replica.");
             }
 
             var options = new SequenceReplicaOptions
@@ -58,6 +61,7 @@ internal static class ReplicaCommand
                 SyncPeriod = TimeSpan.FromMilliseconds(parse.GetValue(period)),
                 BlockSize = parse.GetValue(block),
                 CounterRecordsPath = parse.GetValue(records),
+                ClusterKey = key is null ? null : System.Text.Encoding.UTF8.GetBytes(key),
                 Server = new PeerServerOptions
                 {
                     Urls = [address],
@@ -83,7 +87,7 @@ internal static class ReplicaCommand
         {
             replica = await SequenceReplica.StartAsync(options, stopping.Stop).ConfigureAwait(false);
         }
-        catch (Exception e) when (e is IOException or InvalidDataException or InvalidOperationException)
+        catch (Exception e) when (e is IOException or InvalidDataException or InvalidOperationException or ArgumentException)
         {
             output.WriteLine($"replica {options.Id} refused: {e.Message}");
             return 3;

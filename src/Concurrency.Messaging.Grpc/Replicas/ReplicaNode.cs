@@ -125,7 +125,7 @@ internal sealed class ReplicaNode : IAsyncDisposable
     {
         if (request.Type == ReplicaWire.Sync && Volatile.Read(ref _made) is { } made && Volatile.Read(ref _disposed) == 0)
         {
-            return new(ReplicaWire.TrySync(request.Payload, out var replica, out var instance, out var peerCounter)
+            return new(ReplicaWire.TrySync(request.Payload, _options.ClusterKey, out var replica, out var instance, out var peerCounter)
                 ? AnswerSync(made, replica, instance, peerCounter)
                 : NotUnderstood(request));
         }
@@ -210,7 +210,7 @@ internal sealed class ReplicaNode : IAsyncDisposable
     private long Ticks(TimeSpan span) => (long)Math.Min(span.TotalSeconds * _clock.TimestampFrequency, long.MaxValue / 4);
 
     private PeerMessage NotUnderstood(PeerMessage request) =>
-        ReplicaWire.Text(ReplicaWire.Error, _source, $"Replica {_options.Id} does not understand a '{request.Type}' request of {request.Payload.Length} bytes (next and update take 8 bytes, a value 0 or more; sync takes {ReplicaWire.SyncBytes}).");
+        ReplicaWire.Text(ReplicaWire.Error, _source, $"Replica {_options.Id} does not understand a '{request.Type}' request of {request.Payload.Length} bytes (next and update take 8 bytes, a value 0 or more; sync takes {(_options.ClusterKey is null ? ReplicaWire.SyncBytes : ReplicaWire.SignedSyncBytes)}{(_options.ClusterKey is null ? string.Empty : ", signed with the cluster's key")}).");
 
     private async ValueTask<PeerMessage> AwaitIdentityAsync(ValueTask<long> next)
     {
@@ -258,7 +258,7 @@ internal sealed class ReplicaNode : IAsyncDisposable
             _heard[replica] = (instance, now);
         }
 
-        return new PeerMessage(ReplicaWire.Sync, _source, ReplicaWire.SyncPayload(_options.Id, Instance, counter.Raise(peerCounter)));
+        return new PeerMessage(ReplicaWire.Sync, _source, ReplicaWire.SyncPayload(_options.Id, Instance, counter.Raise(peerCounter), _options.ClusterKey));
     }
 
     private async Task RunAsync(CancellationToken cancellationToken)
@@ -321,7 +321,7 @@ internal sealed class ReplicaNode : IAsyncDisposable
         PeerMessage reply;
         try
         {
-            reply = await peer.Client.SendAsync(new PeerMessage(ReplicaWire.Sync, _source, ReplicaWire.SyncPayload(_options.Id, Instance, counter.Counter)), linked.Token).ConfigureAwait(false);
+            reply = await peer.Client.SendAsync(new PeerMessage(ReplicaWire.Sync, _source, ReplicaWire.SyncPayload(_options.Id, Instance, counter.Counter, _options.ClusterKey)), linked.Token).ConfigureAwait(false);
         }
         catch (Exception e) when (e is PeerDeliveryException or PeerRemoteException || (e is OperationCanceledException && !cancellationToken.IsCancellationRequested))
         {
@@ -331,7 +331,7 @@ internal sealed class ReplicaNode : IAsyncDisposable
 
         switch (reply.Type)
         {
-            case ReplicaWire.Sync when ReplicaWire.TrySync(reply.Payload, out var replica, out var instance, out var peerCounter):
+            case ReplicaWire.Sync when ReplicaWire.TrySync(reply.Payload, _options.ClusterKey, out var replica, out var instance, out var peerCounter):
                 if (replica == _options.Id)
                 {
                     return new Refusal(TimeSpan.MaxValue, $"the peer at {peer.Address} has the same id, {replica}.");

@@ -1,4 +1,5 @@
 using System.Buffers.Binary;
+using System.Security.Cryptography;
 using System.Text;
 
 namespace Concurrency.Messaging.Grpc;
@@ -23,6 +24,9 @@ internal static class ReplicaWire
 
     public const int SyncBytes = 2 + 8 + 8;
 
+    /// <summary>The exchange's fields and, with a cluster key, their HMAC-SHA256 under it.</summary>
+    public const int SignedSyncBytes = SyncBytes + HMACSHA256.HashSizeInBytes;
+
     public static byte[] Int64(long value)
     {
         var bytes = new byte[8];
@@ -42,22 +46,42 @@ internal static class ReplicaWire
         return true;
     }
 
-    public static byte[] SyncPayload(int replica, long instance, long counter)
+    /// <summary>An exchange's payload: the fields, signed when the cluster has a key.</summary>
+    public static byte[] SyncPayload(int replica, long instance, long counter, byte[]? key)
     {
-        var bytes = new byte[SyncBytes];
+        var bytes = new byte[key is null ? SyncBytes : SignedSyncBytes];
         BinaryPrimitives.WriteUInt16LittleEndian(bytes, (ushort)replica);
         BinaryPrimitives.WriteInt64LittleEndian(bytes.AsSpan(2), instance);
         BinaryPrimitives.WriteInt64LittleEndian(bytes.AsSpan(10), counter);
+        if (key is not null)
+        {
+            HMACSHA256.HashData(key, bytes.AsSpan(0, SyncBytes), bytes.AsSpan(SyncBytes));
+        }
+
         return bytes;
     }
 
-    public static bool TrySync(ReadOnlyMemory<byte> payload, out int replica, out long instance, out long counter)
+    /// <summary>
+    /// Reads an exchange's fields; with a cluster key, only from a payload signed under it (a client holding the peers'
+    /// token but not the key cannot pose as a replica).
+    /// </summary>
+    public static bool TrySync(ReadOnlyMemory<byte> payload, byte[]? key, out int replica, out long instance, out long counter)
     {
         var span = payload.Span;
-        if (span.Length != SyncBytes)
+        (replica, instance, counter) = (0, 0, 0);
+        if (key is null ? span.Length is not (SyncBytes or SignedSyncBytes) : span.Length != SignedSyncBytes)
         {
-            (replica, instance, counter) = (0, 0, 0);
             return false;
+        }
+
+        if (key is not null)
+        {
+            Span<byte> expected = stackalloc byte[HMACSHA256.HashSizeInBytes];
+            HMACSHA256.HashData(key, span[..SyncBytes], expected);
+            if (!CryptographicOperations.FixedTimeEquals(expected, span[SyncBytes..]))
+            {
+                return false;
+            }
         }
 
         replica = BinaryPrimitives.ReadUInt16LittleEndian(span);

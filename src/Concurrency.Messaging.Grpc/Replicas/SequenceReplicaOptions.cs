@@ -49,6 +49,15 @@ public sealed record SequenceReplicaOptions
     /// </summary>
     public PeerServerOptions Server { get; init; } = new();
 
+    /// <summary>
+    /// Gets a secret every replica of the cluster shares (16 bytes or more), or null for none. With one, every exchange
+    /// carries an HMAC-SHA256 of its fields under it and a replica answers only exchanges signed so: clients and peers share
+    /// the peer server's token, and without a key a client holding the token could pose as a replica (raise counters, keep
+    /// an id "in use"). Replicas with different keys do not synchronize (their exchanges fail and are counted). Give
+    /// every replica one off loopback; the <c>replica</c> command requires it there.
+    /// </summary>
+    public byte[]? ClusterKey { get; init; }
+
     /// <summary>Gets the options of the replica's clients to its peers (token, trusted certificate). Defaults to the peers' defaults in async mode.</summary>
     public PeerClientOptions PeerClient { get; init; } = new();
 
@@ -88,6 +97,11 @@ public sealed record SequenceReplicaOptions
         if (MaxJump < BlockSize || MaxJump > ReplicaIdentity.MaxCounter / 1024)
         {
             throw new ArgumentOutOfRangeException(nameof(MaxJump), MaxJump, "At least BlockSize, and a small part of the counter's range.");
+        }
+
+        if (ClusterKey is { Length: < 16 })
+        {
+            throw new ArgumentException("A cluster key is 16 bytes or more.", nameof(ClusterKey));
         }
 
         Positive(SyncPeriod, nameof(SyncPeriod));

@@ -219,6 +219,31 @@ public sealed class SequenceReplicaTests
     }
 
     [Fact]
+    public async Task ClusterKey_ReplicasWithIt_Synchronize_AndAClientWithTheTokenButNotTheKeyCannotPoseAsOne()
+    {
+        var key = "a secret of sixteen bytes or more"u8.ToArray();
+        await using var cluster = new ReplicaCluster(3);
+        var zero = await cluster.StartAsync(cluster.Options(0, peers: []) with { ClusterKey = key });
+        var one = await cluster.StartAsync(cluster.Options(1, peers: [0]) with { ClusterKey = key, SyncPeriod = Never });
+        var other = await cluster.StartAsync(cluster.Options(2, peers: [0]) with { ClusterKey = "another secret, as long as that"u8.ToArray(), SyncPeriod = Never });
+
+        // Same key: the exchange completes. Another key: it fails, counted, and nothing is raised or refused.
+        await one.SyncNowAsync(TestContext.Current.CancellationToken).DefaultTimeout();
+        await other.SyncNowAsync(TestContext.Current.CancellationToken).DefaultTimeout();
+        Assert.True(one.ExchangeCount >= 1);
+        Assert.Equal(0, other.ExchangeCount);
+        Assert.True(other.FailedExchangeCount >= 1);
+
+        // A client's forged exchange (a counter far ahead, an id of its choosing) without the key: an error, nothing moved.
+        await using var raw = await PeerClient.ConnectAsync(cluster.Addresses[0], cancellationToken: TestContext.Current.CancellationToken).DefaultTimeout();
+        var before = zero.Counter;
+        var forged = await raw.SendAsync(new PeerMessage("sync", "raw", ReplicaWire.SyncPayload(7, 42, before + 1_000_000, key: null)), TestContext.Current.CancellationToken).DefaultTimeout();
+        Assert.Equal("error", forged.Type);
+        Assert.Equal(before, zero.Counter);
+        Assert.Equal(0, zero.RefusalCount);
+    }
+
+    [Fact]
     public async Task Client_NoReplicaAnswers_FailsWithinItsBound()
     {
         var dead = ReplicaCluster.FreeAddresses(2);
@@ -237,6 +262,8 @@ public sealed class SequenceReplicaTests
         Assert.Throws<ArgumentOutOfRangeException>(() => new ReplicaNode(new SequenceReplicaOptions { Id = 1024, DataFolder = "x" }));
         Assert.Throws<ArgumentException>(() => new ReplicaNode(new SequenceReplicaOptions { Id = 1 }));
         Assert.Throws<ArgumentOutOfRangeException>(() => new ReplicaNode(new SequenceReplicaOptions { Id = 1, DataFolder = "x", SyncPeriod = TimeSpan.Zero }));
+        Assert.Throws<ArgumentException>(() => new ReplicaNode(new SequenceReplicaOptions { Id = 1, DataFolder = "x", ClusterKey = new byte[8] }));
+        Assert.Throws<ArgumentException>(() => new ReplicaNode(new SequenceReplicaOptions { Id = 1, DataFolder = "x", Peers = ["ftp://somewhere"] }));
         Assert.Throws<ArgumentException>(() => SequenceClient.Create([]));
         Assert.Throws<ArgumentException>(() => SequenceClient.Create(["not a url"]));
         Assert.Throws<ArgumentOutOfRangeException>(() => SequenceClient.Create(["http://127.0.0.1:1"], new SequenceClientOptions { FirstReplica = 1 }));
