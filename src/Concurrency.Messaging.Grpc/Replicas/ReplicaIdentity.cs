@@ -8,8 +8,8 @@ namespace Concurrency.Messaging.Grpc;
 /// </summary>
 /// <remarks>
 /// Limits: <see cref="MaxReplicas"/> replicas (ids 0 to 1,023); counters up to <see cref="MaxCounter"/> (2^53 − 1), shared
-/// by the cluster because synchronization carries the largest counter to every replica: at a million identities a second
-/// handed out by the whole cluster, 285 years. A crash skips the rest of the replica's reserved block, and an update or a
+/// by the cluster because synchronization carries the largest counter to every replica, so the counter advances at about
+/// the busiest replica's rate: at a million identities a second there (or in the whole cluster), 285 years. A crash skips the rest of the replica's reserved block, and an update or a
 /// client's floor can raise the counter at once: each spends counters, never repeats one. Identities are positive
 /// <see cref="long"/>s and order by counter first, so "larger" means "handed out after the counter passed".
 /// </remarks>
