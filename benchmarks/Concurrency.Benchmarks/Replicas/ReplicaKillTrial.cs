@@ -61,9 +61,9 @@ internal static class ReplicaKillTrial
 
             var row = new List<string>
             {
-                Cell(result.Count), Cell(kills.Count), string.Join(" / ", kills.Select(k => k.Down.TotalSeconds.ToString("F1", CultureInfo.InvariantCulture))),
-                Cell(result.Duplicates), Cell(result.OrderViolations), Cell(result.Failed), result.FirstFailure ?? "–", Cell(result.Failovers),
-                Cell(result.PerSecond / 1e3), result.Duplicates == 0 && result.OrderViolations == 0 && kills.Count == Kills ? "met" : "not met",
+                ReplicasExperiment.Cell(result.Count), ReplicasExperiment.Cell(kills.Count), string.Join(" / ", kills.Select(k => k.Down.TotalSeconds.ToString("F1", CultureInfo.InvariantCulture))),
+                ReplicasExperiment.Cell(result.Duplicates), ReplicasExperiment.Cell(result.OrderViolations), ReplicasExperiment.Cell(result.Failed), result.FirstFailure ?? "–", ReplicasExperiment.Cell(result.Failovers),
+                ReplicasExperiment.Cell(result.PerSecond / 1e3), result.Duplicates == 0 && result.OrderViolations == 0 && kills.Count == Kills ? "met" : "not met",
             };
             return new LabOutcome(
             [
@@ -80,6 +80,4 @@ internal static class ReplicaKillTrial
             CrossProcess.NatsExperiment.TryDelete(root);
         }
     }
-
-    private static string Cell(double value) => value.ToString("N0", CultureInfo.InvariantCulture);
 }

@@ -237,7 +237,7 @@ public sealed class ReplicasExperiment(Func<string?>? findNatsServer = null) : I
             [
                 contender.Name, Cell(speed.PerSecond / 1e3),
                 perReplica.Length == 0 ? "–" : Cell(perReplica.Min()), perReplica.Length == 0 ? "–" : Cell(perReplica.Max()),
-                Micro(paced.P50Micros), Micro(paced.P99Micros), Micro(paced.P999Micros), Cell(speed.Failed + paced.Failed),
+                Cell(paced.P50Micros), Cell(paced.P99Micros), Cell(paced.P999Micros), Cell(speed.Failed + paced.Failed),
             ]);
             figures.Add(new LabFigure(contender.Name, contender.Family, "identities, 8 clients × 8 callers, loopback", Measurement.IdentitiesPerSecond, [speed.PerSecond]));
             figures.Add(new LabFigure(contender.Name, contender.Family, string.Create(CultureInfo.InvariantCulture, $"identities, paced at {pacedRate:0}/s"), PacedP99, [paced.P99Micros]));
@@ -299,9 +299,7 @@ public sealed class ReplicasExperiment(Func<string?>? findNatsServer = null) : I
 
     private static string Number(double value) => value.ToString(CultureInfo.InvariantCulture);
 
-    private static string Cell(double value) => value.ToString("N0", CultureInfo.InvariantCulture);
-
-    private static string Micro(double value) => value.ToString("N0", CultureInfo.InvariantCulture);
+    internal static string Cell(double value) => value.ToString("N0", CultureInfo.InvariantCulture);
 
     private static string Milli(double value) => value.ToString("F1", CultureInfo.InvariantCulture);
 

@@ -95,17 +95,28 @@ public sealed class PeerClient : IAsyncDisposable
     public static PeerClient Create(string address, PeerClientOptions? options = null)
     {
         ArgumentNullException.ThrowIfNull(address);
+        options ??= new PeerClientOptions();
+        options.Validate();
+        return new PeerClient(CheckAddress(address, options, nameof(address)), options);
+    }
+
+    /// <summary>
+    /// The address a client with <paramref name="options"/> (already valid) would connect to: an absolute http or https
+    /// address with a host, over which the options' token does not cross a network in clear text. For those who check
+    /// addresses before they make clients (the sequence client and replicas, at their creation).
+    /// </summary>
+    /// <exception cref="ArgumentException">It is not such an address, named <paramref name="parameter"/>.</exception>
+    internal static Uri CheckAddress(string address, PeerClientOptions options, string parameter)
+    {
         if (!Uri.TryCreate(address, UriKind.Absolute, out var uri)
             || (uri.Scheme != Uri.UriSchemeHttp && uri.Scheme != Uri.UriSchemeHttps)
             || uri.Host.Length == 0)
         {
-            throw new ArgumentException($"'{address}' is not an absolute http:// or https:// address (for example http://127.0.0.1:5000).", nameof(address));
+            throw new ArgumentException($"'{address}' is not an absolute http:// or https:// address (for example http://127.0.0.1:5000).", parameter);
         }
 
-        options ??= new PeerClientOptions();
-        options.Validate();
-        PeerCredentials.RefuseClearText(uri, options.BearerToken, options.AllowInsecureCredentials, nameof(address));
-        return new PeerClient(uri, options);
+        PeerCredentials.RefuseClearText(uri, options.BearerToken, options.AllowInsecureCredentials, parameter);
+        return uri;
     }
 
     /// <summary>

@@ -133,7 +133,8 @@ public sealed record PeerClientOptions
         }
     }
 
-    private static void Positive(TimeSpan value, string name)
+    /// <summary>The check of every time option in the package: positive and finite.</summary>
+    internal static void Positive(TimeSpan value, string name)
     {
         if (value <= TimeSpan.Zero || value == Timeout.InfiniteTimeSpan)
         {

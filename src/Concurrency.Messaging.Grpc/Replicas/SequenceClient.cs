@@ -1,3 +1,5 @@
+using System.Buffers.Binary;
+
 namespace Concurrency.Messaging.Grpc;
 
 /// <summary>
@@ -63,12 +65,7 @@ public sealed class SequenceClient : IAsyncDisposable
         options.PeerClient.Validate();
         foreach (var address in list)
         {
-            if (!Uri.TryCreate(address, UriKind.Absolute, out var uri) || (uri.Scheme != Uri.UriSchemeHttp && uri.Scheme != Uri.UriSchemeHttps) || uri.Host.Length == 0)
-            {
-                throw new ArgumentException($"'{address}' is not an absolute http:// or https:// address (for example http://127.0.0.1:5000).", nameof(addresses));
-            }
-
-            PeerCredentials.RefuseClearText(uri, options.PeerClient.BearerToken, options.PeerClient.AllowInsecureCredentials, nameof(addresses));
+            PeerClient.CheckAddress(address, options.PeerClient, nameof(addresses));
         }
 
         return new SequenceClient(list, options);
@@ -81,9 +78,8 @@ public sealed class SequenceClient : IAsyncDisposable
     /// <exception cref="ObjectDisposedException">The client was disposed.</exception>
     public async ValueTask<long> NextAsync(CancellationToken cancellationToken = default)
     {
-        var floor = Floor;
-        var reply = await AskAsync(ReplicaWire.Next, floor, cancellationToken).ConfigureAwait(false);
-        var identity = ReplicaWire.TryInt64(reply.Payload, out var value) ? value : 0;
+        var reply = await AskAsync(ReplicaWire.Next, Floor, cancellationToken).ConfigureAwait(false);
+        var identity = BinaryPrimitives.ReadInt64LittleEndian(reply.Payload.Span); // AskAsync checked it: 8 bytes, above the floor
         Raise(identity);
         return identity;
     }

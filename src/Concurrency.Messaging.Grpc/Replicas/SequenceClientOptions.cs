@@ -25,10 +25,7 @@ public sealed record SequenceClientOptions
 
     internal void Validate(int replicas)
     {
-        if (FailoverTimeout <= TimeSpan.Zero || FailoverTimeout == Timeout.InfiniteTimeSpan)
-        {
-            throw OutOfRange(nameof(FailoverTimeout), FailoverTimeout, "Must be a positive, finite time.");
-        }
+        PeerClientOptions.Positive(FailoverTimeout, nameof(FailoverTimeout));
 
         if (FirstReplica is { } first && (first < 0 || first >= replicas))
         {

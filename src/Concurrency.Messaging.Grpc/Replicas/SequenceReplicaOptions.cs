@@ -89,9 +89,11 @@ public sealed record SequenceReplicaOptions
         ArgumentNullException.ThrowIfNull(Server, nameof(Server));
         ArgumentNullException.ThrowIfNull(PeerClient, nameof(PeerClient));
         ArgumentNullException.ThrowIfNull(TimeProvider, nameof(TimeProvider));
-        if (Peers.FirstOrDefault(peer => !Uri.TryCreate(peer, UriKind.Absolute, out var uri) || (uri.Scheme != Uri.UriSchemeHttp && uri.Scheme != Uri.UriSchemeHttps)) is { } bad)
+        // Checked as the peer clients will check them, so that a bad address fails here and not once the folder is open.
+        PeerClient.Validate();
+        foreach (var peer in Peers)
         {
-            throw new ArgumentException($"The peer address '{bad}' is not an absolute http:// or https:// address.", nameof(Peers));
+            Grpc.PeerClient.CheckAddress(peer, PeerClient, nameof(Peers));
         }
 
         if (MaxJump < BlockSize || MaxJump > ReplicaIdentity.MaxCounter / 1024)
@@ -104,24 +106,16 @@ public sealed record SequenceReplicaOptions
             throw new ArgumentException("A cluster key is 16 bytes or more.", nameof(ClusterKey));
         }
 
-        Positive(SyncPeriod, nameof(SyncPeriod));
-        Positive(SyncTimeout, nameof(SyncTimeout));
+        PeerClientOptions.Positive(SyncPeriod, nameof(SyncPeriod));
+        PeerClientOptions.Positive(SyncTimeout, nameof(SyncTimeout));
         if (InUseWindow is { } window)
         {
-            Positive(window, nameof(InUseWindow));
+            PeerClientOptions.Positive(window, nameof(InUseWindow));
         }
 
         if (BlockSize < 2 || BlockSize > ReplicaIdentity.MaxCounter / 1024)
         {
             throw new ArgumentOutOfRangeException(nameof(BlockSize), BlockSize, "A block is 2 counters or more, and a small part of the counter's range.");
-        }
-    }
-
-    private static void Positive(TimeSpan value, string name)
-    {
-        if (value <= TimeSpan.Zero || value == Timeout.InfiniteTimeSpan)
-        {
-            throw new ArgumentOutOfRangeException(name, value, "Must be a positive, finite time.");
         }
     }
 }

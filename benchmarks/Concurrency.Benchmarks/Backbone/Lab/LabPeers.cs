@@ -21,8 +21,7 @@ public sealed record LabPeers(Uri? Server, string? ProtoRemote, bool InProcess =
     public static LabPeers Parse(string? server, string? protoRemote, bool inProcess = false, string? replicas = null)
     {
         string[]? replicaAddresses = replicas?.Split(',', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries);
-        if (replicaAddresses?.FirstOrDefault(r => !Uri.TryCreate(r, UriKind.Absolute, out var uri) || (uri.Scheme != Uri.UriSchemeHttp && uri.Scheme != Uri.UriSchemeHttps)) is { } bad
-            || replicaAddresses is { Length: 0 })
+        if (replicaAddresses is { Length: 0 } || replicaAddresses?.Any(r => !IsHttp(r, out _)) == true)
         {
             throw new UsageException($"lab: --peers needs the replicas' absolute http:// or https:// addresses, comma-separated, not '{replicas}'.");
         }
@@ -33,7 +32,7 @@ public sealed record LabPeers(Uri? Server, string? ProtoRemote, bool InProcess =
         }
 
         Uri? address = null;
-        if (server is not null && (!Uri.TryCreate(server, UriKind.Absolute, out address) || (address.Scheme != Uri.UriSchemeHttp && address.Scheme != Uri.UriSchemeHttps)))
+        if (server is not null && !IsHttp(server, out address))
         {
             throw new UsageException($"lab: --server needs an absolute http:// or https:// address, not '{server}'.");
         }
@@ -54,4 +53,7 @@ public sealed record LabPeers(Uri? Server, string? ProtoRemote, bool InProcess =
         port = 0;
         return colon > 0 && int.TryParse(endpoint.AsSpan(colon + 1), System.Globalization.CultureInfo.InvariantCulture, out port) && port is > 0 and < 65536;
     }
+
+    private static bool IsHttp(string text, out Uri? address) =>
+        Uri.TryCreate(text, UriKind.Absolute, out address) && (address.Scheme == Uri.UriSchemeHttp || address.Scheme == Uri.UriSchemeHttps);
 }
