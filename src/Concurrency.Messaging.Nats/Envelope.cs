@@ -27,7 +27,13 @@ internal static class Envelope
     public static string EndSubject(string subject) => subject + "._end";
 
     /// <summary>JetStream's message id for a producer's message: unique per producer and sequence, the same for a resend.</summary>
-    public static string MessageId(ulong producer, long sequence) => $"{producer:x16}.{sequence}";
+    public static string MessageId(ulong producer, long sequence) => MessageId(MessageIdPrefix(producer), sequence);
+
+    /// <summary>What every message id of a producer starts with (a producer keeps it rather than format its identity per message).</summary>
+    public static string MessageIdPrefix(ulong producer) => $"{producer:x16}.";
+
+    /// <summary>The message id of the producer whose <see cref="MessageIdPrefix"/> is <paramref name="prefix"/>.</summary>
+    public static string MessageId(string prefix, long sequence) => string.Create(System.Globalization.CultureInfo.InvariantCulture, $"{prefix}{sequence}");
 
     /// <summary>A producer's identity as the counts show it: 16 hexadecimal digits.</summary>
     public static string ProducerName(ulong producer) => producer.ToString("x16", System.Globalization.CultureInfo.InvariantCulture);

@@ -69,6 +69,7 @@ public sealed class NatsPipeConsumer<T> : IAsyncDisposable
     private int _ended;            // producers whose end marker counts (see the remarks)
     private ulong _startSequence;  // JetStream: the stream's last sequence when the consumer started
     private Task _run = Task.CompletedTask;
+    private Producer? _loopLast;   // the loop's last producer (FindFromLoop): read and written by the loop only
     private int _disposed;         // 1 once DisposeAsync ran
 
     private NatsPipeConsumer(NatsConnection connection, NatsPipeOptions options, Func<T, CancellationToken, ValueTask> handler, INatsDeserialize<T> deserializer)
@@ -287,7 +288,7 @@ public sealed class NatsPipeConsumer<T> : IAsyncDisposable
             return;
         }
 
-        if (Find(message.Producer) is not { } producer)
+        if (FindFromLoop(message.Producer) is not { } producer)
         {
             Volatile.Write(ref _refused, _refused + 1);
             return;
@@ -446,7 +447,7 @@ public sealed class NatsPipeConsumer<T> : IAsyncDisposable
             return;
         }
 
-        if (Find(incoming.Producer) is not { } producer)
+        if (FindFromLoop(incoming.Producer) is not { } producer)
         {
             // Beyond the producers this consumer tracks: given back, for the group to deliver again (and a member with
             // room to take), never dropped.
@@ -692,7 +693,7 @@ public sealed class NatsPipeConsumer<T> : IAsyncDisposable
                 return null;
             }
 
-            producer = new Producer(Envelope.ProducerName(id), _options.Delivery == NatsDelivery.JetStream ? new SequenceWindow((int)BitOperationsRoundUp(_options.RepeatWindow)) : null);
+            producer = new Producer(id, Envelope.ProducerName(id), _options.Delivery == NatsDelivery.JetStream ? new SequenceWindow((int)BitOperationsRoundUp(_options.RepeatWindow)) : null);
             _producers.Add(id, producer);
             _order.Add(producer);
             if (_pendingMarkers.Remove(id, out var pending))
@@ -710,6 +711,22 @@ public sealed class NatsPipeConsumer<T> : IAsyncDisposable
         }
     }
 
+    /// <summary>
+    /// The loop's <see cref="Find"/>: the producer of the loop's previous message without taking the lock (a producer's
+    /// state, once added, stays for the consumer's life), else <see cref="Find"/>.
+    /// </summary>
+    private Producer? FindFromLoop(ulong id)
+    {
+        if (_loopLast is { } last && last.Id == id)
+        {
+            return last;
+        }
+
+        var found = Find(id);
+        _loopLast = found ?? _loopLast;
+        return found;
+    }
+
     private static uint BitOperationsRoundUp(int value) => System.Numerics.BitOperations.RoundUpToPowerOf2((uint)value);
 
     private async Task WithinServerTimeout(Task task, string what, CancellationToken cancellationToken)
@@ -725,8 +742,9 @@ public sealed class NatsPipeConsumer<T> : IAsyncDisposable
     }
 
     /// <summary>One producer as this consumer knows it.</summary>
-    private sealed class Producer(string name, SequenceWindow? window)
+    private sealed class Producer(ulong id, string name, SequenceWindow? window)
     {
+        public readonly ulong Id = id;
         public readonly string Name = name;
         public readonly SequenceWindow? Window = window; // JetStream: what was handled
         public long Next = 1;     // Core, own subscription: the next sequence number expected

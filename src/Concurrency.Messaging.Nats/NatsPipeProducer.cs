@@ -35,6 +35,7 @@ public sealed class NatsPipeProducer<T> : IAsyncDisposable
     private readonly Envelope.Writer<T> _writer;
     private readonly ulong _producer;
     private readonly string _endSubject;
+    private readonly string _idPrefix;                // JetStream: what this producer's message ids start with
     private readonly SemaphoreSlim? _window;          // JetStream: one permit per publish awaiting confirmation
     private readonly CancellationTokenSource _stop = new(); // cancels every publish still resending: a fault, or disposal
     private readonly Timer? _watchdog;               // JetStream: ends attempts nothing answers (see Watch)
@@ -56,6 +57,7 @@ public sealed class NatsPipeProducer<T> : IAsyncDisposable
         _writer = new Envelope.Writer<T>(serializer);
         _producer = (ulong)Random.Shared.NextInt64(long.MinValue, long.MaxValue);
         _endSubject = Envelope.EndSubject(options.Subject);
+        _idPrefix = Envelope.MessageIdPrefix(_producer);
         _window = js is null ? null : new SemaphoreSlim(options.PublishWindow, options.PublishWindow);
         _attempts = CancellationTokenSource.CreateLinkedTokenSource(_stop.Token);
         if (js is not null)
@@ -258,7 +260,7 @@ public sealed class NatsPipeProducer<T> : IAsyncDisposable
 
             var sequence = _posted + 1;
             Volatile.Write(ref _posted, sequence);
-            _ = PublishInWindowAsync(sequence, message);
+            _ = PublishUntilConfirmedAsync(_options.Subject, new Outgoing<T>(EnvelopeKind.Data, _producer, sequence, message), Envelope.MessageId(_idPrefix, sequence), CancellationToken.None, inWindow: true);
         }
         finally
         {
@@ -266,104 +268,110 @@ public sealed class NatsPipeProducer<T> : IAsyncDisposable
         }
     }
 
-    private async Task PublishInWindowAsync(long sequence, T message)
-    {
-        try
-        {
-            await PublishUntilConfirmedAsync(_options.Subject, new Outgoing<T>(EnvelopeKind.Data, _producer, sequence, message), Envelope.MessageId(_producer, sequence), CancellationToken.None).ConfigureAwait(false);
-        }
-#pragma warning disable CA1031 // nothing awaits this publish: whatever it throws (the serializer, the client) faults the producer, never vanishes
-        catch (Exception e)
-#pragma warning restore CA1031
-        {
-            Fault(e);
-        }
-        finally
-        {
-            _window!.Release();
-        }
-    }
-
     /// <summary>Publishes until the server confirms, resending under the same id; faults the producer if it cannot.</summary>
     /// <remarks>
+    /// <para>
+    /// A publish <paramref name="inWindow"/> holds a permit of the window, given back when it ends however it ends, and
+    /// nothing awaits it: whatever it throws faults the producer. (One method for both, so that a post costs one
+    /// asynchronous step, not two.)
+    /// </para>
+    /// <para>
     /// An attempt is not bounded by a timer of its own (one per message would cost more than the publish): it waits on the
     /// current generation of attempts, which the watchdog cancels when publishes wait and no answer came for
     /// <see cref="AttemptLimit"/> (a publish made while the connection is down may otherwise wait for it indefinitely).
+    /// </para>
     /// </remarks>
     /// <returns>Whether the server stored it (false: the producer faulted, was disposed, or the caller cancelled).</returns>
-    private async Task<bool> PublishUntilConfirmedAsync(string subject, Outgoing<T> message, string id, CancellationToken cancellationToken)
+    private async Task<bool> PublishUntilConfirmedAsync(string subject, Outgoing<T> message, string id, CancellationToken cancellationToken, bool inWindow = false)
     {
-        var options = new NatsJSPubOpts { MsgId = id };
-        var started = Stopwatch.GetTimestamp();
-        while (true)
+        try
         {
-            var generation = Volatile.Read(ref _attempts); // linked to _stop: a fault or disposal ends every attempt
-            using var caller = cancellationToken.CanBeCanceled ? CancellationTokenSource.CreateLinkedTokenSource(generation.Token, cancellationToken) : null;
-            if (Interlocked.Increment(ref _waiting) == 1)
+            var options = new NatsJSPubOpts { MsgId = id };
+            var started = Stopwatch.GetTimestamp();
+            while (true)
             {
-                Volatile.Write(ref _lastAnswer, Stopwatch.GetTimestamp()); // the watchdog's clock starts with the first publish waiting
-            }
-
-            Exception? unanswered;
-            try
-            {
-                var ack = await _js!.PublishAsync(subject, message, _writer, options, cancellationToken: caller?.Token ?? generation.Token).ConfigureAwait(false);
-                Volatile.Write(ref _lastAnswer, Stopwatch.GetTimestamp());
-                if (ack.Error is { Code: not 503 } error)
+                var generation = Volatile.Read(ref _attempts); // linked to _stop: a fault or disposal ends every attempt
+                using var caller = cancellationToken.CanBeCanceled ? CancellationTokenSource.CreateLinkedTokenSource(generation.Token, cancellationToken) : null;
+                if (Interlocked.Increment(ref _waiting) == 1)
                 {
-                    Fault(new NatsPipeException($"The server refused message {message.Sequence} of producer {ProducerId}: {error.Description} ({error.ErrCode})."));
+                    Volatile.Write(ref _lastAnswer, Stopwatch.GetTimestamp()); // the watchdog's clock starts with the first publish waiting
+                }
+
+                Exception? unanswered;
+                try
+                {
+                    var ack = await _js!.PublishAsync(subject, message, _writer, options, cancellationToken: caller?.Token ?? generation.Token).ConfigureAwait(false);
+                    Volatile.Write(ref _lastAnswer, Stopwatch.GetTimestamp());
+                    if (ack.Error is { Code: not 503 } error)
+                    {
+                        Fault(new NatsPipeException($"The server refused message {message.Sequence} of producer {ProducerId}: {error.Description} ({error.ErrCode})."));
+                        return false;
+                    }
+
+                    if (ack.Error is null)
+                    {
+                        if (message.Kind == EnvelopeKind.Data)
+                        {
+                            Interlocked.Increment(ref _confirmed);
+                        }
+
+                        return true;
+                    }
+
+                    unanswered = new NatsPipeException($"The server is not ready for message {message.Sequence}: {ack.Error.Description} ({ack.Error.ErrCode})."); // 503: JetStream not yet back
+                }
+                catch (OperationCanceledException) when (_stop.IsCancellationRequested || cancellationToken.IsCancellationRequested)
+                {
+                    return false; // disposed, faulted, or the caller's completion cancelled
+                }
+                catch (OperationCanceledException e)
+                {
+                    unanswered = e; // the watchdog ended this generation of attempts
+                }
+                catch (NatsJSApiException e) when (e.Error.Code != 503)
+                {
+                    Fault(new NatsPipeException($"The server refused message {message.Sequence} of producer {ProducerId}: {e.Error.Description} ({e.Error.ErrCode}).", e));
+                    return false;
+                }
+                catch (Exception e) when (e is NatsException or TimeoutException)
+                {
+                    unanswered = e;
+                }
+                finally
+                {
+                    Interlocked.Decrement(ref _waiting);
+                }
+
+                // No answer (the server gone, restarting, or its answer lost): send it again under the same id.
+                if (Stopwatch.GetElapsedTime(started) > _options.ServerTimeout)
+                {
+                    Fault(new NatsPipeException($"Message {message.Sequence} of producer {ProducerId} was not confirmed by the server at {NatsSetup.Redacted(_connection.Opts.Url)} within {_options.ServerTimeout.TotalSeconds:0.#} s.", unanswered));
                     return false;
                 }
 
-                if (ack.Error is null)
+                Interlocked.Increment(ref _resends);
+                try
                 {
-                    if (message.Kind == EnvelopeKind.Data)
-                    {
-                        Interlocked.Increment(ref _confirmed);
-                    }
-
-                    return true;
+                    await Task.Delay(ResendDelay, _stop.Token).ConfigureAwait(false);
                 }
-
-                unanswered = new NatsPipeException($"The server is not ready for message {message.Sequence}: {ack.Error.Description} ({ack.Error.ErrCode})."); // 503: JetStream not yet back
+                catch (OperationCanceledException)
+                {
+                    return false;
+                }
             }
-            catch (OperationCanceledException) when (_stop.IsCancellationRequested || cancellationToken.IsCancellationRequested)
+        }
+#pragma warning disable CA1031 // nothing awaits a publish in the window: whatever it throws (the serializer, the client) faults the producer, never vanishes
+        catch (Exception e) when (inWindow)
+#pragma warning restore CA1031
+        {
+            Fault(e);
+            return false;
+        }
+        finally
+        {
+            if (inWindow)
             {
-                return false; // disposed, faulted, or the caller's completion cancelled
-            }
-            catch (OperationCanceledException e)
-            {
-                unanswered = e; // the watchdog ended this generation of attempts
-            }
-            catch (NatsJSApiException e) when (e.Error.Code != 503)
-            {
-                Fault(new NatsPipeException($"The server refused message {message.Sequence} of producer {ProducerId}: {e.Error.Description} ({e.Error.ErrCode}).", e));
-                return false;
-            }
-            catch (Exception e) when (e is NatsException or TimeoutException)
-            {
-                unanswered = e;
-            }
-            finally
-            {
-                Interlocked.Decrement(ref _waiting);
-            }
-
-            // No answer (the server gone, restarting, or its answer lost): send it again under the same id.
-            if (Stopwatch.GetElapsedTime(started) > _options.ServerTimeout)
-            {
-                Fault(new NatsPipeException($"Message {message.Sequence} of producer {ProducerId} was not confirmed by the server at {NatsSetup.Redacted(_connection.Opts.Url)} within {_options.ServerTimeout.TotalSeconds:0.#} s.", unanswered));
-                return false;
-            }
-
-            Interlocked.Increment(ref _resends);
-            try
-            {
-                await Task.Delay(ResendDelay, _stop.Token).ConfigureAwait(false);
-            }
-            catch (OperationCanceledException)
-            {
-                return false;
+                _window!.Release();
             }
         }
     }

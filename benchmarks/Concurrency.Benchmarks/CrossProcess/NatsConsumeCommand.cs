@@ -2,14 +2,17 @@ using System.CommandLine;
 using System.Diagnostics;
 using System.Globalization;
 using Concurrency.Messaging.Nats;
+using HdrHistogram;
 
 namespace Concurrency.Benchmarks.CrossProcess;
 
 /// <summary>
 /// <c>-- nats-consume --url URL</c> (hidden): the consumer end of <c>lab nats</c>, in a process of its own so that each
 /// end's CPU is its own. Reads rounds from standard input, one per line (<c>round MODE SIDE SUBJECT MESSAGES</c>); for
-/// each, sets up its consumer, prints <c>ready</c>, consumes, and prints <c>done HANDLED CHECKSUM LAST_TICKS CPU_NS P50_NS
-/// P99_NS</c> (times from the machine's monotonic clock, which every process on it shares). Ends when standard input closes.
+/// each, sets up its consumer, prints <c>ready</c>, consumes, and prints <c>done HANDLED CHECKSUM LAST_TICKS CPU_NS
+/// LATENCY</c> (times from the machine's monotonic clock, which every process on it shares; LATENCY the round's histogram
+/// of post-to-handler nanoseconds, HdrHistogram's compressed encoding in base64, so that the lab can pool rounds). Ends
+/// when standard input closes.
 /// </summary>
 internal static class NatsConsumeCommand
 {
@@ -60,13 +63,36 @@ internal static class NatsConsumeCommand
                 bound.Token).ConfigureAwait(false);
             process.Refresh();
             var used = process.TotalProcessorTime - cpu;
-            var toNanoseconds = 1e9 / Stopwatch.Frequency;
             output.WriteLine(string.Create(
                 CultureInfo.InvariantCulture,
-                $"{Done} {consumed.Handled} {consumed.Checksum} {consumed.LastHandled} {used.Ticks * 100} {consumed.Latency.GetValueAtPercentile(50) * toNanoseconds:0} {consumed.Latency.GetValueAtPercentile(99) * toNanoseconds:0}"));
+                $"{Done} {consumed.Handled} {consumed.Checksum} {consumed.LastHandled} {used.Ticks * 100} {Encode(consumed.Latency)}"));
             output.Flush();
         }
 
         return 0;
+    }
+
+    /// <summary>A histogram as one word of a line: HdrHistogram's log format (the histogram compressed), in base64.</summary>
+    public static string Encode(HistogramBase histogram)
+    {
+        ArgumentNullException.ThrowIfNull(histogram);
+        using var stream = new MemoryStream();
+        HistogramLogWriter.Write(stream, DateTime.UnixEpoch, histogram);
+        return Convert.ToBase64String(stream.GetBuffer(), 0, (int)stream.Length);
+    }
+
+    /// <summary>The histogram <see cref="Encode"/> wrote.</summary>
+    /// <exception cref="FormatException">The word is not one <see cref="Encode"/> wrote.</exception>
+    public static HistogramBase Decode(string word)
+    {
+        try
+        {
+            using var reader = new HistogramLogReader(new MemoryStream(Convert.FromBase64String(word)));
+            return reader.ReadHistograms().Single();
+        }
+        catch (Exception e) when (e is not OutOfMemoryException)
+        {
+            throw new FormatException("Not a latency histogram of nats-consume.", e);
+        }
     }
 }

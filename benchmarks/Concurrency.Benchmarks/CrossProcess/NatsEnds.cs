@@ -1,6 +1,7 @@
 using System.Buffers.Binary;
 using System.Diagnostics;
 using System.Threading.Channels;
+using Concurrency.Benchmarks.Backbone.Latency;
 using Concurrency.Messaging.Nats;
 using HdrHistogram;
 using NATS.Client.Core;
@@ -131,7 +132,7 @@ internal static class NatsEnds
         return started;
     }
 
-    /// <summary>What the consumer of a round saw.</summary>
+    /// <summary>What the consumer of a round saw: each message's time from post to handler in nanoseconds.</summary>
     public sealed record Consumed(long Handled, long Checksum, long LastHandled, LongHistogram Latency);
 
     /// <summary>
@@ -140,14 +141,15 @@ internal static class NatsEnds
     /// </summary>
     public static async Task<Consumed> ConsumeAsync(NatsConnection connection, NatsDelivery mode, NatsSide side, string subject, long messages, Action ready, CancellationToken cancellation)
     {
-        var latency = new LongHistogram(TimeStamp.Minutes(1), 3);
+        var latency = new LongHistogram(LatencyRecorder.LongestNanoseconds, 3);
+        var nanosecondsPerTick = 1e9 / Stopwatch.Frequency;
         long handled = 0, checksum = 0, last = 0;
         void Handle(byte[] payload)
         {
             var now = Stopwatch.GetTimestamp();
             var number = BinaryPrimitives.ReadInt64LittleEndian(payload);
             var posted = BinaryPrimitives.ReadInt64LittleEndian(payload.AsSpan(sizeof(long)));
-            latency.RecordValue(Math.Max(0, now - posted));
+            latency.RecordValue(Math.Clamp((long)((now - posted) * nanosecondsPerTick), 0, LatencyRecorder.LongestNanoseconds));
             checksum += number;
             handled++;
             last = now;

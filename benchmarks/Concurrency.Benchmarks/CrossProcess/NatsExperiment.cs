@@ -1,6 +1,8 @@
 using System.Diagnostics;
 using System.Globalization;
+using Concurrency.Benchmarks.Backbone.Latency;
 using Concurrency.Messaging.Nats;
+using HdrHistogram;
 using NATS.Client.Core;
 using NATS.Client.JetStream;
 
@@ -26,6 +28,12 @@ public sealed class NatsExperiment(Func<string?>? findNatsServer = null) : ILabE
     private static readonly Dictionary<NatsDelivery, double> PacedRate = new() { [NatsDelivery.Core] = 1_000_000, [NatsDelivery.JetStream] = 50_000 };
     private static readonly NatsSide[] Sides = [NatsSide.Direct, NatsSide.Ours];
 
+    /// <summary>The paced rounds' order: each side twice, neither always first; each side's rounds pooled.</summary>
+    private static readonly NatsSide[] PacedOrder = [NatsSide.Direct, NatsSide.Ours, NatsSide.Ours, NatsSide.Direct];
+
+    /// <summary>A paced round's length in seconds (quick: a quarter); a side's paced warm-up is half of it.</summary>
+    private const double PacedSeconds = 2;
+
     public string Name => "nats";
 
     public string Title => "Pipes over NATS: ours against NATS.Net used directly";
@@ -48,10 +56,14 @@ public sealed class NatsExperiment(Func<string?>? findNatsServer = null) : ILabE
         window, stream and consumer settings; our 17-byte envelope on every message). Each side first runs a warm-up round;
         then rounds alternate between the sides (head to head), and each round is verified (count and sum of the numbers)
         and its stream deleted. msg/s is messages ÷ (last handled − first posted); CPU per message is each process's CPU
-        time over the round ÷ messages. Then each side runs at one offered rate both sustain (Core 1,000,000/s,
+        time over the round ÷ messages. Then the sides run at one offered rate both sustain (Core 1,000,000/s,
         JetStream 50,000/s: about half of either side's msg/s here; lower where a side did not reach twice that), open loop
-        in steps of about a millisecond, and the consumer records each message's time from its post to
-        its handler (one clock: every process on the machine reads the same monotonic clock): p50 and p99.
+        in steps of about a millisecond, and the consumer records each message's time from its post to its handler (one
+        clock: every process on the machine reads the same monotonic clock): first a paced warm-up of 1 s for each side
+        (the unpaced rounds leave cold what only a paced post takes: a window never full, a consumer waiting for each
+        message), then four paced rounds of 2 s in the order NATS.Net, ours, ours, NATS.Net, each side's two pooled into
+        one histogram: p50 and p99. One round's p99 is too few messages to compare (one side's rounds spread 5.6–12.8 ms
+        at JetStream's rate here), and a fixed order would hand one side the machine's drift.
         """;
 
     public bool PerCoreCount => false;
@@ -87,9 +99,9 @@ public sealed class NatsExperiment(Func<string?>? findNatsServer = null) : ILabE
                 };
                 var runner = new Rounds(context, connection, consumer, serverProcess);
                 var results = new Dictionary<(NatsDelivery, NatsSide), List<Round>>();
-                var latency = new Dictionary<(NatsDelivery, NatsSide), Round>();
+                var latency = new Dictionary<(NatsDelivery, NatsSide), LatencyDistribution>();
                 var rates = new Dictionary<NatsDelivery, double>();
-                var steps = Modes.Length * Sides.Length * (rounds + 2);
+                var steps = Modes.Length * (Sides.Length * (rounds + 2) + PacedOrder.Length);
                 foreach (var mode in Modes)
                 {
                     foreach (var side in Sides)
@@ -112,10 +124,21 @@ public sealed class NatsExperiment(Func<string?>? findNatsServer = null) : ILabE
                     var slower = Sides.Min(side => LabSample.Of([.. results[(mode, side)].Select(x => x.Rate)]).Median);
                     var rate = Math.Min(PacedRate[mode], TwoDigits(slower / 2));
                     rates[mode] = rate;
-                    var paced = (long)(rate * (context.Quick ? 0.5 : 2));
+                    var seconds = context.Quick ? PacedSeconds / 4 : PacedSeconds;
                     foreach (var side in Sides)
                     {
-                        latency[(mode, side)] = runner.Run(mode, side, paced, rate, steps, string.Create(CultureInfo.InvariantCulture, $"paced at {rate:N0}/s"));
+                        runner.Run(mode, side, (long)(rate * seconds / 2), rate, steps, string.Create(CultureInfo.InvariantCulture, $"paced warm-up at {rate:N0}/s"));
+                    }
+
+                    var pooled = Sides.ToDictionary(side => side, _ => new List<HistogramBase>());
+                    foreach (var side in PacedOrder)
+                    {
+                        pooled[side].Add(runner.Run(mode, side, (long)(rate * seconds), rate, steps, string.Create(CultureInfo.InvariantCulture, $"paced at {rate:N0}/s")).Latency);
+                    }
+
+                    foreach (var side in Sides)
+                    {
+                        latency[(mode, side)] = LatencyDistribution.Merge(pooled[side]);
                     }
                 }
 
@@ -132,8 +155,8 @@ public sealed class NatsExperiment(Func<string?>? findNatsServer = null) : ILabE
         }
     }
 
-    /// <summary>One verified round: msg/s, CPU per message at each end and at the server, and the latency percentiles.</summary>
-    private sealed record Round(double Rate, double ProducerCpu, double ConsumerCpu, double ServerCpu, double P50Micros, double P99Micros);
+    /// <summary>One verified round: msg/s, CPU per message at each end and at the server, and each message's time from post to handler (ns).</summary>
+    private sealed record Round(double Rate, double ProducerCpu, double ConsumerCpu, double ServerCpu, HistogramBase Latency);
 
     /// <summary>Runs rounds: the consumer told first, the producer here, the server's and both processes' CPU read around it.</summary>
     private sealed class Rounds(LabContext context, NatsConnection connection, ConsumerProcess consumer, Process server)
@@ -169,11 +192,11 @@ public sealed class NatsExperiment(Func<string?>? findNatsServer = null) : ILabE
             }
 
             var seconds = (done.LastHandled - started) / (double)Stopwatch.Frequency;
-            return new Round(messages / seconds, producerCpu, done.CpuNanoseconds / (double)messages, serverCost, done.P50Nanoseconds / 1e3, done.P99Nanoseconds / 1e3);
+            return new Round(messages / seconds, producerCpu, done.CpuNanoseconds / (double)messages, serverCost, done.Latency);
         }
     }
 
-    private static LabOutcome Outcome(Dictionary<(NatsDelivery, NatsSide), List<Round>> results, Dictionary<(NatsDelivery, NatsSide), Round> latency, Dictionary<NatsDelivery, double> rates, Dictionary<NatsDelivery, long> size)
+    private static LabOutcome Outcome(Dictionary<(NatsDelivery, NatsSide), List<Round>> results, Dictionary<(NatsDelivery, NatsSide), LatencyDistribution> latency, Dictionary<NatsDelivery, double> rates, Dictionary<NatsDelivery, long> size)
     {
         var figures = new List<LabFigure>();
         var speedRows = new List<IReadOnlyList<string>>();
@@ -193,17 +216,17 @@ public sealed class NatsExperiment(Func<string?>? findNatsServer = null) : ILabE
                     Cell(LabSample.Of([.. rounds.Select(r => r.ProducerCpu)]).Median),
                     Cell(LabSample.Of([.. rounds.Select(r => r.ConsumerCpu)]).Median),
                     Cell(LabSample.Of([.. rounds.Select(r => r.ServerCpu)]).Median),
-                    Cell(paced.P50Micros),
-                    Cell(paced.P99Micros),
+                    Cell(paced.P50),
+                    Cell(paced.P99),
                 ]);
                 figures.Add(new LabFigure(Contender(mode, side), Family(side), conditions, "msg/s", [.. rounds.Select(r => r.Rate)]));
-                figures.Add(new LabFigure(Contender(mode, side), Family(side), conditions + string.Create(CultureInfo.InvariantCulture, $", paced at {rates[mode]:0}/s"), "p99 µs", [paced.P99Micros]));
+                figures.Add(new LabFigure(Contender(mode, side), Family(side), conditions + string.Create(CultureInfo.InvariantCulture, $", paced at {rates[mode]:0}/s"), "p99 µs", [paced.P99]));
             }
 
             var ratios = HeadToHead.Ratios([.. results[(mode, NatsSide.Ours)].Select(r => r.Rate)], [.. results[(mode, NatsSide.Direct)].Select(r => r.Rate)]);
             var speed = new Goal($"{mode}: our msg/s ÷ NATS.Net's", [Contender(mode, NatsSide.Ours)], [Contender(mode, NatsSide.Direct)], SpeedGoal) { MinLaunches = 1 }.Judge([ratios]);
             goalRows.Add([speed.Goal.Name, Ratio(speed.Median), string.Create(CultureInfo.InvariantCulture, $"≥ {SpeedGoal:0.00}"), speed.Met ? "met" : "not met"]);
-            var p99 = latency[(mode, NatsSide.Direct)].P99Micros / latency[(mode, NatsSide.Ours)].P99Micros;
+            var p99 = latency[(mode, NatsSide.Direct)].P99 / latency[(mode, NatsSide.Ours)].P99;
             var tail = new Goal($"{mode}: NATS.Net's p99 ÷ ours, paced", [Contender(mode, NatsSide.Ours)], [Contender(mode, NatsSide.Direct)], 1 / LatencyGoal) { MinLaunches = 1 }.Judge(p99, p99, p99, launches: 1);
             goalRows.Add([tail.Goal.Name, Ratio(p99), string.Create(CultureInfo.InvariantCulture, $"≥ {1 / LatencyGoal:0.00} (our p99 ≤ {LatencyGoal:0.00}× theirs)"), tail.Met ? "met" : "not met"]);
         }
@@ -213,7 +236,7 @@ public sealed class NatsExperiment(Func<string?>? findNatsServer = null) : ILabE
             ["mode", "contender", "k msg/s", "producer CPU ns/msg", "consumer CPU ns/msg", "server CPU ns/msg", "p50 µs, paced", "p99 µs, paced"],
             speedRows,
             ["k msg/s", "producer CPU ns/msg", "consumer CPU ns/msg", "server CPU ns/msg", "p50 µs, paced", "p99 µs, paced"],
-            string.Create(CultureInfo.InvariantCulture, $"Each launch: the median of its rounds (Core {size[NatsDelivery.Core]:N0} messages a round, JetStream {size[NatsDelivery.JetStream]:N0}); paced: Core at {PacedRate[NatsDelivery.Core]:N0}/s, JetStream at {PacedRate[NatsDelivery.JetStream]:N0}/s (or half the slower side's msg/s, where lower), 2 s each."));
+            string.Create(CultureInfo.InvariantCulture, $"Each launch: the median of its rounds (Core {size[NatsDelivery.Core]:N0} messages a round, JetStream {size[NatsDelivery.JetStream]:N0}); paced: Core at {PacedRate[NatsDelivery.Core]:N0}/s, JetStream at {PacedRate[NatsDelivery.JetStream]:N0}/s (or half the slower side's msg/s, where lower), after a paced warm-up of each side: two rounds of {PacedSeconds:0} s a side in the order NATS.Net, ours, ours, NATS.Net, pooled."));
         var goalTable = new LabTable(
             "Pipes over NATS: the issue's goals",
             ["goal", "ratio", "asks", "verdict"],
@@ -278,11 +301,11 @@ public sealed class NatsExperiment(Func<string?>? findNatsServer = null) : ILabE
             Expect(NatsConsumeCommand.Ready, ReadyLimit);
         }
 
-        public (long Handled, long Checksum, long LastHandled, long CpuNanoseconds, long P50Nanoseconds, long P99Nanoseconds) End()
+        public (long Handled, long Checksum, long LastHandled, long CpuNanoseconds, HistogramBase Latency) End()
         {
             var parts = Expect(NatsConsumeCommand.Done, RoundLimit).Split(' ');
             long At(int i) => long.Parse(parts[i], CultureInfo.InvariantCulture);
-            return (At(1), At(2), At(3), At(4), At(5), At(6));
+            return (At(1), At(2), At(3), At(4), NatsConsumeCommand.Decode(parts[5]));
         }
 
         public void Dispose()
