@@ -1,6 +1,8 @@
 using System.CommandLine;
 using System.Diagnostics;
 using System.Globalization;
+using System.IO.Compression;
+using Concurrency.Benchmarks.Backbone.Latency;
 using Concurrency.Messaging.Nats;
 using HdrHistogram;
 
@@ -72,27 +74,54 @@ internal static class NatsConsumeCommand
         return 0;
     }
 
-    /// <summary>A histogram as one word of a line: HdrHistogram's log format (the histogram compressed), in base64.</summary>
+    /// <summary>
+    /// A histogram as one word of a line: how many buckets it recorded, then each one's value and count, as 7-bit
+    /// variable-length integers, deflated, in base64. (HdrHistogram's own compressed encoding refused to read some of what it wrote: "the buffer
+    /// does not contain the indicated payload amount".)
+    /// </summary>
     public static string Encode(HistogramBase histogram)
     {
         ArgumentNullException.ThrowIfNull(histogram);
-        using var stream = new MemoryStream();
-        HistogramLogWriter.Write(stream, DateTime.UnixEpoch, histogram);
-        return Convert.ToBase64String(stream.GetBuffer(), 0, (int)stream.Length);
+        using var packed = new MemoryStream();
+        using (var deflate = new DeflateStream(packed, CompressionLevel.Fastest, leaveOpen: true))
+        using (var writer = new BinaryWriter(deflate))
+        {
+            // Copied out as it goes: the iteration hands back one value object, changed at each step.
+            var buckets = histogram.RecordedValues().Select(bucket => (bucket.ValueIteratedTo, bucket.CountAtValueIteratedTo)).ToList();
+            writer.Write7BitEncodedInt(buckets.Count);
+            foreach (var (value, count) in buckets)
+            {
+                writer.Write7BitEncodedInt64(value);
+                writer.Write7BitEncodedInt64(count);
+            }
+        }
+
+        return Convert.ToBase64String(packed.GetBuffer(), 0, (int)packed.Length);
     }
 
-    /// <summary>The histogram <see cref="Encode"/> wrote.</summary>
+    /// <summary>The histogram <see cref="Encode"/> wrote (nanoseconds up to <see cref="LatencyRecorder.LongestNanoseconds"/>).</summary>
     /// <exception cref="FormatException">The word is not one <see cref="Encode"/> wrote.</exception>
     public static HistogramBase Decode(string word)
     {
+        var histogram = new LongHistogram(LatencyRecorder.LongestNanoseconds, 3);
         try
         {
-            using var reader = new HistogramLogReader(new MemoryStream(Convert.FromBase64String(word)));
-            return reader.ReadHistograms().Single();
+            using var reader = new BinaryReader(new DeflateStream(new MemoryStream(Convert.FromBase64String(word)), CompressionMode.Decompress));
+            for (var buckets = reader.Read7BitEncodedInt(); buckets > 0; buckets--)
+            {
+                histogram.RecordValueWithCount(reader.Read7BitEncodedInt64(), reader.Read7BitEncodedInt64());
+            }
+
+            if (reader.BaseStream.ReadByte() >= 0)
+            {
+                throw new InvalidDataException("More follows the last bucket.");
+            }
         }
         catch (Exception e) when (e is not OutOfMemoryException)
         {
-            throw new FormatException("Not a latency histogram of nats-consume.", e);
+            throw new FormatException($"Not a latency histogram of nats-consume ({e.GetType().Name}: {e.Message}).", e);
         }
+
+        return histogram;
     }
 }
