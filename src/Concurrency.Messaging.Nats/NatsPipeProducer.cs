@@ -38,10 +38,7 @@ public sealed class NatsPipeProducer<T> : IAsyncDisposable
     private readonly string _idPrefix;                // JetStream: what this producer's message ids start with
     private readonly SemaphoreSlim? _window;          // JetStream: one permit per publish awaiting confirmation
     private readonly CancellationTokenSource _stop = new(); // cancels every publish still resending: a fault, or disposal
-    private readonly Timer? _watchdog;               // JetStream: ends attempts nothing answers (see Watch)
-    private CancellationTokenSource _attempts;       // the current generation of publish attempts: linked to _stop, replaced by Watch
-    private long _lastAnswer;                        // when the server last answered a publish (or the first of those waiting was sent)
-    private int _waiting;                            // publishes awaiting the server's answer
+    private readonly PublishWatchdog? _watchdog;     // JetStream: ends attempts nothing answers
     private long _posted;
     private long _confirmed;
     private long _resends;
@@ -59,12 +56,7 @@ public sealed class NatsPipeProducer<T> : IAsyncDisposable
         _endSubject = Envelope.EndSubject(options.Subject);
         _idPrefix = Envelope.MessageIdPrefix(_producer);
         _window = js is null ? null : new SemaphoreSlim(options.PublishWindow, options.PublishWindow);
-        _attempts = CancellationTokenSource.CreateLinkedTokenSource(_stop.Token);
-        if (js is not null)
-        {
-            var period = AttemptLimitFor(options) / 4;
-            _watchdog = new Timer(static state => ((NatsPipeProducer<T>)state!).Watch(), this, period, period);
-        }
+        _watchdog = js is null ? null : new PublishWatchdog(AttemptLimit < options.ServerTimeout ? AttemptLimit : options.ServerTimeout, _stop.Token);
     }
 
     /// <summary>Gets this producer's identity, as consumers' counts name it (16 hexadecimal digits).</summary>
@@ -275,11 +267,7 @@ public sealed class NatsPipeProducer<T> : IAsyncDisposable
     /// nothing awaits it: whatever it throws faults the producer. (One method for both, so that a post costs one
     /// asynchronous step, not two.)
     /// </para>
-    /// <para>
-    /// An attempt is not bounded by a timer of its own (one per message would cost more than the publish): it waits on the
-    /// current generation of attempts, which the watchdog cancels when publishes wait and no answer came for
-    /// <see cref="AttemptLimit"/> (a publish made while the connection is down may otherwise wait for it indefinitely).
-    /// </para>
+    /// <para>An attempt waits until the server answers or the <see cref="PublishWatchdog"/> ends it (after <see cref="AttemptLimit"/> with no answer).</para>
     /// </remarks>
     /// <returns>Whether the server stored it (false: the producer faulted, was disposed, or the caller cancelled).</returns>
     private async Task<bool> PublishUntilConfirmedAsync(string subject, Outgoing<T> message, string id, CancellationToken cancellationToken, bool inWindow = false)
@@ -290,18 +278,13 @@ public sealed class NatsPipeProducer<T> : IAsyncDisposable
             var started = Stopwatch.GetTimestamp();
             while (true)
             {
-                var generation = Volatile.Read(ref _attempts); // linked to _stop: a fault or disposal ends every attempt
-                using var caller = cancellationToken.CanBeCanceled ? CancellationTokenSource.CreateLinkedTokenSource(generation.Token, cancellationToken) : null;
-                if (Interlocked.Increment(ref _waiting) == 1)
-                {
-                    Volatile.Write(ref _lastAnswer, Stopwatch.GetTimestamp()); // the watchdog's clock starts with the first publish waiting
-                }
-
+                var attempt = _watchdog!.Begin(); // ended by the stop too: a fault or disposal ends every attempt
+                using var caller = cancellationToken.CanBeCanceled ? CancellationTokenSource.CreateLinkedTokenSource(attempt, cancellationToken) : null;
                 Exception? unanswered;
                 try
                 {
-                    var ack = await _js!.PublishAsync(subject, message, _writer, options, cancellationToken: caller?.Token ?? generation.Token).ConfigureAwait(false);
-                    Volatile.Write(ref _lastAnswer, Stopwatch.GetTimestamp());
+                    var ack = await _js!.PublishAsync(subject, message, _writer, options, cancellationToken: caller?.Token ?? attempt).ConfigureAwait(false);
+                    _watchdog.Answered();
                     if (ack.Error is { Code: not 503 } error)
                     {
                         Fault(new NatsPipeException($"The server refused message {message.Sequence} of producer {ProducerId}: {error.Description} ({error.ErrCode})."));
@@ -339,7 +322,7 @@ public sealed class NatsPipeProducer<T> : IAsyncDisposable
                 }
                 finally
                 {
-                    Interlocked.Decrement(ref _waiting);
+                    _watchdog.End();
                 }
 
                 // No answer (the server gone, restarting, or its answer lost): send it again under the same id.
@@ -375,26 +358,6 @@ public sealed class NatsPipeProducer<T> : IAsyncDisposable
             }
         }
     }
-
-    /// <summary>
-    /// Every quarter of <see cref="AttemptLimit"/>: when publishes wait and no answer came for that long, ends the current
-    /// generation of attempts (they are sent again) and starts the next.
-    /// </summary>
-    private void Watch()
-    {
-        if (_stop.IsCancellationRequested)
-        {
-            return; // every attempt ends with the stop; no new generation after it
-        }
-
-        if (Volatile.Read(ref _waiting) > 0 && Stopwatch.GetElapsedTime(Volatile.Read(ref _lastAnswer)) > AttemptLimitFor(_options))
-        {
-            Volatile.Write(ref _lastAnswer, Stopwatch.GetTimestamp());
-            Interlocked.Exchange(ref _attempts, CancellationTokenSource.CreateLinkedTokenSource(_stop.Token)).Cancel();
-        }
-    }
-
-    private static TimeSpan AttemptLimitFor(NatsPipeOptions options) => AttemptLimit < options.ServerTimeout ? AttemptLimit : options.ServerTimeout;
 
     private void Fault(Exception fault)
     {

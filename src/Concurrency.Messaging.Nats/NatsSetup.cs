@@ -61,6 +61,19 @@ internal static class NatsSetup
         }
     }
 
+    /// <summary>Waits for <paramref name="task"/> within the server timeout; the server's silence is a <see cref="NatsPipeException"/> that says what it was asked.</summary>
+    internal static async Task WithinServerTimeout(NatsConnection connection, NatsPipeOptions options, Task task, string what, CancellationToken cancellationToken)
+    {
+        try
+        {
+            await task.WaitAsync(options.ServerTimeout, cancellationToken).ConfigureAwait(false);
+        }
+        catch (TimeoutException e)
+        {
+            throw new NatsPipeException($"The server at {Redacted(connection.Opts.Url)} did not answer within {options.ServerTimeout.TotalSeconds:0.#} s while {what}.", e);
+        }
+    }
+
     /// <summary>A server's address fit for a message or a log: any user name, password or token in it replaced.</summary>
     internal static string Redacted(string url)
     {

@@ -51,7 +51,7 @@ public sealed class ServerSmokeTests
         {
             received.Add(message.Data![0]);
             Assert.Equal(1UL, message.Metadata!.Value.NumDelivered);
-            Assert.False(NatsPipeConsumer<byte[]>.Redelivered(message)); // the consumer's own reading of the delivery count
+            Assert.False(JetStreamConsumerLoop<byte[]>.Redelivered(message)); // the consumer's own reading of the delivery count
             await message.AckAsync(cancellationToken: ct);
         }
 
@@ -65,7 +65,7 @@ public sealed class ServerSmokeTests
             {
                 Assert.Equal(4, message.Data![0]);
                 Assert.Equal(delivery, message.Metadata!.Value.NumDelivered);
-                Assert.Equal(delivery > 1, NatsPipeConsumer<byte[]>.Redelivered(message));
+                Assert.Equal(delivery > 1, JetStreamConsumerLoop<byte[]>.Redelivered(message));
                 await (delivery == 1 ? message.NakAsync(cancellationToken: ct) : message.AckAsync(cancellationToken: ct));
             }
         }
