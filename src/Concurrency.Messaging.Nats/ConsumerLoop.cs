@@ -1,4 +1,3 @@
-using Concurrency.Messaging.Pipes;
 using NATS.Client.Core;
 
 namespace Concurrency.Messaging.Nats;

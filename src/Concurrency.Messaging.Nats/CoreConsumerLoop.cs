@@ -86,11 +86,27 @@ internal sealed class CoreConsumerLoop<T>(NatsConnection connection, NatsPipeOpt
         finally
         {
             Interlocked.Add(ref _unhandled, data.Msgs.Count); // received, never handed over: Core keeps nothing
-            await data.DisposeAsync().ConfigureAwait(false);
-            await ends.DisposeAsync().ConfigureAwait(false);
+            failure ??= await Unsubscribe(data).ConfigureAwait(false);
+            failure ??= await Unsubscribe(ends).ConfigureAwait(false);
         }
 
         Complete(failure);
+    }
+
+    /// <summary>Ends a subscription; what that throws is the consumer's fault, and never keeps it from completing.</summary>
+    private static async Task<Exception?> Unsubscribe(INatsSub<Incoming<T>> subscription)
+    {
+        try
+        {
+            await subscription.DisposeAsync().ConfigureAwait(false);
+            return null;
+        }
+#pragma warning disable CA1031 // reported through the completion
+        catch (Exception e)
+#pragma warning restore CA1031
+        {
+            return e;
+        }
     }
 
     private NatsPipeException SubscriptionEnded()

@@ -85,7 +85,17 @@ internal sealed class JetStreamConsumerLoop<T> : ConsumerLoop<T>
 
         // The markers' reader and the watcher end with the loop; what either failed with is the consumer's fault, and
         // the counts are final only once both have stopped.
-        await _stop.CancelAsync().ConfigureAwait(false);
+        try
+        {
+            await _stop.CancelAsync().ConfigureAwait(false);
+        }
+#pragma warning disable CA1031 // a callback on the stop's token that threw: reported through the completion, which must still come
+        catch (Exception e)
+#pragma warning restore CA1031
+        {
+            failure ??= e;
+        }
+
         foreach (var background in new[] { markers, watcher })
         {
             try

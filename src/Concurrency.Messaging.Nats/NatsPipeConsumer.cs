@@ -36,7 +36,7 @@ namespace Concurrency.Messaging.Nats;
 /// <para>
 /// JetStream keeps end markers in the stream: a consumer counts the markers stored after it started, and those of
 /// producers whose messages it has handled; a marker of an earlier run whose messages its group had consumed before
-/// (a stream reused from run to run) does not count, so it cannot complete a new run early (see <see cref="ProducerBook"/>).
+/// (a stream reused from run to run) does not count, so it cannot complete a new run early.
 /// </para>
 /// <para>The connection is the caller's: disposing the consumer leaves it open.</para>
 /// </remarks>

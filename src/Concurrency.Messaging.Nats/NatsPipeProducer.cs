@@ -267,7 +267,7 @@ public sealed class NatsPipeProducer<T> : IAsyncDisposable
     /// nothing awaits it: whatever it throws faults the producer. (One method for both, so that a post costs one
     /// asynchronous step, not two.)
     /// </para>
-    /// <para>An attempt waits until the server answers or the <see cref="PublishWatchdog"/> ends it (after <see cref="AttemptLimit"/> with no answer).</para>
+    /// <para>An attempt waits until the server answers or the <see cref="PublishWatchdog"/> ends it (after <see cref="AttemptLimit"/>, or the server timeout where shorter, with no answer).</para>
     /// </remarks>
     /// <returns>Whether the server stored it (false: the producer faulted, was disposed, or the caller cancelled).</returns>
     private async Task<bool> PublishUntilConfirmedAsync(string subject, Outgoing<T> message, string id, CancellationToken cancellationToken, bool inWindow = false)
@@ -279,10 +279,10 @@ public sealed class NatsPipeProducer<T> : IAsyncDisposable
             while (true)
             {
                 var attempt = _watchdog!.Begin(); // ended by the stop too: a fault or disposal ends every attempt
-                using var caller = cancellationToken.CanBeCanceled ? CancellationTokenSource.CreateLinkedTokenSource(attempt, cancellationToken) : null;
                 Exception? unanswered;
                 try
                 {
+                    using var caller = cancellationToken.CanBeCanceled ? CancellationTokenSource.CreateLinkedTokenSource(attempt, cancellationToken) : null;
                     var ack = await _js!.PublishAsync(subject, message, _writer, options, cancellationToken: caller?.Token ?? attempt).ConfigureAwait(false);
                     _watchdog.Answered();
                     if (ack.Error is { Code: not 503 } error)

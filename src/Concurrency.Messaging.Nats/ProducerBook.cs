@@ -13,7 +13,8 @@ namespace Concurrency.Messaging.Nats;
 /// <para>
 /// Concurrency rule: the consumer's loop and (JetStream) the end markers' reader both add producers and markers, under
 /// one lock; a producer's state, once added, stays for the consumer's life, so the loop keeps its last one without the
-/// lock (<see cref="FindFromLoop"/>). A producer's counters have one writer, the loop.
+/// lock (<see cref="FindFromLoop"/>). A producer's <c>Next</c> and <c>Handled</c> have one writer, the loop; its
+/// <c>Posted</c> is written under the lock.
 /// </para>
 /// </remarks>
 internal sealed class ProducerBook(NatsPipeOptions options)
