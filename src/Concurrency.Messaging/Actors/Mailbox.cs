@@ -73,7 +73,7 @@ internal sealed class Mailbox<T, TQueue> : ITurn
 
     public void Schedule() => TurnRunner.Schedule(this, mayRunNext: true);
 
-    public void Execute() => TurnRunner.RunChained(this);
+    public void Execute() => TurnRunner.RunChained<DirectTurn>(this);
 
     /// <summary>One turn: first ends the message whose handler awaited, if any, then lets the runner take and hand over up to the throughput.</summary>
     public void RunTurn()
@@ -85,6 +85,21 @@ internal sealed class Mailbox<T, TQueue> : ITurn
 
         var delivery = new Delivery(this, _cell);
         TurnRunner.Run(this, ref _queue, ref delivery, ref _batch, _cell.Throughput);
+    }
+
+    /// <summary>A chain's direct call to a mailbox of this type (see <see cref="TurnRunner.RunChained{TDirect}"/>).</summary>
+    private readonly struct DirectTurn : IDirectTurn
+    {
+        public static bool TryRunTurn(ITurn turn)
+        {
+            if (turn is Mailbox<T, TQueue> mailbox)
+            {
+                mailbox.RunTurn();
+                return true;
+            }
+
+            return false;
+        }
     }
 
     /// <summary>
