@@ -37,8 +37,8 @@ internal sealed class JetStreamConsumerLoop<T> : ConsumerLoop<T>
     {
         using var drained = new CancellationTokenSource(); // the group has nothing left: the pull ends
         using var linked = CancellationTokenSource.CreateLinkedTokenSource(_stop.Token, drained.Token);
-        var markers = Task.Run(() => ReadMarkersAsync(_js), CancellationToken.None);
-        var watcher = Task.Run(() => WatchGroupAsync(_durable, drained), CancellationToken.None);
+        var markers = Task.Run(ReadMarkersAsync, CancellationToken.None);
+        var watcher = Task.Run(() => WatchGroupAsync(drained), CancellationToken.None);
         Exception? failure = null;
         try
         {
@@ -225,8 +225,8 @@ internal sealed class JetStreamConsumerLoop<T> : ConsumerLoop<T>
     /// (see docs/nats.md). Made again after the server restarts (an ephemeral consumer may not survive it); markers read
     /// twice count once.
     /// </summary>
-    private ValueTask<INatsJSConsumer> MarkerReaderAsync(NatsJSContext js, CancellationToken cancellationToken)
-        => js.CreateOrUpdateConsumerAsync(
+    private ValueTask<INatsJSConsumer> MarkerReaderAsync(CancellationToken cancellationToken)
+        => _js.CreateOrUpdateConsumerAsync(
             _options.StreamName,
             new ConsumerConfig
             {
@@ -239,13 +239,13 @@ internal sealed class JetStreamConsumerLoop<T> : ConsumerLoop<T>
             },
             cancellationToken);
 
-    private async Task ReadMarkersAsync(NatsJSContext js)
+    private async Task ReadMarkersAsync()
     {
         while (!_stop.IsCancellationRequested)
         {
             try
             {
-                var ends = await MarkerReaderAsync(js, _stop.Token).ConfigureAwait(false);
+                var ends = await MarkerReaderAsync(_stop.Token).ConfigureAwait(false);
                 await foreach (var marker in ends.ConsumeAsync(_reader, cancellationToken: _stop.Token).ConfigureAwait(false))
                 {
                     OnEnd(marker.Data, marker.Metadata?.Sequence.Stream ?? ulong.MaxValue);
@@ -266,7 +266,7 @@ internal sealed class JetStreamConsumerLoop<T> : ConsumerLoop<T>
     /// Once every expected producer ended (all their messages confirmed stored before their markers), the group is done
     /// when its durable consumer has nothing left to deliver and nothing delivered unacknowledged: then the pull ends.
     /// </summary>
-    private async Task WatchGroupAsync(INatsJSConsumer durable, CancellationTokenSource drained)
+    private async Task WatchGroupAsync(CancellationTokenSource drained)
     {
         try
         {
@@ -277,7 +277,7 @@ internal sealed class JetStreamConsumerLoop<T> : ConsumerLoop<T>
                 await Task.Delay(GroupPoll, _stop.Token).ConfigureAwait(false);
                 try
                 {
-                    await durable.RefreshAsync(_stop.Token).ConfigureAwait(false);
+                    await _durable.RefreshAsync(_stop.Token).ConfigureAwait(false);
                     failingSince = null;
                 }
                 catch (NatsException e)
@@ -292,7 +292,7 @@ internal sealed class JetStreamConsumerLoop<T> : ConsumerLoop<T>
                     continue;
                 }
 
-                if (durable.Info.NumPending == 0 && durable.Info.NumAckPending == 0)
+                if (_durable.Info.NumPending == 0 && _durable.Info.NumAckPending == 0)
                 {
                     await drained.CancelAsync().ConfigureAwait(false);
                     return;

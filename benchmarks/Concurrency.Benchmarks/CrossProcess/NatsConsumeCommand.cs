@@ -13,8 +13,8 @@ namespace Concurrency.Benchmarks.CrossProcess;
 /// end's CPU is its own. Reads rounds from standard input, one per line (<c>round MODE SIDE SUBJECT MESSAGES</c>); for
 /// each, sets up its consumer, prints <c>ready</c>, consumes, and prints <c>done HANDLED CHECKSUM LAST_TICKS CPU_NS
 /// LATENCY</c> (times from the machine's monotonic clock, which every process on it shares; LATENCY the round's histogram
-/// of post-to-handler nanoseconds, HdrHistogram's compressed encoding in base64, so that the lab can pool rounds). Ends
-/// when standard input closes.
+/// of post-to-handler nanoseconds as one word, see <see cref="Encode"/>, so that the lab can pool rounds). Ends when
+/// standard input closes.
 /// </summary>
 internal static class NatsConsumeCommand
 {
@@ -76,8 +76,8 @@ internal static class NatsConsumeCommand
 
     /// <summary>
     /// A histogram as one word of a line: how many buckets it recorded, then each one's value and count, as 7-bit
-    /// variable-length integers, deflated, in base64. (HdrHistogram's own compressed encoding refused to read some of what it wrote: "the buffer
-    /// does not contain the indicated payload amount".)
+    /// variable-length integers, deflated, in base64. (HdrHistogram's own compressed encoding refused to read some of
+    /// what it wrote: "the buffer does not contain the indicated payload amount".)
     /// </summary>
     public static string Encode(HistogramBase histogram)
     {
