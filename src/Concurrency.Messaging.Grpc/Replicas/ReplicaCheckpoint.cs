@@ -1,7 +1,7 @@
 using System.Buffers.Binary;
 using System.Diagnostics;
 using System.Numerics;
-using System.Runtime.InteropServices;
+using Concurrency.Messaging.Internal;
 using Microsoft.Win32.SafeHandles;
 
 namespace Concurrency.Messaging.Grpc;
@@ -53,7 +53,7 @@ internal sealed class ReplicaCheckpoint : IDisposable
         if (!Directory.Exists(folder))
         {
             Directory.CreateDirectory(folder);
-            SyncFolder(Path.GetDirectoryName(Path.GetFullPath(folder))!); // the new folder's own name, durable
+            DurableFolder.Flush(Path.GetDirectoryName(Path.GetFullPath(folder))!); // the new folder's own name, durable
         }
 
         var path = Path.Combine(folder, FileName);
@@ -94,7 +94,7 @@ internal sealed class ReplicaCheckpoint : IDisposable
             // New (or created by a start that crashed before its first fsync, when it can have handed out nothing).
             var checkpoint = new ReplicaCheckpoint(file, replica, 0, 0, 0);
             checkpoint.Write(0);
-            SyncFolder(folder); // the file's name, durable: also where an earlier start created it and crashed before this
+            DurableFolder.Flush(folder); // the file's name, durable: also where an earlier start created it and crashed before this
             return checkpoint;
         }
         catch
@@ -176,47 +176,5 @@ internal sealed class ReplicaCheckpoint : IDisposable
         return ~crc;
     }
 
-    // A new file's name is durable only once its folder is fsynced (power loss, not a killed process, can lose it otherwise).
-    private static void SyncFolder(string folder)
-    {
-        if (!OperatingSystem.IsLinux() && !OperatingSystem.IsMacOS())
-        {
-            return; // Windows: NTFS journals the name; there is no folder to fsync.
-        }
-
-        var fd = NativeFolder.Open(folder, 0); // O_RDONLY
-        if (fd < 0)
-        {
-            throw new IOException($"Could not open the data folder '{folder}' to fsync it (errno {Marshal.GetLastPInvokeError()}).");
-        }
-
-        try
-        {
-            if (NativeFolder.Fsync(fd) != 0)
-            {
-                throw new IOException($"Could not fsync the data folder '{folder}' (errno {Marshal.GetLastPInvokeError()}).");
-            }
-        }
-        finally
-        {
-            _ = NativeFolder.Close(fd);
-        }
-    }
-
     private readonly record struct Slot(int Replica, long Generation, long Reserved);
-
-    // Plain DllImport with blittable arguments (the path as NUL-terminated UTF-8 bytes): no unsafe code in the package.
-    private static class NativeFolder
-    {
-        public static int Open(string path, int flags) => OpenBytes(System.Text.Encoding.UTF8.GetBytes(path + "\0"), flags);
-
-        [DllImport("libc", EntryPoint = "open", SetLastError = true)]
-        private static extern int OpenBytes(byte[] path, int flags);
-
-        [DllImport("libc", EntryPoint = "fsync", SetLastError = true)]
-        public static extern int Fsync(int fd);
-
-        [DllImport("libc", EntryPoint = "close", SetLastError = true)]
-        public static extern int Close(int fd);
-    }
 }

@@ -1,4 +1,5 @@
 using System.Globalization;
+using Concurrency.Messaging.Internal;
 
 namespace Concurrency.Messaging.Logs;
 
@@ -153,6 +154,6 @@ public sealed record FileLogRepair(long EntriesKept, long BytesCut, long Records
             RandomAccess.FlushToDisk(side);
         }
 
-        FileLogStorage.FlushDirectory(Path.GetDirectoryName(Path.GetFullPath(target))!);
+        DurableFolder.Flush(Path.GetDirectoryName(Path.GetFullPath(target))!);
     }
 }

@@ -1,3 +1,5 @@
+using Concurrency.Messaging.Internal;
+
 namespace Concurrency.Messaging.Logs;
 
 /// <summary>
@@ -53,7 +55,7 @@ internal static class FileLogUpgrade
             FileLogRepair.CopyBytes(storage, path, original, 0, length);
             beforeRename?.Invoke();
             File.Move(upgrading, path, overwrite: true);
-            FileLogStorage.FlushDirectory(directory);
+            DurableFolder.Flush(directory);
         }
 
         return new FileLogRepair(records.Count, leftOverBytes, 0, leftOver);

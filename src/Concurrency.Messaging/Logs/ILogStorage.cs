@@ -1,5 +1,4 @@
-using System.Runtime.InteropServices;
-using System.Text;
+using Concurrency.Messaging.Internal;
 using Microsoft.Win32.SafeHandles;
 
 namespace Concurrency.Messaging.Logs;
@@ -90,61 +89,11 @@ internal sealed class FileLogStorage : ILogStorage
 
     public void Flush() => RandomAccess.FlushToDisk(_file);
 
-    public void FlushFolder() => FlushDirectory(Path.GetDirectoryName(Path.GetFullPath(_path))!);
+    public void FlushFolder() => DurableFolder.Flush(Path.GetDirectoryName(Path.GetFullPath(_path))!);
 
     public void Dispose() => _file.Dispose();
-
-    /// <summary>
-    /// Forces a folder's entries to the disk (fsync of the folder on Linux and macOS), so that a file created or renamed in
-    /// it survives a power loss. .NET has no call for it. On Windows the file system journals its metadata; nothing to do.
-    /// </summary>
-    /// <exception cref="IOException">The folder could not be opened or forced.</exception>
-    public static void FlushDirectory(string directory)
-    {
-        if (OperatingSystem.IsWindows())
-        {
-            return;
-        }
-
-        var path = Encoding.UTF8.GetBytes(Path.GetFullPath(directory) + "\0");
-        var descriptor = Native.open(path, 0); // O_RDONLY
-        if (descriptor < 0)
-        {
-            throw new IOException($"The folder '{directory}' could not be opened to force its entries to disk (errno {Marshal.GetLastPInvokeError()}).");
-        }
-
-        try
-        {
-            if (Native.fsync(descriptor) != 0)
-            {
-                throw new IOException($"The folder '{directory}' could not be forced to disk (errno {Marshal.GetLastPInvokeError()}).");
-            }
-        }
-        finally
-        {
-            _ = Native.close(descriptor);
-        }
-    }
 
     // The lock's refusal: EWOULDBLOCK from flock on Unix (11 on Linux, 35 on macOS), a sharing or lock violation on Windows.
     private static bool IsLockedByAnother(IOException error)
         => OperatingSystem.IsWindows() ? (error.HResult & 0xFFFF) is 32 or 33 : error.HResult == (OperatingSystem.IsLinux() ? 11 : 35);
-}
-
-/// <summary>The three C library calls that <see cref="FileLogStorage.FlushDirectory"/> needs; Linux and macOS only.</summary>
-internal static class Native
-{
-    [DllImport("libc", SetLastError = true)]
-    [DefaultDllImportSearchPaths(DllImportSearchPath.SafeDirectories)]
-#pragma warning disable IDE1006 // the C library's names
-    public static extern int open(byte[] path, int flags);
-
-    [DllImport("libc", SetLastError = true)]
-    [DefaultDllImportSearchPaths(DllImportSearchPath.SafeDirectories)]
-    public static extern int fsync(int descriptor);
-
-    [DllImport("libc", SetLastError = true)]
-    [DefaultDllImportSearchPaths(DllImportSearchPath.SafeDirectories)]
-    public static extern int close(int descriptor);
-#pragma warning restore IDE1006
 }
