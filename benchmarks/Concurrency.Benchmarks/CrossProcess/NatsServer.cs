@@ -57,7 +57,7 @@ internal sealed class NatsServer : IDisposable
     /// <paramref name="jetStreamStore"/> if one is given, and returns once it accepts connections.
     /// </summary>
     /// <exception cref="InvalidOperationException">The server exited, or did not accept within 15 s.</exception>
-    public static NatsServer Start(string executable, string? jetStreamStore = null) => new(executable, FreePort(), jetStreamStore);
+    public static NatsServer Start(string executable, string? jetStreamStore = null) => new(executable, LoopbackPorts.Free(), jetStreamStore);
 
     /// <summary>Kills the server as a crash would (SIGKILL: nothing flushed, nothing said to clients) and waits until it is gone.</summary>
     public void Kill()
@@ -133,13 +133,6 @@ internal sealed class NatsServer : IDisposable
         {
             log.Enqueue(line);
         }
-    }
-
-    private static int FreePort()
-    {
-        using var listener = new TcpListener(IPAddress.Loopback, 0);
-        listener.Start();
-        return ((IPEndPoint)listener.LocalEndpoint).Port;
     }
 
     private static bool Accepts(int port)

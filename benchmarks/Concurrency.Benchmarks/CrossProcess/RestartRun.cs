@@ -1,7 +1,5 @@
 using System.Buffers.Binary;
 using System.Diagnostics;
-using System.Net;
-using System.Net.Sockets;
 using Concurrency.Messaging.Grpc;
 
 namespace Concurrency.Benchmarks.CrossProcess;
@@ -15,7 +13,7 @@ internal static class RestartRun
 {
     public static RestartResult Run(int restarts, int senders, int messages, CancellationToken cancellation)
     {
-        var url = $"http://127.0.0.1:{FreePort()}";
+        var url = $"http://127.0.0.1:{LoopbackPorts.Free()}";
         var peer = PeerProcess.Start(url);
         try
         {
@@ -78,13 +76,6 @@ internal static class RestartRun
             },
             cancellation))).ConfigureAwait(false);
         return sums.Sum();
-    }
-
-    private static int FreePort()
-    {
-        using var probe = new TcpListener(IPAddress.Loopback, 0);
-        probe.Start();
-        return ((IPEndPoint)probe.LocalEndpoint).Port;
     }
 }
 

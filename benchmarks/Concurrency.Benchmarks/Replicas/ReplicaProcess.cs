@@ -1,7 +1,5 @@
 using System.Diagnostics;
 using System.Globalization;
-using System.Net;
-using System.Net.Sockets;
 using Concurrency.Benchmarks.Backbone.Runs;
 
 namespace Concurrency.Benchmarks.Replicas;
@@ -35,16 +33,6 @@ internal sealed class ReplicaProcess : IDisposable
 
     /// <summary>Gets what the replica printed when it stopped (its counts), once <see cref="Dispose"/> ran.</summary>
     public string? Summary { get; private set; }
-
-    /// <summary>Picks <paramref name="count"/> free loopback ports: the cluster's addresses, known before any replica starts.</summary>
-    public static string[] FreeAddresses(int count)
-    {
-        var listeners = Enumerable.Range(0, count).Select(_ => new TcpListener(IPAddress.Loopback, 0)).ToList();
-        listeners.ForEach(listener => listener.Start());
-        var addresses = listeners.Select(listener => string.Create(CultureInfo.InvariantCulture, $"http://127.0.0.1:{((IPEndPoint)listener.LocalEndpoint).Port}")).ToArray();
-        listeners.ForEach(listener => listener.Stop());
-        return addresses;
-    }
 
     /// <summary>Starts replica <paramref name="id"/> of the cluster at <paramref name="addresses"/> (its own is addresses[id]) and returns once it serves.</summary>
     /// <exception cref="InvalidOperationException">It exited, refused to start, or did not say "ready" within a minute.</exception>

@@ -145,7 +145,7 @@ public sealed class ReplicasExperiment(Func<string?>? findNatsServer = null) : I
         {
             yield return new Contender(KvBlocks, ContenderFamily.Peer, "sequence", () =>
             {
-                var addresses = ReplicaProcess.FreeAddresses(3);
+                var addresses = LoopbackPorts.FreeAddresses(3);
                 var processes = addresses.Select((address, id) => ReplicaProcess.StartKeyValue(id, address, nats.Url)).ToList();
                 return new Servers(addresses, () => processes.ForEach(p => p.Dispose()));
             });
@@ -165,7 +165,7 @@ public sealed class ReplicasExperiment(Func<string?>? findNatsServer = null) : I
     internal static ReplicaCluster Cluster(string root, int size, int periodMs, bool records)
     {
         var folder = Directory.CreateDirectory(Path.Combine(root, "cluster-" + Guid.NewGuid().ToString("N")[..8])).FullName;
-        var addresses = ReplicaProcess.FreeAddresses(size);
+        var addresses = LoopbackPorts.FreeAddresses(size);
         var processes = new List<ReplicaProcess>();
         try
         {

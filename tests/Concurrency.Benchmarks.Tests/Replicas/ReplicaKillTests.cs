@@ -1,4 +1,5 @@
 using System.Collections.Concurrent;
+using Concurrency.Benchmarks.CrossProcess;
 using Concurrency.Benchmarks.Replicas;
 using Concurrency.Messaging.Grpc;
 using Concurrency.Messaging.Tests;
@@ -17,7 +18,7 @@ public sealed class ReplicaKillTests
     {
         const int Clients = 4, CallersEach = 4, Total = 40_000;
         var root = Directory.CreateTempSubdirectory("replica-kill-").FullName;
-        var addresses = ReplicaProcess.FreeAddresses(3);
+        var addresses = LoopbackPorts.FreeAddresses(3);
         var replicas = new List<ReplicaProcess>();
         try
         {

@@ -33,7 +33,7 @@ public sealed class ReplicasExperimentTests
     public async Task LabReplicas_QuickWithPeers_MeasuresTheReplicasGiven_AndSaysStalenessNeedsOneClock()
     {
         var root = Directory.CreateTempSubdirectory("lab-replicas-peers-").FullName;
-        var addresses = Concurrency.Benchmarks.Replicas.ReplicaProcess.FreeAddresses(2);
+        var addresses = Concurrency.Benchmarks.CrossProcess.LoopbackPorts.FreeAddresses(2);
         var replicas = new List<Concurrency.Benchmarks.Replicas.ReplicaProcess>();
         try
         {

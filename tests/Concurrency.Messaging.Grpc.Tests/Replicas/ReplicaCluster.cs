@@ -1,6 +1,5 @@
 using System.Globalization;
-using System.Net;
-using System.Net.Sockets;
+using Concurrency.Benchmarks.CrossProcess;
 
 namespace Concurrency.Messaging.Grpc.Tests.Replicas;
 
@@ -15,7 +14,7 @@ internal sealed class ReplicaCluster : IAsyncDisposable
     public ReplicaCluster(int size)
     {
         Root = Directory.CreateTempSubdirectory("concurrency-replicas-").FullName;
-        Addresses = FreeAddresses(size);
+        Addresses = LoopbackPorts.FreeAddresses(size);
         _replicas = new SequenceReplica?[size];
     }
 
@@ -63,14 +62,5 @@ internal sealed class ReplicaCluster : IAsyncDisposable
         }
 
         Directory.Delete(Root, recursive: true);
-    }
-
-    public static string[] FreeAddresses(int count)
-    {
-        var listeners = Enumerable.Range(0, count).Select(_ => new TcpListener(IPAddress.Loopback, 0)).ToList();
-        listeners.ForEach(listener => listener.Start());
-        var addresses = listeners.Select(listener => string.Create(CultureInfo.InvariantCulture, $"http://127.0.0.1:{((IPEndPoint)listener.LocalEndpoint).Port}")).ToArray();
-        listeners.ForEach(listener => listener.Stop());
-        return addresses;
     }
 }

@@ -1,4 +1,5 @@
 using System.Collections.Concurrent;
+using Concurrency.Benchmarks.CrossProcess;
 
 namespace Concurrency.Messaging.Grpc.Tests.Replicas;
 
@@ -246,7 +247,7 @@ public sealed class SequenceReplicaTests
     [Fact]
     public async Task Client_NoReplicaAnswers_FailsWithinItsBound()
     {
-        var dead = ReplicaCluster.FreeAddresses(2);
+        var dead = LoopbackPorts.FreeAddresses(2);
         await using var client = SequenceClient.Create(dead, new SequenceClientOptions { FailoverTimeout = TimeSpan.FromMilliseconds(200) });
 
         var started = System.Diagnostics.Stopwatch.GetTimestamp();
