@@ -1,4 +1,4 @@
-using BenchmarkDotNet.Columns;
+using System.Globalization;
 using BenchmarkDotNet.Reports;
 using BenchmarkDotNet.Running;
 
@@ -8,25 +8,13 @@ namespace Concurrency.Benchmarks.Backbone.Config;
 /// Throughput as a percentage of a ceiling measured in the same run on the same job (core count): the headline's DirectCall
 /// row (no handoff at all) or its RawRing row (the cheapest core-to-core handoff). Shown where the ceiling row is present.
 /// </summary>
-public sealed class PercentOfLimitColumn(string ceilingPath) : IColumn
+public sealed class PercentOfLimitColumn(string ceilingPath) : NumberColumn(
+    $"{nameof(PercentOfLimitColumn)}.{ceilingPath}",
+    $"% of {ceilingPath}",
+    priority: 1,
+    $"msg/s as a percentage of the {ceilingPath} ceiling on the same job")
 {
-    public string Id => $"{nameof(PercentOfLimitColumn)}.{ceilingPath}";
-
-    public string ColumnName => $"% of {ceilingPath}";
-
-    public bool AlwaysShow => true;
-
-    public ColumnCategory Category => ColumnCategory.Custom;
-
-    public int PriorityInCategory => 1;
-
-    public bool IsNumeric => true;
-
-    public UnitType UnitType => UnitType.Dimensionless;
-
-    public string Legend => $"msg/s as a percentage of the {ceilingPath} ceiling on the same job";
-
-    public string GetValue(Summary summary, BenchmarkCase benchmarkCase)
+    public override string GetValue(Summary summary, BenchmarkCase benchmarkCase)
     {
         var ceiling = summary.BenchmarksCases.FirstOrDefault(c =>
             c.Job.Id == benchmarkCase.Job.Id
@@ -39,12 +27,6 @@ public sealed class PercentOfLimitColumn(string ceilingPath) : IColumn
             return "-";
         }
 
-        return (100 * rate / limit).ToString("0.0", System.Globalization.CultureInfo.InvariantCulture);
+        return (100 * rate / limit).ToString("0.0", CultureInfo.InvariantCulture);
     }
-
-    public string GetValue(Summary summary, BenchmarkCase benchmarkCase, SummaryStyle style) => GetValue(summary, benchmarkCase);
-
-    public bool IsDefault(Summary summary, BenchmarkCase benchmarkCase) => false;
-
-    public bool IsAvailable(Summary summary) => true;
 }
