@@ -1,3 +1,4 @@
+using System.Diagnostics;
 using System.Runtime.CompilerServices;
 using Concurrency.Messaging.Internal;
 
@@ -36,10 +37,7 @@ internal struct RingQueue<T>(SingleProducerRing<T> ring, RoomSignal room, Func<b
         {
             if (_head != _seen)
             {
-                if (_head - _released >= batchLimit)
-                {
-                    HandBack(); // every slot before _head was copied out by an earlier take
-                }
+                Debug.Assert(_head - _released < batchLimit, "a take that reached the limit handed its slots back");
 
                 // A run of what is published is copied into the turn's batch in one block copy (a run stops at the ring's
                 // end, so it never wraps), so the runner hands it over in one loop rather than coming back here per message,
@@ -54,6 +52,14 @@ internal struct RingQueue<T>(SingleProducerRing<T> ring, RoomSignal room, Func<b
                 run = ring.CopyTo(_head, batch, run);
 
                 _head += run;
+                if (_head - _released >= batchLimit)
+                {
+                    // Copied out, so free now: the producer refills them while the turn delivers the run. Handed back at the
+                    // next take instead, a small ring stayed full through every run's delivery (16 slots, 2 cores: 21-29 M
+                    // msg/s against 31-34 M now).
+                    HandBack();
+                }
+
                 count = run;
                 one = default!;
                 return TurnTake.Taken;

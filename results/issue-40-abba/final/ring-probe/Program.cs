@@ -1,0 +1,108 @@
+using System.Diagnostics;
+using System.Globalization;
+using System.Reactive.Subjects;
+using Concurrency.Messaging.Linq;
+using Concurrency.Messaging.Pipes;
+
+// Ring pipes of 16, 64 and 4,096 slots and ObserveOnRing (4,096) as a user's program moves messages through them: one
+// producer posts 10,000,000 preallocated messages, a fresh path per run, at least 3 s and 2 runs of warm-up per path, then
+// 5 runs; prints each path's median msg/s [lowest, highest]. Every run is checked (count and sum). An argument names one path.
+const int Count = 10_000_000;
+var messages = new Message[Count];
+for (var i = 0; i < Count; i++)
+{
+    messages[i] = new Message(i);
+}
+
+var only = args.Length > 0 ? args[0] : null;
+(string Name, Func<double> Run)[] paths =
+[
+    ("Ring16", () => RunRing(16)),
+    ("Ring64", () => RunRing(64)),
+    ("Ring4096", () => RunRing(4096)),
+    ("ObserveOnRing", RunObserveOnRing),
+];
+foreach (var (name, run) in paths.Where(p => only is null || p.Name == only))
+{
+    var warm = Stopwatch.StartNew();
+    for (var w = 0; warm.Elapsed < TimeSpan.FromSeconds(3) || w < 2; w++)
+    {
+        run();
+    }
+
+    var rates = Enumerable.Range(0, 5).Select(_ => run()).Order().ToArray();
+    Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"{name} {rates[2] / 1e6:F1} [{rates[0] / 1e6:F1}, {rates[4] / 1e6:F1}]"));
+}
+
+double RunRing(int capacity)
+{
+    using var tally = new Tally(Count);
+    var pipe = Pipe.Create<Message>(PipeKind.Ring, tally.Handle, new PipeOptions { Capacity = capacity });
+    var watch = Stopwatch.StartNew();
+    foreach (var message in messages)
+    {
+        pipe.Post(message);
+    }
+
+    tally.Wait();
+    watch.Stop();
+    pipe.Complete();
+    pipe.DisposeAsync().AsTask().Wait();
+    return tally.Check(watch.Elapsed);
+}
+
+double RunObserveOnRing()
+{
+    using var tally = new Tally(Count);
+    using var subject = new Subject<Message>();
+    using var subscription = subject.ObserveOnRing(4096).Subscribe(tally.Handle);
+    var watch = Stopwatch.StartNew();
+    foreach (var message in messages)
+    {
+        subject.OnNext(message);
+    }
+
+    tally.Wait();
+    watch.Stop();
+    subject.OnCompleted();
+    return tally.Check(watch.Elapsed);
+}
+
+internal sealed record Message(long Value);
+
+// The consumer's count and sum: written by the consumer only, read once the last message set the event.
+internal sealed class Tally(long expected) : IDisposable
+{
+    private readonly ManualResetEventSlim _done = new();
+    private long _count;
+    private long _sum;
+
+    public void Handle(Message message)
+    {
+        _sum += message.Value;
+        if (++_count == expected)
+        {
+            _done.Set();
+        }
+    }
+
+    public void Wait()
+    {
+        if (!_done.Wait(TimeSpan.FromMinutes(1)))
+        {
+            throw new TimeoutException("The consumer did not handle every message within a minute.");
+        }
+    }
+
+    public double Check(TimeSpan elapsed)
+    {
+        if (_count != expected || _sum != expected * (expected - 1) / 2)
+        {
+            throw new InvalidOperationException($"Handled {_count:N0} messages summing to {_sum:N0}: some were lost or repeated.");
+        }
+
+        return expected / elapsed.TotalSeconds;
+    }
+
+    public void Dispose() => _done.Dispose();
+}
