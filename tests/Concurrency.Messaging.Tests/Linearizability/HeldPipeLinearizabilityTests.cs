@@ -38,7 +38,8 @@ public sealed class HeldPipeLinearizabilityTests
         new("BlockingCollection bounded broadcast x2", PipeKind.BlockingCollection, new PipeOptions { Producers = 4, Capacity = Room }, 2, Room),
         new("BlockingCollection bounded sharing x2", PipeKind.BlockingCollection, Sharing(new PipeOptions { Producers = 4, Capacity = Room }), 2, Room),
 
-        // A ring releases a batch's slots only after handling it, so the held sentinel keeps one of its 4 slots.
+        // A ring hands a run's slots back before delivering it only once half the ring is taken (2 of its 4 here), so the
+        // held sentinel, a run of one, keeps its slot.
         new("Ring", PipeKind.Ring, new PipeOptions { Capacity = Room + 1 }, 1, Room, SerializeProducers: true),
         new("Ring broadcast x2", PipeKind.Ring, new PipeOptions { Capacity = Room + 1 }, 2, Room, SerializeProducers: true),
     ];
