@@ -7,6 +7,7 @@ using Concurrency.Messaging.Pipes;
 // Ring pipes of 16, 64 and 4,096 slots and ObserveOnRing (4,096) as a user's program moves messages through them: one
 // producer posts 10,000,000 preallocated messages, a fresh path per run, at least 3 s and 2 runs of warm-up per path, then
 // 5 runs; prints each path's median msg/s [lowest, highest]. Every run is checked (count and sum). An argument names one path.
+// The handler sums; in ObserveOnRingOrdered it also checks each message is the one after the last, as the loop's does.
 const int Count = 10_000_000;
 var messages = new Message[Count];
 for (var i = 0; i < Count; i++)
@@ -20,7 +21,8 @@ var only = args.Length > 0 ? args[0] : null;
     ("Ring16", () => RunRing(16)),
     ("Ring64", () => RunRing(64)),
     ("Ring4096", () => RunRing(4096)),
-    ("ObserveOnRing", RunObserveOnRing),
+    ("ObserveOnRing", () => RunObserveOnRing(checkOrder: false)),
+    ("ObserveOnRingOrdered", () => RunObserveOnRing(checkOrder: true)),
 ];
 foreach (var (name, run) in paths.Where(p => only is null || p.Name == only))
 {
@@ -51,9 +53,9 @@ double RunRing(int capacity)
     return tally.Check(watch.Elapsed);
 }
 
-double RunObserveOnRing()
+double RunObserveOnRing(bool checkOrder)
 {
-    using var tally = new Tally(Count);
+    using var tally = new Tally(Count, checkOrder);
     using var subject = new Subject<Message>();
     using var subscription = subject.ObserveOnRing(4096).Subscribe(tally.Handle);
     var watch = Stopwatch.StartNew();
@@ -71,14 +73,20 @@ double RunObserveOnRing()
 internal sealed record Message(long Value);
 
 // The consumer's count and sum: written by the consumer only, read once the last message set the event.
-internal sealed class Tally(long expected) : IDisposable
+internal sealed class Tally(long expected, bool checkOrder = false) : IDisposable
 {
     private readonly ManualResetEventSlim _done = new();
     private long _count;
     private long _sum;
+    private long _outOfOrder;
 
     public void Handle(Message message)
     {
+        if (checkOrder && message.Value != _count)
+        {
+            _outOfOrder++;
+        }
+
         _sum += message.Value;
         if (++_count == expected)
         {
@@ -96,9 +104,9 @@ internal sealed class Tally(long expected) : IDisposable
 
     public double Check(TimeSpan elapsed)
     {
-        if (_count != expected || _sum != expected * (expected - 1) / 2)
+        if (_count != expected || _sum != expected * (expected - 1) / 2 || _outOfOrder != 0)
         {
-            throw new InvalidOperationException($"Handled {_count:N0} messages summing to {_sum:N0}: some were lost or repeated.");
+            throw new InvalidOperationException($"Handled {_count:N0} messages summing to {_sum:N0}, {_outOfOrder:N0} out of order: some were lost, repeated or reordered.");
         }
 
         return expected / elapsed.TotalSeconds;
