@@ -1,4 +1,3 @@
-using System.Runtime.CompilerServices;
 using Concurrency.Messaging.Internal;
 
 namespace Concurrency.Messaging.Pipes;
@@ -57,19 +56,6 @@ internal sealed class PipeConsumer<T, TQueue> : ITurn
     /// the consumer if it is idle. Any thread, any number at once; a busy consumer costs one fence and one read.
     /// </summary>
     public void Notify() => TurnRunner.WakeIfIdle<T, TQueue>(this, ref _queue, mayRunNext: false);
-
-    /// <summary>
-    /// As <see cref="Notify"/> with no fence, for the one producer of a queue whose consumer goes idle behind a process-wide
-    /// barrier (<see cref="IdleFlag.ReleaseBehindBarrierThenLook"/>): a post into a busy consumer costs one read.
-    /// </summary>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)] // into the ring's post: one read of the flag, the call only to schedule
-    public void NotifyPublished()
-    {
-        if (_queue.TryClaimIdle())
-        {
-            Schedule();
-        }
-    }
 
     /// <summary>
     /// For a queue several consumers share: schedules the first idle one of <paramref name="consumers"/>. If all are busy,

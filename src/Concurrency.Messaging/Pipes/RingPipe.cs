@@ -98,7 +98,11 @@ internal sealed class RingPipe<T> : PipeBase<T>
 
         ring.Publish(message);
         SingleProducerGate.Exit(poster);
-        _singleConsumer!.NotifyPublished(); // no fence: the consumer goes idle behind a process-wide barrier (RingQueue.Take)
+        if (ring.ConsumerIdle.TryClaim()) // no fence: the consumer goes idle behind a process-wide barrier (RingQueue.Take)
+        {
+            _singleConsumer!.Schedule();
+        }
+
         return true;
     }
 
@@ -212,9 +216,12 @@ internal sealed class RingPipe<T> : PipeBase<T>
     /// <summary>After a post through the slow path: schedules every idle consumer, with no fence, as the hot path does (see <see cref="RingQueue{T}"/>).</summary>
     private void ScheduleIdleConsumers()
     {
-        foreach (var consumer in _consumers)
+        for (var i = 0; i < _consumers.Length; i++)
         {
-            consumer.NotifyPublished();
+            if (_rings[i].ConsumerIdle.TryClaim())
+            {
+                _consumers[i].Schedule();
+            }
         }
     }
 

@@ -11,7 +11,8 @@ namespace Concurrency.Messaging.Pipes;
 /// batch (when it has taken all it saw, or half the ring, so a producer waiting for room can refill meanwhile): in a
 /// stream the two sides touch each other's lines about once per batch. A take that goes idle or finishes has handed
 /// everything back; a turn that yields may keep up to half the ring until its next turn's first take. The ring cannot mark
-/// its consumer idle (its producer posts with no fence), so the consumer's flag lives here. The post reads it with no
+/// its consumer idle (its producer posts with no fence), so this queue marks it, on the flag the ring holds
+/// (<see cref="SingleProducerRing{T}.ConsumerIdle"/>). The post reads it with no
 /// fence either: the take that goes idle pays a process-wide barrier instead, once per time the consumer goes idle (a
 /// pooled turn ends, a dedicated thread parks), so a post into a busy consumer costs one read (with a fence per post a
 /// burst into a fresh pipe ran at 40 M msg/s, without it 250 M; 2 cores).
@@ -27,7 +28,6 @@ internal struct RingQueue<T>(SingleProducerRing<T> ring, RoomSignal room, Func<b
     private long _head = ring.Head;     // the running turn only: the next slot to take
     private long _seen = ring.Head;     // the running turn only: the tail last read, so slots before it are published
     private long _released = ring.Head; // the running turn only: slots before it are handed back to the producer
-    private IdleFlag _idle;             // see IdleFlag: the producer claims it after posting, the running turn releases it
 
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     public TurnTake Take(ref Slot<T>[] batch, int most, bool idleIfEmpty, out int count, out T one)
@@ -95,8 +95,8 @@ internal struct RingQueue<T>(SingleProducerRing<T> ring, RoomSignal room, Func<b
             }
 
             // Behind a process-wide barrier: the producer reads the flag with no fence after publishing
-            // (PipeConsumer.NotifyPublished), and a stream then pays no fence per post.
-            if (!_idle.ReleaseBehindBarrierThenLook<T, RingQueue<T>>(ref this))
+            // (RingPipe's post), and a stream then pays no fence per post.
+            if (!ring.ConsumerIdle.ReleaseBehindBarrierThenLook<T, RingQueue<T>>(ref this))
             {
                 return TurnTake.Idle; // nothing came, or the producer saw Idle and queued the next turn
             }
@@ -105,7 +105,7 @@ internal struct RingQueue<T>(SingleProducerRing<T> ring, RoomSignal room, Func<b
 
     public readonly bool HasWork() => ring.ReadTail() != _head || isDrainable();
 
-    public bool TryClaimIdle() => _idle.TryClaim();
+    public readonly bool TryClaimIdle() => ring.ConsumerIdle.TryClaim();
 
     /// <summary>Hands the slots before the head back, waking posts that wait for room.</summary>
     private void HandBack()

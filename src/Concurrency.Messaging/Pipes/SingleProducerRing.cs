@@ -1,3 +1,5 @@
+using Concurrency.Messaging.Internal;
+
 namespace Concurrency.Messaging.Pipes;
 
 /// <summary>
@@ -8,8 +10,8 @@ namespace Concurrency.Messaging.Pipes;
 /// <remarks>
 /// Neither hot path has a fence: the producer writes the slot and publishes the tail with a release store; the consumer
 /// reads the tail with an acquire load and releases slots with one release store per batch. Whether the consumer is idle
-/// is not the ring's business: its consumer keeps that beside it (<see cref="RingQueue{T}"/>), and pays the fence when it
-/// goes idle.
+/// is its queue's business (<see cref="RingQueue{T}"/>), which pays the fence when it goes idle; the ring only holds the
+/// flag (<see cref="ConsumerIdle"/>), where the producer reads it.
 /// </remarks>
 internal sealed class SingleProducerRing<T>
 {
@@ -17,6 +19,7 @@ internal sealed class SingleProducerRing<T>
     private readonly long _mask;
     private PaddedIndexes _producer; // Index = tail (producer writes, consumer reads); CachedOther = head the producer last saw
     private PaddedIndexes _consumer; // Index = head (consumer writes, producer reads); CachedOther unused
+    private IdleFlag _consumerIdle;  // the consumer's: its queue releases it (RingQueue), the producer claims it after a post
 
     public SingleProducerRing(int capacity)
     {
@@ -49,6 +52,14 @@ internal sealed class SingleProducerRing<T>
         _slots[tail & _mask].Value = message;
         Volatile.Write(ref _producer.Index, tail + 1);
     }
+
+    /// <summary>
+    /// The consumer's idle flag (see <see cref="IdleFlag"/>): the consumer's queue (<see cref="RingQueue{T}"/>) releases it,
+    /// the producer claims it after each post. It sits here, in a class the producer holds, rather than in the queue, a
+    /// struct inside a consumer generic over it: from the shared code of a pipe of reference types, reaching it there cost
+    /// each post a lookup in the generic dictionary and a call.
+    /// </summary>
+    public ref IdleFlag ConsumerIdle => ref _consumerIdle;
 
     /// <summary>Consumer only: the head, i.e. the next slot to handle.</summary>
     public long Head => _consumer.Index;
