@@ -1,7 +1,5 @@
 using System.Diagnostics;
 using System.Globalization;
-using System.Reactive.Subjects;
-using Concurrency.Messaging.Linq;
 using Concurrency.Messaging.Pipes;
 
 // Ring pipes of 16, 64 and 4,096 slots and ObserveOnRing (4,096) as a user's program moves messages through them: one
@@ -9,10 +7,10 @@ using Concurrency.Messaging.Pipes;
 // 5 runs; prints each path's median msg/s [lowest, highest]. Every run is checked (count and sum). An argument names one path.
 // The handler sums; in ObserveOnRingOrdered it also checks each message is the one after the last, as the loop's does.
 const int Count = 10_000_000;
-var messages = new Message[Count];
+var messages = new Item[Count];
 for (var i = 0; i < Count; i++)
 {
-    messages[i] = new Message(i);
+    messages[i] = new Item(i);
 }
 
 var only = args.Length > 0 ? args[0] : null;
@@ -21,8 +19,8 @@ var only = args.Length > 0 ? args[0] : null;
     ("Ring16", () => RunRing(16)),
     ("Ring64", () => RunRing(64)),
     ("Ring4096", () => RunRing(4096)),
-    ("ObserveOnRing", () => RunObserveOnRing(checkOrder: false)),
-    ("ObserveOnRingOrdered", () => RunObserveOnRing(checkOrder: true)),
+    ("ObserveOnRing", () => Item.ObserveOnRing(messages, checkOrder: false)),
+    ("ObserveOnRingOrdered", () => Item.ObserveOnRing(messages, checkOrder: true)),
 ];
 foreach (var (name, run) in paths.Where(p => only is null || p.Name == only))
 {
@@ -39,7 +37,7 @@ foreach (var (name, run) in paths.Where(p => only is null || p.Name == only))
 double RunRing(int capacity)
 {
     using var tally = new Tally(Count);
-    var pipe = Pipe.Create<Message>(PipeKind.Ring, tally.Handle, new PipeOptions { Capacity = capacity });
+    var pipe = Pipe.Create<Item>(PipeKind.Ring, tally.Handle, new PipeOptions { Capacity = capacity });
     var watch = Stopwatch.StartNew();
     foreach (var message in messages)
     {
@@ -51,66 +49,4 @@ double RunRing(int capacity)
     pipe.Complete();
     pipe.DisposeAsync().AsTask().Wait();
     return tally.Check(watch.Elapsed);
-}
-
-double RunObserveOnRing(bool checkOrder)
-{
-    using var tally = new Tally(Count, checkOrder);
-    using var subject = new Subject<Message>();
-    using var subscription = subject.ObserveOnRing(4096).Subscribe(tally.Handle);
-    var watch = Stopwatch.StartNew();
-    foreach (var message in messages)
-    {
-        subject.OnNext(message);
-    }
-
-    tally.Wait();
-    watch.Stop();
-    subject.OnCompleted();
-    return tally.Check(watch.Elapsed);
-}
-
-internal sealed record Message(long Value);
-
-// The consumer's count and sum: written by the consumer only, read once the last message set the event.
-internal sealed class Tally(long expected, bool checkOrder = false) : IDisposable
-{
-    private readonly ManualResetEventSlim _done = new();
-    private long _count;
-    private long _sum;
-    private long _outOfOrder;
-
-    public void Handle(Message message)
-    {
-        if (checkOrder && message.Value != _count)
-        {
-            _outOfOrder++;
-        }
-
-        _sum += message.Value;
-        if (++_count == expected)
-        {
-            _done.Set();
-        }
-    }
-
-    public void Wait()
-    {
-        if (!_done.Wait(TimeSpan.FromMinutes(1)))
-        {
-            throw new TimeoutException("The consumer did not handle every message within a minute.");
-        }
-    }
-
-    public double Check(TimeSpan elapsed)
-    {
-        if (_count != expected || _sum != expected * (expected - 1) / 2 || _outOfOrder != 0)
-        {
-            throw new InvalidOperationException($"Handled {_count:N0} messages summing to {_sum:N0}, {_outOfOrder:N0} out of order: some were lost, repeated or reordered.");
-        }
-
-        return expected / elapsed.TotalSeconds;
-    }
-
-    public void Dispose() => _done.Dispose();
 }
