@@ -6,7 +6,7 @@ namespace Concurrency.Messaging.Pipes;
 
 /// <summary>
 /// A ring's consumer side, as the <see cref="TurnRunner"/> takes from it (a <see cref="RingPipe{T}"/>'s consumer, pooled or
-/// on its own thread): runs of up to <see cref="RunLength"/> messages copied out of their
+/// on its own thread): runs of up to <see cref="RunLength"/> messages, and of at most half the ring, copied out of their
 /// slots, reading the producer's tail only when it has taken everything it last saw, and handing slots back once per
 /// batch (when it has taken all it saw, or half the ring, so a producer waiting for room can refill meanwhile): in a
 /// stream the two sides touch each other's lines about once per batch. A take that goes idle or finishes has handed
@@ -42,8 +42,11 @@ internal struct RingQueue<T>(SingleProducerRing<T> ring, RoomSignal room, Func<b
                 // A run of what is published is copied into the turn's batch in one block copy (a run stops at the ring's
                 // end, so it never wraps), so the runner hands it over in one loop rather than coming back here per message,
                 // from lines of its own rather than the ring's, which the producer is filling. Copied out, its slots are
-                // free: handed back below once half the ring is taken, else when the ring is found empty.
-                var run = (int)Math.Min(Math.Min(_seen - _head, most), RunLength);
+                // free: handed back below once half the ring is taken, else when the ring is found empty. A run is at most
+                // half the ring, so a small full ring gives half back and delivers it while the producer refills that half;
+                // a whole ring's run left the producer waiting through the whole delivery (16 slots through the loop's path,
+                // 2 cores: 27 M msg/s against 33 M now and 31 M before the shared runner).
+                var run = (int)Math.Min(Math.Min(_seen - _head, most), Math.Min(RunLength, batchLimit));
                 if (batch.Length < run)
                 {
                     batch = new Slot<T>[Math.Min(RunLength, ring.Capacity)]; // once per consumer
