@@ -43,9 +43,7 @@ internal struct RingQueue<T>(SingleProducerRing<T> ring, RoomSignal room, Func<b
                 // end, so it never wraps), so the runner hands it over in one loop rather than coming back here per message,
                 // from lines of its own rather than the ring's, which the producer is filling. Copied out, its slots are
                 // free: handed back below once half the ring is taken, else when the ring is found empty. A run is at most
-                // half the ring, so a small full ring gives half back and delivers it while the producer refills that half;
-                // a whole ring's run left the producer waiting through the whole delivery (16 slots through the loop's path,
-                // 2 cores: 27 M msg/s against 33 M now and 31 M before the shared runner).
+                // half the ring, so a small full ring gives half back and delivers it while the producer refills that half.
                 var run = (int)Math.Min(Math.Min(_seen - _head, most), Math.Min(RunLength, batchLimit));
                 if (batch.Length < run)
                 {
@@ -57,8 +55,9 @@ internal struct RingQueue<T>(SingleProducerRing<T> ring, RoomSignal room, Func<b
                 _head += run;
                 if (_head - _released >= batchLimit)
                 {
-                    // Now, so the producer refills them while the turn delivers the run: handed back at the next take, a
-                    // small ring stayed full through every delivery (16 slots, 2 cores: 21-29 M msg/s against 31-34 M now).
+                    // Now, so the producer refills them while the turn delivers the run. Handed back at the next take, or
+                    // a whole ring's run at once, a small ring stayed full through every delivery (16 slots through the
+                    // benchmark loop's path, 2 cores: 26.8 M msg/s, 32.5 M with both; results/issue-40-abba/final).
                     HandBack();
                 }
 
