@@ -116,14 +116,14 @@ public sealed class CommandLineTests
         Assert.All(CommandNames, c => Assert.Contains($"  {c.Data}", output, StringComparison.Ordinal));
     }
 
-    [Fact]
-    public void Run_ReportHelp_ListsItsOptionsWithDefaults()
+    [Theory]
+    [InlineData("report", "--out <DIR>", "results/runs/report/", "[default: BenchmarkDotNet.Artifacts/results]", "--allow-mixed-commits")]
+    [InlineData("lab", "--quick", "--cores <LIST>", "--launches <N>", "--in-process", "--gc <MODE>")]
+    public void Run_CommandHelp_ListsItsOwnOptionsWithDefaults(string command, params string[] expected)
     {
-        var output = CommandRun.OutputOf("report", "--help");
-        Assert.Contains("--out <DIR>", output, StringComparison.Ordinal);
-        Assert.Contains("results/runs/report/", output, StringComparison.Ordinal);
-        Assert.Contains("[default: BenchmarkDotNet.Artifacts/results]", output, StringComparison.Ordinal);
-        Assert.Contains("--allow-mixed-commits", output, StringComparison.Ordinal);
+        var output = CommandRun.OutputOf(command, "--help");
+
+        Assert.All(expected, text => Assert.Contains(text, output, StringComparison.Ordinal));
     }
 
     [Fact]

@@ -9,74 +9,43 @@ namespace Concurrency.Benchmarks.Tests;
 public sealed class DeliveryVerificationTests
 {
     [Fact]
-    public void VerifyBlock_EveryMessageInOrder_Passes()
-    {
-        using var group = new ConsumerGroup(1, 1, sharesWork: false);
-        var messages = Message.Preallocate(100);
-
-        Deliver(group, messages, messages);
-
-        group.VerifyBlock("test");
-    }
+    public void VerifyBlock_EveryMessageInOrder_Passes() => VerifyOneBlock(producers: 1, block => block);
 
     [Fact]
     public void VerifyBlock_OneMessageMissing_Throws()
-    {
-        using var group = new ConsumerGroup(1, 1, sharesWork: false);
-        var messages = Message.Preallocate(100);
-
-        Deliver(group, messages, messages.Skip(1));
-
-        Assert.Throws<InvalidOperationException>(() => group.VerifyBlock("test"));
-    }
+        => Assert.Throws<InvalidOperationException>(() => VerifyOneBlock(producers: 1, block => block.Skip(1)));
 
     [Fact]
     public void VerifyBlock_LossBalancedByDuplicate_ThrowsOnChecksum()
     {
-        using var group = new ConsumerGroup(1, 1, sharesWork: false);
-        var messages = Message.Preallocate(100);
+        var failure = Assert.Throws<InvalidOperationException>(() => VerifyOneBlock(producers: 1, block => block.Take(99).Append(block[0])));
 
-        Deliver(group, messages, messages.Take(99).Append(messages[0]));
-
-        var failure = Assert.Throws<InvalidOperationException>(() => group.VerifyBlock("test"));
         Assert.Contains("checksum", failure.Message, StringComparison.Ordinal);
     }
 
     [Fact]
     public void VerifyBlock_OutOfOrderWithOneProducer_Throws()
     {
-        using var group = new ConsumerGroup(1, 1, sharesWork: false);
-        var messages = Message.Preallocate(100);
+        var failure = Assert.Throws<InvalidOperationException>(() => VerifyOneBlock(producers: 1, block => block.Reverse()));
 
-        Deliver(group, messages, messages.Reverse());
-
-        var failure = Assert.Throws<InvalidOperationException>(() => group.VerifyBlock("test"));
         Assert.Contains("order", failure.Message, StringComparison.Ordinal);
     }
 
+    // Producer 0's messages all arrive before producer 1's: any interleaving of in-order producers is legal.
     [Fact]
     public void VerifyBlock_ProducersInterleavedEachInOrder_Passes()
-    {
-        using var group = new ConsumerGroup(1, 2, sharesWork: false);
-        var messages = Message.Preallocate(100, producers: 2);
-
-        // Producer 0's messages all arrive before producer 1's: any interleaving of in-order producers is legal.
-        Deliver(group, messages, messages.Where(m => m.Producer == 0).Concat(messages.Where(m => m.Producer == 1)));
-
-        group.VerifyBlock("test");
-    }
+        => VerifyOneBlock(producers: 2, block => block.Where(m => m.Producer == 0).Concat(block.Where(m => m.Producer == 1)));
 
     [Fact]
     public void VerifyBlock_OneProducerOutOfOrderAmongTwo_Throws()
     {
-        using var group = new ConsumerGroup(1, 2, sharesWork: false);
-        var messages = Message.Preallocate(100, producers: 2);
-        var delivered = messages.ToArray();
-        (delivered[2], delivered[4]) = (delivered[4], delivered[2]); // producer 0's sequences 1 and 2 swap; checksum unchanged
+        var failure = Assert.Throws<InvalidOperationException>(() => VerifyOneBlock(producers: 2, block =>
+        {
+            var delivered = block.ToArray();
+            (delivered[2], delivered[4]) = (delivered[4], delivered[2]); // producer 0's sequences 1 and 2 swap; checksum unchanged
+            return delivered;
+        }));
 
-        Deliver(group, messages, delivered);
-
-        var failure = Assert.Throws<InvalidOperationException>(() => group.VerifyBlock("test"));
         Assert.Contains("order", failure.Message, StringComparison.Ordinal);
     }
 
@@ -133,6 +102,20 @@ public sealed class DeliveryVerificationTests
 
         var failure = Assert.Throws<InvalidOperationException>(() => group.WaitForBlock("test"));
         Assert.Contains("handler threw", failure.Message, StringComparison.Ordinal);
+    }
+
+    /// <summary>
+    /// One block of 100 messages from <paramref name="producers"/> producers to one consumer, delivered as
+    /// <paramref name="deliver"/> rearranges it, then the block's check (which throws on what it finds wrong).
+    /// </summary>
+    private static void VerifyOneBlock(int producers, Func<Message[], IEnumerable<Message>> deliver)
+    {
+        using var group = new ConsumerGroup(1, producers, sharesWork: false);
+        var messages = Message.Preallocate(100, producers);
+
+        Deliver(group, messages, deliver(messages));
+
+        group.VerifyBlock("test");
     }
 
     /// <summary>One block by hand: arm for <paramref name="block"/>, hand <paramref name="delivered"/> to the consumer.</summary>

@@ -10,10 +10,7 @@ public class GoalTests
         var verdict = AtLeast1_2.Judge([[1.0, 1.3, 1.5], [0.9, 1.1, 1.0], [2.0, 1.9, 1.2]]);
 
         // The launches' median rounds are 1.3, 1.0 and 1.9; 1.3, 1.5, 2.0, 1.9 and 1.2 reach the goal.
-        Assert.Equal("1.30× [1.00–1.90]", verdict.Ratio);
-        Assert.Equal("5 of 9", verdict.AtGoal);
-        Assert.Equal("met (median)", verdict.Verdict);
-        Assert.True(verdict.Met);
+        Assert.Equal(("1.30× [1.00–1.90]", "5 of 9", "met (median)", true), (verdict.Ratio, verdict.AtGoal, verdict.Verdict, verdict.Met));
     }
 
     [Fact]
@@ -21,10 +18,7 @@ public class GoalTests
     {
         var verdict = (AtLeast1_2 with { Threshold = 3 }).Judge([[2.0, 3.5, 2.5, 4.0]]);
 
-        Assert.Equal("3.00× [2.00–4.00]", verdict.Ratio);
-        Assert.Equal("2 of 4", verdict.AtGoal);
-        Assert.Equal("median at goal, 1 of 3 launches", verdict.Verdict);
-        Assert.False(verdict.Met);
+        Assert.Equal(("3.00× [2.00–4.00]", "2 of 4", "median at goal, 1 of 3 launches", false), (verdict.Ratio, verdict.AtGoal, verdict.Verdict, verdict.Met));
     }
 
     [Fact]

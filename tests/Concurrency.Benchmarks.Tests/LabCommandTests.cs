@@ -14,18 +14,6 @@ public sealed class LabCommandTests
     }
 
     [Fact]
-    public void Run_Help_ListsTheLabOptions()
-    {
-        var output = CommandRun.OutputOf("lab", "--help");
-
-        Assert.Contains("--quick", output, StringComparison.Ordinal);
-        Assert.Contains("--cores <LIST>", output, StringComparison.Ordinal);
-        Assert.Contains("--launches <N>", output, StringComparison.Ordinal);
-        Assert.Contains("--in-process", output, StringComparison.Ordinal);
-        Assert.Contains("--gc <MODE>", output, StringComparison.Ordinal);
-    }
-
-    [Fact]
     public async Task Run_QuickExperiment_RunsInAChildProcessAndWritesItsSection()
     {
         var (section, lab) = await RunQuickPoolShrinkAsync();

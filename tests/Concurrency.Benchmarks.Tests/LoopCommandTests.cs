@@ -101,8 +101,7 @@ public sealed class LoopCommandTests
     [MemberData(nameof(PathsAndShapes))]
     public async Task Measure_ColdSmallRun_HandlerKeptEveryMessageAndRateIsPositive(ShapePath path, ShapeMessage message, ShapeHandler handler)
     {
-        var launch = await Task.Run(() => LoopShapes.Measure(new LoopShape(message, handler), Phase.Cold, path, 20_000, TimeSpan.Zero), TestContext.Current.CancellationToken)
-            .WaitAsync(Limit, TestContext.Current.CancellationToken);
+        var launch = await MeasureSmallRunAsync(Phase.Cold, path, message, handler);
 
         var run = Assert.Single(launch.Runs);
         Assert.Equal(path, run.Path);
@@ -114,8 +113,7 @@ public sealed class LoopCommandTests
     [MemberData(nameof(PathsAndShapes))]
     public async Task Measure_SteadySmallRun_OnlyThatPathRunsInItsProcess(ShapePath path, ShapeMessage message, ShapeHandler handler)
     {
-        var launch = await Task.Run(() => LoopShapes.Measure(new LoopShape(message, handler), Phase.Steady, path, 20_000, TimeSpan.Zero), TestContext.Current.CancellationToken)
-            .WaitAsync(Limit, TestContext.Current.CancellationToken);
+        var launch = await MeasureSmallRunAsync(Phase.Steady, path, message, handler);
 
         Assert.Equal(Phase.Steady, launch.Phase);
         Assert.Equal(LoopShapes.SteadyRuns, launch.Runs.Count);
@@ -127,8 +125,7 @@ public sealed class LoopCommandTests
     [MemberData(nameof(PathsAndShapes))]
     public async Task Measure_BurstSmallRun_EachBurstIntoAFreshPathCheckedAndTimed(ShapePath path, ShapeMessage message, ShapeHandler handler)
     {
-        var launch = await Task.Run(() => LoopShapes.Measure(new LoopShape(message, handler), Phase.Burst, path, 20_000, TimeSpan.Zero), TestContext.Current.CancellationToken)
-            .WaitAsync(Limit, TestContext.Current.CancellationToken);
+        var launch = await MeasureSmallRunAsync(Phase.Burst, path, message, handler);
 
         Assert.Equal(Phase.Burst, launch.Phase);
         Assert.Equal(1, launch.WarmRounds); // a warm time of zero still warms with one burst
@@ -136,6 +133,11 @@ public sealed class LoopCommandTests
         Assert.All(launch.Runs, run => Assert.Equal(path, run.Path));
         Assert.All(launch.Runs, run => Assert.True(run.Rate > 0 && run.CpuPerMessage >= 0));
     }
+
+    /// <summary>One launch's phase of 20,000 messages through the path, off the test's thread, with no warm-up time.</summary>
+    private static Task<ShapeLaunch> MeasureSmallRunAsync(Phase phase, ShapePath path, ShapeMessage message, ShapeHandler handler)
+        => Task.Run(() => LoopShapes.Measure(new LoopShape(message, handler), phase, path, 20_000, TimeSpan.Zero), TestContext.Current.CancellationToken)
+            .WaitAsync(Limit, TestContext.Current.CancellationToken);
 
     [Fact]
     public void PathsOf_PoolRunnerPaths_OnlyInTheBurstPhase()
