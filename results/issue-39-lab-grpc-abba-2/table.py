@@ -2,28 +2,17 @@
 """Every row of each run's grpc.md, before against after: the median of the runs' medians, the lowest and highest run,
 and "beyond the intervals" only where every run of one side lies beyond every run of the other.
 Usage: python3 table.py DIR (DIR holds before/run-N/grpc.md and after/run-N/grpc.md)."""
-import glob, os, re, statistics, sys
-
-def number(cell):
-    m = re.match(r'\s*([0-9][0-9,]*(?:\.[0-9]+)?)', cell)
-    return float(m.group(1).replace(',', '')) if m else None
+import glob, os, statistics, sys
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
+import markdown_tables
 
 def rows(path):
-    out, header = {}, None
-    for line in open(path, encoding='utf-8'):
-        if not line.startswith('|'):
-            header = None
-            continue
-        cells = [c.strip() for c in line.strip().strip('|').split('|')]
-        if set(''.join(cells)) <= set('-:'):
-            continue
-        if header is None:
-            header = cells
-            continue
+    out = {}
+    for header, cells in markdown_tables.rows(path):
         key = cells[0] if header[0] not in ('mode',) else f'{cells[0]} buffer {cells[1]}'
         first = 2 if header[0] == 'mode' else 1
         for name, cell in zip(header[first:], cells[first:]):
-            value = number(cell)
+            value = markdown_tables.number(cell)
             if value is not None and not name.startswith('round') and name not in ('goal', 'verdict'):
                 out[f'{header[0]}: {key}, {name}'] = value
     return out

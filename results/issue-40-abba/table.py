@@ -4,30 +4,19 @@
 the launches [lowest, highest], after ÷ before, and "beyond the intervals" only where every launch of one side lies
 beyond every launch of the other.
 Usage: python3 table.py DIR   (DIR holds N-before/ and N-after/ letters)."""
-import glob, os, re, statistics, sys
-
-def number(cell):
-    m = re.match(r'\s*([0-9][0-9,]*(?:\.[0-9]+)?)', cell)
-    return float(m.group(1).replace(',', '')) if m else None
+import glob, os, statistics, sys
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
+import markdown_tables
 
 SKIP = ('goal', 'verdict', 'at least', 'rounds at goal', 'launches at goal', 'runs (M msg/s)', 'spread')
 
 def rows(path, prefix):
-    out, header = {}, None
-    for line in open(path, encoding='utf-8'):
-        if not line.startswith('|'):
-            header = None
-            continue
-        cells = [c.strip() for c in line.strip().strip('|').split('|')]
-        if set(''.join(cells)) <= set('-: '):
-            continue
-        if header is None:
-            header = cells
-            continue
+    out = {}
+    for header, cells in markdown_tables.rows(path):
         # the row's name: its cells that are not figures (and the goal's name in a goals table)
-        name = ', '.join(c for h, c in zip(header, cells) if number(c) is None and not h.startswith('round') and h not in ('verdict',))
+        name = ', '.join(c for h, c in zip(header, cells) if markdown_tables.number(c) is None and not h.startswith('round') and h not in ('verdict',))
         for h, c in zip(header, cells):
-            v = number(c)
+            v = markdown_tables.number(c)
             if v is not None and h not in SKIP and not h.startswith('round'):
                 out[f'{prefix}: {name}; {h}'] = v
     return out
