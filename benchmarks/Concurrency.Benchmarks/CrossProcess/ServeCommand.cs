@@ -1,6 +1,7 @@
 using System.CommandLine;
 using System.Globalization;
 using System.Runtime.InteropServices;
+using Concurrency.Benchmarks.Backbone.Runs;
 using Concurrency.Messaging.Grpc;
 
 namespace Concurrency.Benchmarks.CrossProcess;
@@ -17,7 +18,6 @@ internal static class ServeCommand
     public const string PeerPrefix = "peer ";
     public const string ProtoRemotePrefix = "proto-remote ";
     public const string PlainEchoPrefix = "plain-echo ";
-    public const string Ready = "ready";
 
     public static Command Create()
     {
@@ -94,7 +94,7 @@ internal static class ServeCommand
 
         output.WriteLine(string.Create(CultureInfo.InvariantCulture, $"{ProtoRemotePrefix}{protoRemote.Host}:{protoRemote.Port}"));
         output.WriteLine(PlainEchoPrefix + plainEcho.Address);
-        output.WriteLine(Ready);
+        output.WriteLine(ServerProcess.Ready);
         output.Flush();
 
         await stopping.UntilStoppedAsync().ConfigureAwait(false);

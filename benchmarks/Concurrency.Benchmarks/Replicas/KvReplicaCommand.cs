@@ -1,4 +1,5 @@
 using System.CommandLine;
+using Concurrency.Benchmarks.Backbone.Runs;
 using Concurrency.Benchmarks.CrossProcess;
 using Concurrency.Messaging.Grpc;
 using NATS.Client.Core;
@@ -48,7 +49,7 @@ internal static class KvReplicaCommand
             },
         }, stopping.Stop).ConfigureAwait(false);
         output.WriteLine(ReplicaCommand.AddressPrefix + server.Address);
-        output.WriteLine(ReplicaCommand.Ready);
+        output.WriteLine(ServerProcess.Ready);
         output.Flush();
         await stopping.UntilStoppedAsync().ConfigureAwait(false);
         output.WriteLine($"kv-replica: {blocks.Reservations} reservations, {blocks.Conflicts} conflicts");

@@ -1,5 +1,6 @@
 using System.CommandLine;
 using System.Globalization;
+using Concurrency.Benchmarks.Backbone.Runs;
 using Concurrency.Benchmarks.CrossProcess;
 using Concurrency.Messaging.Grpc;
 
@@ -16,7 +17,6 @@ namespace Concurrency.Benchmarks.Replicas;
 internal static class ReplicaCommand
 {
     public const string AddressPrefix = "address ";
-    public const string Ready = "ready";
     public const string TokenVariable = "REPLICA_TOKEN";
     public const string KeyVariable = "REPLICA_CLUSTER_KEY";
 
@@ -96,7 +96,7 @@ internal static class ReplicaCommand
         await using (replica.ConfigureAwait(false))
         {
             output.WriteLine(AddressPrefix + replica.Address);
-            output.WriteLine(Ready);
+            output.WriteLine(ServerProcess.Ready);
             output.Flush();
 
             await stopping.UntilStoppedAsync().ConfigureAwait(false);

@@ -1,4 +1,3 @@
-using System.Diagnostics;
 using System.Globalization;
 using Concurrency.Benchmarks.Backbone.Runs;
 
@@ -11,17 +10,15 @@ namespace Concurrency.Benchmarks.Replicas;
 /// </summary>
 internal sealed class ReplicaProcess : IDisposable
 {
-    private static readonly TimeSpan StartLimit = TimeSpan.FromSeconds(60);
-
     private readonly string[] _arguments;
-    private Process _process;
+    private ServerProcess _process;
 
     private ReplicaProcess(int id, string address, string[] arguments)
     {
         Id = id;
         Address = address;
         _arguments = arguments;
-        _process = Launch(arguments, id);
+        _process = ServerProcess.Start(arguments, $"Replica {id}");
     }
 
     public int Id { get; }
@@ -62,66 +59,19 @@ internal sealed class ReplicaProcess : IDisposable
         new(id, address, [KvReplicaCommand.Name, "--nats", natsUrl, "--listen", address]);
 
     /// <summary>Kills the replica with SIGKILL, as a crash would: nothing of it runs after this returns.</summary>
-    public void Kill()
-    {
-        _process.Kill(entireProcessTree: true);
-        _process.WaitForExit();
-    }
+    public void Kill() => _process.Kill();
 
     /// <summary>Starts the replica again, same id, address and folder, after <see cref="Kill"/>; returns once it serves.</summary>
     public void Restart()
     {
         _process.Dispose();
-        _process = Launch(_arguments, Id);
+        _process = ServerProcess.Start(_arguments, $"Replica {Id}");
     }
 
     /// <summary>Stops the replica the polite way (its standard input closes), so that it writes its records and counts.</summary>
     public void Dispose()
     {
-        if (!_process.HasExited)
-        {
-            _process.StandardInput.Close();
-            var summary = _process.StandardOutput.ReadToEndAsync();
-            if (!_process.WaitForExit(TimeSpan.FromSeconds(30)))
-            {
-                _process.Kill(entireProcessTree: true);
-                _process.WaitForExit();
-            }
-
-            Summary = summary.Wait(TimeSpan.FromSeconds(5)) ? summary.Result.Trim() : null;
-        }
-
+        Summary = _process.Stop() ?? Summary;
         _process.Dispose();
-    }
-
-    private static Process Launch(string[] arguments, int id)
-    {
-        var start = BenchmarkProcess.StartInfo(arguments);
-        start.RedirectStandardInput = true;
-        start.RedirectStandardError = true;
-        var process = Process.Start(start) ?? throw new InvalidOperationException($"Could not start replica {id}.");
-        var errors = process.StandardError.ReadToEndAsync();
-        var said = new List<string>();
-        var reading = Task.Run(() =>
-        {
-            while (process.StandardOutput.ReadLine() is { } line && line != ReplicaCommand.Ready)
-            {
-                said.Add(line);
-            }
-        });
-        if (!reading.Wait(StartLimit) || process.HasExited)
-        {
-            if (!process.HasExited)
-            {
-                process.Kill(entireProcessTree: true);
-            }
-
-            process.WaitForExit();
-            var message = errors.Wait(TimeSpan.FromSeconds(5)) ? errors.Result.Trim() : string.Empty;
-            process.Dispose();
-            throw new InvalidOperationException($"Replica {id} did not start: {string.Join(" / ", said)} {message}".Trim());
-        }
-
-        return process;
     }
 }

@@ -11,8 +11,7 @@ namespace Concurrency.Benchmarks.Backbone.Runs;
 /// "@progress FRACTION STEP" (FRACTION from 0 to 1, invariant culture), writes its result as JSON to FILE, and exits 0;
 /// on failure it prints one line to standard error and exits non-zero. The parent passes the progress on, reads FILE
 /// and deletes it. Other lines on the child's standard output are not part of the protocol and are dropped.
-/// (<c>serve</c>, which the gRPC experiment starts as its peer, is a server rather than a measurement: it says where it
-/// listens and "ready", and runs until its standard input closes; see <see cref="Grpc.PeerProcess"/>.)
+/// (The children that serve rather than measure, <c>serve</c> and the replicas, speak <see cref="ServerProcess"/>'s.)
 /// </summary>
 public static class BenchmarkProcess
 {
