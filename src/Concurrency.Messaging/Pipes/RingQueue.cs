@@ -47,7 +47,7 @@ internal struct RingQueue<T>(SingleProducerRing<T> ring, RoomSignal room, Func<b
                 var run = (int)Math.Min(Math.Min(_seen - _head, most), Math.Min(RunLength, batchLimit));
                 if (batch.Length < run)
                 {
-                    batch = new Slot<T>[Math.Min(RunLength, ring.Capacity)]; // once per consumer
+                    batch = new Slot<T>[Math.Min(RunLength, batchLimit)]; // once per consumer: the longest run
                 }
 
                 run = ring.CopyTo(_head, batch, run);

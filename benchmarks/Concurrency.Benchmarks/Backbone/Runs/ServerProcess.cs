@@ -15,7 +15,7 @@ internal sealed class ServerProcess : IDisposable
 
     private static readonly TimeSpan StartLimit = TimeSpan.FromSeconds(60);
     private static readonly TimeSpan StopLimit = TimeSpan.FromSeconds(30);
-    private static readonly TimeSpan ErrorsLimit = TimeSpan.FromSeconds(5);
+    private static readonly TimeSpan ReadLimit = TimeSpan.FromSeconds(5); // for what is left to read once the child has exited
 
     private readonly Process _process;
 
@@ -83,8 +83,8 @@ internal sealed class ServerProcess : IDisposable
         }
 
         process.WaitForExit();
-        var saidText = reading.Wait(ErrorsLimit) ? string.Join(" / ", said) : string.Empty; // its output closed with it
-        var message = errors.Wait(ErrorsLimit) ? errors.Result.Trim() : string.Empty;
+        var saidText = reading.Wait(ReadLimit) ? string.Join(" / ", said) : string.Empty; // its output closed with it
+        var message = errors.Wait(ReadLimit) ? errors.Result.Trim() : string.Empty;
         process.Dispose();
         throw new InvalidOperationException($"{what} did not start: {saidText} {message}".Trim());
     }
@@ -114,7 +114,7 @@ internal sealed class ServerProcess : IDisposable
             Kill();
         }
 
-        return rest.Wait(ErrorsLimit) ? rest.Result.Trim() : null;
+        return rest.Wait(ReadLimit) ? rest.Result.Trim() : null;
     }
 
     /// <summary>Stops the child (<see cref="Stop"/>) unless it has exited, and lets its process go.</summary>
